@@ -1,0 +1,10 @@
+//! The `hdparm` binary: hands argv to the library and turns its verdict into the exit status.
+//! Nothing else lives here.
+
+fn main() -> std::process::ExitCode {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let stdout = std::io::stdout();
+    let stderr = std::io::stderr();
+    let status = hdparm::run(&args, &mut stdout.lock(), &mut stderr.lock());
+    std::process::ExitCode::from(status)
+}

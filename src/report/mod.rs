@@ -1,0 +1,5 @@
+//! Pure renderers: hdparm's text, byte for byte, and JSON, from the same typed reports.
+//! Nothing here touches a device.
+
+pub mod identify;
+pub mod json;
