@@ -216,6 +216,8 @@ pub struct Flags {
     pub security: Option<(SecurityCommand, Password)>,
     pub security_user: SecurityUser,
     pub security_level: SecurityLevel,
+    /// `--security-prompt-for-password`: read the password from the terminal at run time.
+    pub security_prompt: bool,
     /// `--sanitize-*` (standalone).
     pub sanitize: Option<SanitizeCommand>,
     /// `--sanitize-overwrite-passes N` (0..7; 0 means 16).
@@ -258,8 +260,8 @@ pub struct DeviceRun {
 /// What the command line asks for, validated, before anything touches the system.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Invocation {
-    /// `-h`: usage on stdout, exit 0.
-    Help,
+    /// `-h` (hdparm's text) or `--help` (with our options added): usage on stdout, exit 0.
+    Help { extended: bool },
     /// `-V`: version on stdout, exit 0.
     Version,
     /// `--security-help`: the security help on stdout, exit 0.

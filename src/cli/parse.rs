@@ -1,2 +1,1001 @@
-//! (being written)
-pub fn parse() {}
+//! The hdparm 9.65 grammar as a pure state machine: argv in, [`Parsed`] out.
+//!
+//! The rules (reference §1), in the order this file applies them:
+//! - words are read left to right; a word not starting with `-` (or any word after `--`) is a
+//!   device, and it is processed with a snapshot of every flag seen so far (flags are never
+//!   reset). A device reached before any action flag switches on the default report, for it and
+//!   every later device;
+//! - a flag word is a cluster of letters; a letter that takes a number reads decimal digits from
+//!   the rest of the word, or from the next word when the word is used up and the next word
+//!   starts with a digit; whatever follows the number is read as more letters;
+//! - `-` inside a cluster starts a long option whose name is the rest of the word (so `--name`
+//!   and, quirkily, `-a-verbose`); names compare case-insensitively and take their values from
+//!   the following words;
+//! - `-q` makes the next option quiet and hides the device header from then on;
+//! - after each flag word at least one more word must follow (clue 11).
+//!
+//! Where hdparm acts while it parses (a device before a later usage error is already done), we
+//! parse everything first and do nothing on a usage error; DIFFERENCES.md lists that.
+//!
+//! This module never touches the system: `--Istdin`, `--fibmap`, `--fallocate` and the help
+//! texts come back as [`Invocation`] variants for the caller to run.
+
+use super::flags::*;
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// Why the command line was refused. Each prints on stderr and exits 22 (usage).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParseError {
+    /// hdparm's usage text on stderr with `clue=N`.
+    Usage { clue: u8 },
+    /// One message line (without newline), as hdparm prints it.
+    Message(String),
+    /// A message line, then the usage text with a clue (`Excess flags given.`).
+    MessageThenUsage { message: String, clue: u8 },
+    /// The security help text on stderr (bad `--security-mode` / `--user-master` letter).
+    SecurityHelp,
+}
+
+/// The result of parsing: what to do, plus what hdparm prints while it parses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Parsed {
+    pub result: Result<Invocation, ParseError>,
+    /// Lines hdparm prints on stdout while parsing (the `security_password:` echo).
+    pub stdout_lines: Vec<String>,
+    /// Lines hdparm prints on stderr while parsing without stopping (`-X: missing value`).
+    pub stderr_lines: Vec<String>,
+}
+
+const LBA_LIMIT: u64 = (1 << 48) - 1;
+const LBA_MSG: &str = "bad/missing sector value";
+const COUNT_MSG: &str = "bad/missing sector count";
+
+/// Parses a whole command line (argv[0] included).
+pub fn parse(args: &[OsString]) -> Parsed {
+    let mut parser = Parser::new(args);
+    let result = parser.run();
+    Parsed {
+        result,
+        stdout_lines: parser.stdout_lines,
+        stderr_lines: parser.stderr_lines,
+    }
+}
+
+/// A numeric get/set or set-only option's definition (reference §1.3 table).
+struct NumericDef {
+    letter: u8,
+    name: &'static str,
+    min: i32,
+    max: i32,
+}
+
+fn numeric_def(letter: u8) -> Option<NumericDef> {
+    let (name, min, max) = match letter {
+        b'a' => ("filesystem-read-ahead", 0, 2048),
+        b'A' => ("look-ahead", 0, 1),
+        b'b' => ("bus-state", 0, 2),
+        b'B' => ("power-management-mode", 0, 255),
+        b'c' => ("32-bit-IO", 0, 3),
+        b'd' => ("dma-enable", 0, 1),
+        b'D' => ("defects-management", 0, 1),
+        b'E' => ("CDROM/DVD-speed", 0, 255),
+        b'J' => ("WDC-idle3-timeout", 0, 300),
+        b'k' => ("kernel-keep-settings", 0, 1),
+        b'K' => ("drive-keep-settings", 0, 1),
+        b'L' => ("door-lock", 0, 1),
+        b'm' => ("multmode-count", 0, 64),
+        b'M' => ("acoustic-management", 0, 255),
+        b'n' => ("ignore-write-errors", 0, 1),
+        b'P' => ("prefetch", 0, 255),
+        b'Q' => ("queue-depth", 0, 1024),
+        b's' => ("powerup-in-standby", 0, 1),
+        b'S' => ("standby-interval", 0, 255),
+        b'r' => ("read-only", 0, 1),
+        b'R' => ("write-read-verify", 0, 3),
+        b'u' => ("unmask-irq", 0, 1),
+        b'W' => ("write-cache", 0, 1),
+        _ => return None,
+    };
+    Some(NumericDef {
+        letter,
+        name,
+        min,
+        max,
+    })
+}
+
+/// Transfer-mode names for `-p` and `-X` (reference §1.4).
+pub fn translate_xfermode(name: &str) -> Option<u32> {
+    let families: [(&str, u32); 4] = [("pio", 8), ("sdma", 16), ("mdma", 32), ("udma", 64)];
+    for (prefix, base) in families {
+        if let Some(rest) = name.strip_prefix(prefix) {
+            if rest.len() == 1 {
+                if let Some(d) = rest.chars().next().and_then(|c| c.to_digit(10)) {
+                    if d <= 7 {
+                        return Some(base + d);
+                    }
+                }
+            }
+        }
+    }
+    // hdparm: strtol(name, &end, 10) and accept only when the whole string was used; the
+    // empty string therefore means 0. The long result is stored in an int (truncation kept).
+    let (value, used) = strtol_decimal(name.as_bytes());
+    if used == name.len() {
+        let as_int = value as i32;
+        if as_int == -1 {
+            return None;
+        }
+        Some(as_int as u32)
+    } else {
+        None
+    }
+}
+
+/// C's `strtol(s, &end, 10)` on an already-trimmed alphanumeric string: saturating value and
+/// the number of bytes consumed (0 when no digits).
+fn strtol_decimal(s: &[u8]) -> (i64, usize) {
+    let mut value: i64 = 0;
+    let mut i = 0;
+    let mut saturated = false;
+    while i < s.len() && s[i].is_ascii_digit() {
+        let d = i64::from(s[i] - b'0');
+        match value.checked_mul(10).and_then(|v| v.checked_add(d)) {
+            Some(v) if !saturated => value = v,
+            _ => {
+                saturated = true;
+                value = i64::MAX;
+            }
+        }
+        i += 1;
+    }
+    (value, i)
+}
+
+/// C's `strtoll(s, &end, 0)`: optional leading whitespace and sign, `0x` hex, leading-0 octal.
+/// Returns (value, bytes consumed, overflowed). Consumed is 0 when no number was found.
+fn strtoll_auto(s: &[u8]) -> (i64, usize, bool) {
+    let mut i = 0;
+    while i < s.len() && matches!(s[i], b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c) {
+        i += 1;
+    }
+    let mut negative = false;
+    if i < s.len() && (s[i] == b'+' || s[i] == b'-') {
+        negative = s[i] == b'-';
+        i += 1;
+    }
+    let mut base = 10u32;
+    let digits_start;
+    if i + 1 < s.len()
+        && s[i] == b'0'
+        && (s[i + 1] | 0x20) == b'x'
+        && i + 2 < s.len()
+        && s[i + 2].is_ascii_hexdigit()
+    {
+        base = 16;
+        digits_start = i + 2;
+    } else if i < s.len() && s[i] == b'0' {
+        base = 8;
+        digits_start = i;
+    } else {
+        digits_start = i;
+    }
+    let mut j = digits_start;
+    let mut magnitude: u64 = 0;
+    let mut overflow = false;
+    while j < s.len() {
+        let d = match (s[j] as char).to_digit(base) {
+            Some(d) => d,
+            None => break,
+        };
+        match magnitude
+            .checked_mul(u64::from(base))
+            .and_then(|v| v.checked_add(u64::from(d)))
+        {
+            Some(v) => magnitude = v,
+            None => overflow = true,
+        }
+        j += 1;
+    }
+    if j == digits_start {
+        // No digits: nothing converted (a lone "0x" converts its "0" in C; treated by the
+        // hex check above, which requires a hex digit after the x).
+        return (0, 0, false);
+    }
+    let limit = if negative {
+        1u64 << 63
+    } else {
+        i64::MAX as u64
+    };
+    if overflow || magnitude > limit {
+        let v = if negative { i64::MIN } else { i64::MAX };
+        return (v, j, true);
+    }
+    let v = if negative {
+        (magnitude as i64).wrapping_neg()
+    } else {
+        magnitude as i64
+    };
+    (v, j, false)
+}
+
+struct Parser<'a> {
+    args: &'a [OsString],
+    /// Index of the next unread argv word.
+    next: usize,
+    /// The word being read as flags, and the position in it.
+    word: Vec<u8>,
+    pos: usize,
+    flags: Flags,
+    noisy: bool,
+    num_flags: i32,
+    devices: Vec<DeviceRun>,
+    stdout_lines: Vec<String>,
+    stderr_lines: Vec<String>,
+}
+
+/// What a letter handler tells the main loop.
+enum Outcome {
+    /// Go on reading letters.
+    Continue,
+    /// A standalone long option was read: no further flag word may follow.
+    NoMoreFlags,
+    /// The invocation is decided now (help, version, `--Istdin`, ...).
+    Done(Invocation),
+}
+
+type Step<T> = Result<T, ParseError>;
+
+fn usage(clue: u8) -> ParseError {
+    ParseError::Usage { clue }
+}
+
+fn message(text: impl Into<String>) -> ParseError {
+    ParseError::Message(text.into())
+}
+
+impl<'a> Parser<'a> {
+    fn new(args: &'a [OsString]) -> Self {
+        Parser {
+            args,
+            next: 1,
+            word: Vec::new(),
+            pos: 0,
+            flags: Flags::default(),
+            noisy: true,
+            num_flags: 0,
+            devices: Vec::new(),
+            stdout_lines: Vec::new(),
+            stderr_lines: Vec::new(),
+        }
+    }
+
+    fn remaining(&self) -> usize {
+        self.args.len().saturating_sub(self.next)
+    }
+
+    fn peek_word(&self) -> Option<Vec<u8>> {
+        self.args.get(self.next).map(os_bytes)
+    }
+
+    /// hdparm's `argp = *argv++`: makes the next argv word the current one.
+    fn take_next_word(&mut self) {
+        self.word = self.peek_word().unwrap_or_default();
+        self.pos = 0;
+        self.next += 1;
+    }
+
+    fn at_word_end(&self) -> bool {
+        self.pos >= self.word.len()
+    }
+
+    fn rest(&self) -> &[u8] {
+        &self.word[self.pos.min(self.word.len())..]
+    }
+
+    fn run(&mut self) -> Step<Invocation> {
+        if self.args.len() <= 1 {
+            return Err(usage(6));
+        }
+        let mut no_more_flags = false;
+        let mut disallow_flags = false;
+        while self.next < self.args.len() {
+            let word = os_bytes(&self.args[self.next]);
+            self.next += 1;
+            if no_more_flags || word.first() != Some(&b'-') {
+                if self.num_flags == 0 {
+                    self.flags.defaults = true;
+                }
+                self.add_device(&self.args[self.next - 1].clone())?;
+                continue;
+            }
+            if word == b"--" {
+                no_more_flags = true;
+                continue;
+            }
+            if disallow_flags {
+                return Err(ParseError::MessageThenUsage {
+                    message: "Excess flags given.".to_string(),
+                    clue: 7,
+                });
+            }
+            if word.len() == 1 {
+                return Err(usage(8));
+            }
+            self.word = word;
+            self.pos = 1;
+            while !self.at_word_end() {
+                let letter = self.word[self.pos];
+                self.pos += 1;
+                match self.letter(letter)? {
+                    Outcome::Continue => {}
+                    Outcome::NoMoreFlags => disallow_flags = true,
+                    Outcome::Done(invocation) => return Ok(invocation),
+                }
+                self.num_flags += 1;
+            }
+            if self.remaining() == 0 {
+                return Err(usage(11));
+            }
+        }
+        Ok(Invocation::Devices(std::mem::take(&mut self.devices)))
+    }
+}
+
+impl<'a> Parser<'a> {
+    fn add_device(&mut self, path: &OsString) -> Step<()> {
+        let f = &self.flags;
+        let more_args = self.remaining() > 0;
+        let crowded = self.num_flags > 1 || more_args;
+        // Options that must be alone on their command line (hdparm checks these when it
+        // reaches the device; we check before doing anything).
+        if f.set_sector_size.is_some() && crowded {
+            return Err(usage(16));
+        }
+        if f.trim_ranges_stdin && crowded {
+            return Err(usage(12));
+        }
+        if f.trim_ranges.is_some() && crowded {
+            return Err(usage(13));
+        }
+        if f.write_sector.is_some() && crowded {
+            return Err(usage(14));
+        }
+        if f.fwdownload.is_some() && crowded {
+            return Err(usage(15));
+        }
+        self.devices.push(DeviceRun {
+            path: path.clone(),
+            flags: self.flags.clone(),
+        });
+        Ok(())
+    }
+}
+
+fn os_bytes(s: &OsString) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    s.as_os_str().as_bytes().to_vec()
+}
+
+fn bytes_to_path(b: &[u8]) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    PathBuf::from(std::ffi::OsStr::from_bytes(b))
+}
+
+/// Which field a get/set letter fills.
+fn get_set_field(flags: &mut Flags, letter: u8) -> Option<&mut GetSet<u32>> {
+    Some(match letter {
+        b'a' => &mut flags.readahead,
+        b'A' => &mut flags.lookahead,
+        b'b' => &mut flags.busstate,
+        b'B' => &mut flags.apm,
+        b'c' => &mut flags.io32bit,
+        b'd' => &mut flags.dma,
+        b'J' => &mut flags.wdidle3,
+        b'k' => &mut flags.keep_settings,
+        b'm' => &mut flags.multcount,
+        b'M' => &mut flags.acoustic,
+        b'n' => &mut flags.nowerr,
+        b'Q' => &mut flags.queue_depth,
+        b'r' => &mut flags.readonly,
+        b'R' => &mut flags.write_read_verify,
+        b'u' => &mut flags.unmask_irq,
+        b'W' => &mut flags.write_cache,
+        _ => return None,
+    })
+}
+
+/// Which field a set-only numeric letter fills.
+fn set_only_field(flags: &mut Flags, letter: u8) -> Option<&mut SetOnly<u32>> {
+    Some(match letter {
+        b'D' => &mut flags.defect_mgmt,
+        b'E' => &mut flags.cdrom_speed,
+        b'K' => &mut flags.keep_features,
+        b'L' => &mut flags.doorlock,
+        b'P' => &mut flags.prefetch,
+        b's' => &mut flags.powerup_in_standby,
+        b'S' => &mut flags.standby,
+        _ => return None,
+    })
+}
+
+/// Which field a plain set flag fills.
+fn action_field(flags: &mut Flags, letter: u8) -> Option<&mut Action> {
+    Some(match letter {
+        b'C' => &mut flags.check_power,
+        b'H' => &mut flags.hitachi_temp,
+        b'w' => &mut flags.reset,
+        b'y' => &mut flags.standby_now,
+        b'Y' => &mut flags.sleep_now,
+        b'z' => &mut flags.reread_partitions,
+        b'Z' => &mut flags.seagate_powersave,
+        _ => return None,
+    })
+}
+
+/// Which IDENTIFY output `-I`, `--Istdout` and `--Iraw` ask for: they share one setting in
+/// hdparm, so the last one given wins.
+enum IdentifyOutput {
+    Decode,
+    Hex,
+    Raw(PathBuf),
+}
+
+impl<'a> Parser<'a> {
+    /// Takes the noisy state for the option being read and resets it, as every hdparm option
+    /// does.
+    fn take_noisy(&mut self) -> bool {
+        std::mem::replace(&mut self.noisy, true)
+    }
+
+    /// hdparm's `numeric_parm`: optional (or required) decimal digits, range-checked.
+    fn numeric(&mut self, def: &NumericDef, required: bool) -> Step<Option<u32>> {
+        if self.at_word_end()
+            && self.remaining() > 0
+            && self
+                .peek_word()
+                .and_then(|w| w.first().copied())
+                .is_some_and(|c| c.is_ascii_digit())
+        {
+            self.take_next_word();
+        }
+        let mut value: i32 = 0;
+        let mut got_digit = false;
+        while let Some(&c) = self.rest().first() {
+            if !c.is_ascii_digit() {
+                break;
+            }
+            // C int arithmetic; overflow wraps on the machines hdparm runs on.
+            value = value.wrapping_mul(10).wrapping_add(i32::from(c - b'0'));
+            got_digit = true;
+            self.pos += 1;
+        }
+        if (required && !got_digit) || value < def.min || value > def.max {
+            return Err(message(format!(
+                "  -{}: bad/missing {} value ({}..{})",
+                def.letter as char, def.name, def.min, def.max
+            )));
+        }
+        Ok(if got_digit { Some(value as u32) } else { None })
+    }
+
+    /// hdparm's `get_u64_parm`: a C-notation 64-bit number, with an optional one-letter prefix.
+    /// Returns the value (if one was given) and whether the prefix was present.
+    fn u64_parm(
+        &mut self,
+        optional: bool,
+        prefix: Option<u8>,
+        min: u64,
+        limit: u64,
+        eprefix: &str,
+        emsg: &str,
+    ) -> Step<(Option<u64>, bool)> {
+        if self.at_word_end() && self.remaining() > 0 {
+            let first = self.peek_word().and_then(|w| w.first().copied());
+            if first.is_some_and(|c| c.is_ascii_digit() || Some(c) == prefix) {
+                self.take_next_word();
+            }
+        }
+        let mut prefixed = false;
+        if let Some(p) = prefix {
+            if self.rest().first() == Some(&p) {
+                prefixed = true;
+                self.pos += 1;
+            }
+        }
+        let (value, used, overflow) = strtoll_auto(self.rest());
+        let error = || message(format!("  {eprefix}: {emsg}"));
+        if overflow || (used > 0 && (value < min as i64 || (value as u64) > limit)) {
+            return Err(error());
+        }
+        if used > 0 {
+            self.pos += used;
+            return Ok((Some(value as u64), prefixed));
+        }
+        if !optional {
+            return Err(error());
+        }
+        Ok((None, prefixed))
+    }
+
+    /// hdparm's `get_filename_parm`: the next word, whatever it is.
+    fn filename(&mut self, name: &str) -> Step<PathBuf> {
+        if self.at_word_end() && self.remaining() > 0 {
+            self.take_next_word();
+        }
+        if self.at_word_end() {
+            return Err(message(format!("  {name}: bad/missing filename parameter")));
+        }
+        let path = bytes_to_path(self.rest());
+        self.pos = self.word.len();
+        Ok(path)
+    }
+
+    /// `-p` / `-X`: up to 31 alphanumerics, a mode name or a decimal number.
+    fn xfer_mode(&mut self) -> Option<u32> {
+        if self.at_word_end()
+            && self.remaining() > 0
+            && self
+                .peek_word()
+                .and_then(|w| w.first().copied())
+                .is_some_and(|c| c.is_ascii_alphanumeric())
+        {
+            self.take_next_word();
+        }
+        let mut name = String::new();
+        while let Some(&c) = self.rest().first() {
+            if !c.is_ascii_alphanumeric() || name.len() >= 31 {
+                break;
+            }
+            name.push(c as char);
+            self.pos += 1;
+        }
+        translate_xfermode(&name)
+    }
+
+    fn set_identify_output(&mut self, which: IdentifyOutput) {
+        let f = &mut self.flags;
+        f.identify = false;
+        f.identify_stdout = false;
+        f.identify_raw = None;
+        match which {
+            IdentifyOutput::Decode => f.identify = true,
+            IdentifyOutput::Hex => f.identify_stdout = true,
+            IdentifyOutput::Raw(path) => f.identify_raw = Some(path),
+        }
+    }
+
+    /// One letter of a flag cluster.
+    fn letter(&mut self, letter: u8) -> Step<Outcome> {
+        if let Some(def) = numeric_def(letter) {
+            let noisy = self.take_noisy();
+            if get_set_field(&mut self.flags, letter).is_some() {
+                let value = self.numeric(&def, false)?;
+                if let Some(field) = get_set_field(&mut self.flags, letter) {
+                    field.get = noisy;
+                    // hdparm zeroes the value on every occurrence but never clears `set`.
+                    field.value = value.unwrap_or(0);
+                    if value.is_some() {
+                        field.set = true;
+                    }
+                }
+            } else {
+                let value = self.numeric(&def, true)?;
+                if let Some(field) = set_only_field(&mut self.flags, letter) {
+                    field.noisy = noisy;
+                    field.value = value.unwrap_or(0);
+                    field.set = true;
+                }
+            }
+            return Ok(Outcome::Continue);
+        }
+        if action_field(&mut self.flags, letter).is_some() {
+            let noisy = self.take_noisy();
+            if let Some(field) = action_field(&mut self.flags, letter) {
+                field.noisy = noisy;
+                field.set = true;
+            }
+            return Ok(Outcome::Continue);
+        }
+        match letter {
+            b'f' => self.flags.flush_buffers = true,
+            b'F' => self.flags.flush_drive_cache = true,
+            b'g' => self.flags.geometry = true,
+            b'i' => self.flags.identity = true,
+            b'I' => self.set_identify_output(IdentifyOutput::Decode),
+            b't' => self.flags.time_device = true,
+            b'T' => self.flags.time_cache = true,
+            b'v' => self.flags.defaults = true,
+            b'h' => return Ok(Outcome::Done(Invocation::Help { extended: false })),
+            b'V' => return Ok(Outcome::Done(Invocation::Version)),
+            b'q' => {
+                self.flags.quiet = true;
+                self.noisy = false;
+                return Ok(Outcome::Continue);
+            }
+            b'N' => {
+                let noisy = self.take_noisy();
+                let (value, permanent) =
+                    self.u64_parm(true, Some(b'p'), 1, LBA_LIMIT, "-N", LBA_MSG)?;
+                let f = &mut self.flags;
+                f.max_sectors.get = noisy;
+                f.max_sectors_permanent = permanent;
+                if let Some(v) = value {
+                    f.max_sectors.set = true;
+                    f.max_sectors.value = v;
+                } else {
+                    f.max_sectors.set = false;
+                }
+                return Ok(Outcome::Continue);
+            }
+            b'p' => {
+                let noisy = self.take_noisy();
+                let mode = self.xfer_mode();
+                let f = &mut self.flags.pio_mode;
+                f.noisy = noisy;
+                f.set = mode.is_some();
+                f.value = mode.unwrap_or(0);
+                return Ok(Outcome::Continue);
+            }
+            b'X' => {
+                let noisy = self.take_noisy();
+                let mode = self.xfer_mode();
+                let f = &mut self.flags.xfer_mode;
+                f.noisy = noisy;
+                f.set = mode.is_some();
+                f.value = mode.unwrap_or(0);
+                if mode.is_none() {
+                    self.stderr_lines.push("-X: missing value".to_string());
+                }
+                return Ok(Outcome::Continue);
+            }
+            b'-' => return self.long_option(),
+            _ => return Err(usage(10)),
+        }
+        // Plain actions reset the quiet state of the next option too (hdparm's DO_FLAG).
+        self.noisy = true;
+        Ok(Outcome::Continue)
+    }
+
+    /// A long option: the rest of the current word is its name.
+    fn long_option(&mut self) -> Step<Outcome> {
+        let name_bytes = self.rest().to_vec();
+        self.pos = self.word.len();
+        let name = String::from_utf8_lossy(&name_bytes).into_owned();
+        let lower = name.to_ascii_lowercase();
+        let f = &mut self.flags;
+        match lower.as_str() {
+            "verbose" => {
+                f.verbose = true;
+                self.num_flags -= 1;
+            }
+            "prefer-ata12" => {
+                f.prefer_ata12 = true;
+                self.num_flags -= 1;
+            }
+            "yes-i-know-what-i-am-doing" => {
+                f.yes_i_know = true;
+                self.num_flags -= 1;
+            }
+            "please-destroy-my-drive" => {
+                f.please_destroy = true;
+                self.num_flags -= 1;
+            }
+            "direct" => {
+                f.direct = true;
+                self.num_flags -= 1;
+            }
+            "help" => return Ok(Outcome::Done(Invocation::Help { extended: true })),
+            "json" => {
+                f.json = true;
+                self.num_flags -= 1;
+            }
+            "offset" => {
+                let (v, _) =
+                    self.u64_parm(false, None, 0, u64::MAX, &name, "GB offset for -t flag")?;
+                self.flags.offset_gib = v;
+            }
+            "sanitize-overwrite-passes" => {
+                let parsed = self.u64_parm(
+                    false,
+                    None,
+                    0,
+                    7,
+                    &name,
+                    "Number of passes must be in range 0..7",
+                );
+                match parsed {
+                    Ok((Some(v), _)) => self.flags.sanitize_passes = v as u32,
+                    _ => {
+                        return Err(message(format!(
+                            "  {name}: Number of passes must be in range 0..7"
+                        )))
+                    }
+                }
+                self.num_flags -= 1;
+            }
+            "drq-hsm-error" => f.drq_hsm_error = true,
+            "dco-freeze" => f.dco_freeze = true,
+            "dco-identify" => f.dco_identify = true,
+            "security-freeze" => f.security_freeze = true,
+            "idle-immediate" | "idle-unload" => {
+                let noisy = self.take_noisy();
+                let field = if lower == "idle-immediate" {
+                    &mut self.flags.idle_immediate
+                } else {
+                    &mut self.flags.idle_unload
+                };
+                field.noisy = noisy;
+                field.set = true;
+                return Ok(Outcome::Continue);
+            }
+            "fallocate" => {
+                let (kib, _) =
+                    self.u64_parm(false, None, 0, 1 << 53, &name, "bad/missing block-count")?;
+                let path = self.filename(&name)?;
+                if self.num_flags != 0 || self.remaining() > 0 {
+                    return Err(usage(4));
+                }
+                return Ok(Outcome::Done(Invocation::Fallocate {
+                    kib: kib.unwrap_or(0),
+                    path,
+                }));
+            }
+            "fibmap" => {
+                let path = self.filename(&name)?;
+                if self.num_flags != 0 || self.remaining() > 0 {
+                    return Err(usage(5));
+                }
+                return Ok(Outcome::Done(Invocation::Fibmap { path }));
+            }
+            "fwdownload"
+            | "fwdownload-mode3"
+            | "fwdownload-mode3-max"
+            | "fwdownload-mode7"
+            | "fwdownload-modee"
+            | "fwdownload-modee-max" => {
+                let mode = match lower.as_str() {
+                    "fwdownload-mode3" => FwMode::Mode3,
+                    "fwdownload-mode3-max" => FwMode::Mode3Max,
+                    "fwdownload-mode7" => FwMode::Mode7,
+                    "fwdownload-modee" => FwMode::ModeE,
+                    "fwdownload-modee-max" => FwMode::ModeEMax,
+                    _ => FwMode::Default,
+                };
+                let path = self.filename(&name)?;
+                self.flags.fwdownload = Some((mode, path));
+            }
+            "make-bad-sector" => {
+                let (v, flagged) =
+                    self.u64_parm(false, Some(b'f'), 0, LBA_LIMIT, &name, LBA_MSG)?;
+                self.flags.make_bad_sector = v.map(|lba| (lba, flagged));
+            }
+            "set-sector-size" => {
+                let (v, _) = self.u64_parm(
+                    false,
+                    None,
+                    0x200,
+                    0x1080,
+                    "--set-sector-size",
+                    "sector size out of range",
+                )?;
+                self.flags.set_sector_size = v;
+            }
+            "trim-sector-ranges-stdin" => f.trim_ranges_stdin = true,
+            "trim-sector-ranges" => {
+                let ranges = self.trim_ranges(&name)?;
+                self.flags.trim_ranges = if ranges.is_empty() {
+                    None
+                } else {
+                    Some(ranges)
+                };
+            }
+            "write-sector" | "repair-sector" => {
+                let (v, _) = self.u64_parm(false, None, 0, LBA_LIMIT, &name, LBA_MSG)?;
+                self.flags.write_sector = v;
+            }
+            "read-sector" => {
+                let (v, _) = self.u64_parm(false, None, 0, LBA_LIMIT, &name, LBA_MSG)?;
+                self.flags.read_sector = v;
+            }
+            "istdout" => self.set_identify_output(IdentifyOutput::Hex),
+            "iraw" => {
+                let path = self.filename(&name)?;
+                self.set_identify_output(IdentifyOutput::Raw(path));
+            }
+            "security-mode" | "user-master" => {
+                if self.remaining() > 0
+                    && self
+                        .peek_word()
+                        .and_then(|w| w.first().copied())
+                        .is_some_and(|c| c.is_ascii_alphabetic())
+                {
+                    self.take_next_word();
+                    let first = self.word[0];
+                    let f = &mut self.flags;
+                    match (lower.as_str(), first) {
+                        ("security-mode", b'm') => f.security_level = SecurityLevel::Maximum,
+                        ("security-mode", b'h') => f.security_level = SecurityLevel::High,
+                        ("user-master", b'u') => f.security_user = SecurityUser::User,
+                        ("user-master", b'm') => f.security_user = SecurityUser::Master,
+                        _ => return Err(ParseError::SecurityHelp),
+                    }
+                    self.pos = self.word.len();
+                }
+                self.num_flags -= 1;
+            }
+            "security-prompt-for-password" => {
+                f.security_prompt = true;
+                self.num_flags -= 1;
+            }
+            _ => return self.standalone(&name, &lower),
+        }
+        Ok(Outcome::Continue)
+    }
+
+    /// The standalone long options: first action flag, and nothing may follow them.
+    fn standalone(&mut self, name: &str, lower: &str) -> Step<Outcome> {
+        if self.num_flags != 0 {
+            return Err(usage(1));
+        }
+        let security = |cmd| Some(cmd);
+        let command = match lower {
+            "istdin" => {
+                if self.remaining() > 0 {
+                    return Err(usage(2));
+                }
+                return Ok(Outcome::Done(Invocation::IdentifyStdin {
+                    json: self.flags.json,
+                }));
+            }
+            "security-help" => return Ok(Outcome::Done(Invocation::SecurityHelp)),
+            "dco-restore" => {
+                self.flags.dco_restore = true;
+                None
+            }
+            "dco-setmax" => {
+                let (v, _) = self.u64_parm(false, None, 1, LBA_LIMIT, "--dco-setmax", LBA_MSG)?;
+                self.flags.dco_setmax = v;
+                None
+            }
+            "security-unlock" => security(SecurityCommand::Unlock),
+            "security-set-pass" => security(SecurityCommand::SetPass),
+            "security-disable" => security(SecurityCommand::Disable),
+            "security-erase" => security(SecurityCommand::Erase),
+            "security-erase-enhanced" => security(SecurityCommand::EraseEnhanced),
+            "sanitize-status" => {
+                self.flags.sanitize = Some(SanitizeCommand::Status);
+                None
+            }
+            "sanitize-freeze-lock" => {
+                self.flags.sanitize = Some(SanitizeCommand::FreezeLock);
+                None
+            }
+            "sanitize-antifreeze-lock" => {
+                self.flags.sanitize = Some(SanitizeCommand::AntifreezeLock);
+                None
+            }
+            "sanitize-block-erase" => {
+                self.flags.sanitize = Some(SanitizeCommand::BlockErase);
+                None
+            }
+            "sanitize-crypto-scramble" => {
+                self.flags.sanitize = Some(SanitizeCommand::CryptoScramble);
+                None
+            }
+            "sanitize-overwrite" => {
+                let pattern = self.overwrite_pattern()?;
+                self.flags.sanitize = Some(SanitizeCommand::Overwrite { pattern });
+                None
+            }
+            _ => return Err(message(format!("{name}: unknown flag"))),
+        };
+        if let Some(cmd) = command {
+            let password = self.password()?;
+            self.flags.security = Some((cmd, password));
+        }
+        Ok(Outcome::NoMoreFlags)
+    }
+
+    /// The word after a password option (hdparm's `get_security_password`).
+    fn password(&mut self) -> Step<Password> {
+        if self.flags.security_prompt {
+            // Read at run time from the terminal; nothing is echoed while parsing.
+            return Ok(Password {
+                bytes: [0; 32],
+                shown: String::new(),
+            });
+        }
+        if self.remaining() < 2 {
+            return Err(message("missing PASSWD"));
+        }
+        self.take_next_word();
+        let word = self.word.clone();
+        self.pos = self.word.len();
+        let mut bytes = [0u8; 32];
+        if let Some(hex) = word.strip_prefix(b"hex:") {
+            if hex.len() != 64 {
+                return Err(message(
+                    "invalid PASSWD length (hex string must be exactly 64 chars)",
+                ));
+            }
+            for (i, pair) in hex.chunks(2).enumerate() {
+                bytes[i] = (hex_digit(pair[0])? << 4) | hex_digit(pair[1])?;
+            }
+            let mut line = String::from("security_password:");
+            for b in bytes {
+                line.push_str(&format!(" {b:02x}"));
+            }
+            self.stdout_lines.push(line);
+            let shown = String::from_utf8_lossy(&bytes)
+                .trim_end_matches('\0')
+                .to_string();
+            return Ok(Password { bytes, shown });
+        }
+        if word.len() > 32 {
+            return Err(message("PASSWD too long (must be 32 chars max)"));
+        }
+        if word != b"NULL" {
+            bytes[..word.len()].copy_from_slice(&word);
+        }
+        // C's "%s" stops at the first NUL.
+        let shown_len = bytes.iter().position(|&b| b == 0).unwrap_or(32);
+        let shown = String::from_utf8_lossy(&bytes[..shown_len]).into_owned();
+        self.stdout_lines
+            .push(format!("security_password: \"{shown}\""));
+        Ok(Password { bytes, shown })
+    }
+
+    /// `--sanitize-overwrite hex:XXXXXXXX`.
+    fn overwrite_pattern(&mut self) -> Step<u32> {
+        if self.remaining() < 2 {
+            return Err(message("missing PATTERN"));
+        }
+        self.take_next_word();
+        let word = self.word.clone();
+        self.pos = self.word.len();
+        let Some(hex) = word.strip_prefix(b"hex:") else {
+            return Err(message("invalid PATTERN format (must be hex:XXXXXXXX)"));
+        };
+        if hex.len() != 8 {
+            return Err(message(
+                "invalid PATTERN length (hex string must be exactly 8 chars)",
+            ));
+        }
+        let mut pattern = 0u32;
+        for &c in hex {
+            pattern = (pattern << 4) | u32::from(hex_digit(c)?);
+        }
+        Ok(pattern)
+    }
+
+    /// `--trim-sector-ranges LBA:COUNT ...`: consecutive words that start with a digit.
+    fn trim_ranges(&mut self, name: &str) -> Step<Vec<(u64, u64)>> {
+        let max_ranges = self.remaining();
+        let mut ranges = Vec::new();
+        for i in 0..max_ranges {
+            let prefix = format!("{name}[{i}]");
+            let optional = i > 0;
+            let (lba, _) = self.u64_parm(optional, None, 0, LBA_LIMIT, &prefix, LBA_MSG)?;
+            let Some(lba) = lba else { break };
+            let colon = self.rest().first() == Some(&b':');
+            self.pos += 1;
+            let digit_follows = self.rest().first().is_some_and(|c| c.is_ascii_digit());
+            if !colon || !digit_follows {
+                return Err(message(format!("{prefix}: {COUNT_MSG}")));
+            }
+            let (count, _) = self.u64_parm(false, None, 1, 0xffff, &prefix, COUNT_MSG)?;
+            ranges.push((lba, count.unwrap_or(0)));
+        }
+        Ok(ranges)
+    }
+}
+
+/// One hex digit of a password or pattern; hdparm exits on anything else.
+fn hex_digit(c: u8) -> Step<u8> {
+    match (c as char).to_digit(16) {
+        Some(d) => Ok(d as u8),
+        None => Err(message(format!("bad char: '{}' 0x{:02x}", c as char, c))),
+    }
+}

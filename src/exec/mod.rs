@@ -1,7 +1,105 @@
-//! Executes an invocation: per device, hdparm's fixed order of steps (reference §3).
+//! Executes an invocation: parse errors and help texts, the file helpers, and per device
+//! hdparm's fixed order of steps (reference §3), with every device processed even when an
+//! earlier one failed (hdparm stops at the first; see DIFFERENCES.md).
+//!
+//! This is the only place that decides what is printed where for a whole run; the steps
+//! themselves live in the submodules, and the exit status comes from [`crate::error::Verdict`].
+
+use crate::cli::{self, parse::ParseError, Invocation};
+use crate::error::{ErrorClass, Verdict};
 use std::ffi::OsString;
 use std::io::Write;
 
-pub fn run(_args: &[OsString], _stdout: &mut dyn Write, _stderr: &mut dyn Write) -> u8 {
-    0
+/// Runs a whole command line; returns the exit status.
+pub fn run(args: &[OsString], stdout: &mut dyn Write, stderr: &mut dyn Write) -> u8 {
+    let program = crate::program_name(args);
+    let parsed = cli::parse(args);
+    for line in &parsed.stdout_lines {
+        let _ = writeln!(stdout, "{line}");
+    }
+    for line in &parsed.stderr_lines {
+        let _ = writeln!(stderr, "{line}");
+    }
+    let invocation = match parsed.result {
+        Ok(invocation) => invocation,
+        Err(error) => {
+            let _ = stdout.flush();
+            report_parse_error(&error, &program, stderr);
+            return ErrorClass::Usage.exit_status();
+        }
+    };
+    let mut verdict = Verdict::default();
+    match invocation {
+        Invocation::Help { extended } => {
+            let _ = cli::usage::write_usage(stdout, &program, None, extended);
+        }
+        Invocation::Version => {
+            let _ = writeln!(stdout, "{program} v{}", env!("CARGO_PKG_VERSION"));
+        }
+        Invocation::SecurityHelp => {
+            let _ = cli::usage::write_security_help(stdout);
+        }
+        Invocation::IdentifyStdin { json } => {
+            return identify_stdin(json, args, stdout, stderr);
+        }
+        Invocation::Fibmap { path } => {
+            let _ = writeln!(
+                stderr,
+                "{}: --fibmap is not implemented in hdparm-rs yet",
+                path.display()
+            );
+            verdict.record(ErrorClass::NotApplicable);
+        }
+        Invocation::Fallocate { path, .. } => {
+            let _ = writeln!(
+                stderr,
+                "{}: --fallocate is not implemented in hdparm-rs yet",
+                path.display()
+            );
+            verdict.record(ErrorClass::NotApplicable);
+        }
+        Invocation::Devices(runs) => {
+            return devices::run_devices(&runs, args, stdout, stderr);
+        }
+    }
+    let _ = stdout.flush();
+    verdict.exit_status()
 }
+
+/// Prints a parse error the way hdparm does.
+fn report_parse_error(error: &ParseError, program: &str, stderr: &mut dyn Write) {
+    match error {
+        ParseError::Usage { clue } => {
+            let _ = cli::usage::write_usage(stderr, program, Some(*clue), false);
+        }
+        ParseError::Message(text) => {
+            let _ = writeln!(stderr, "{text}");
+        }
+        ParseError::MessageThenUsage { message, clue } => {
+            let _ = writeln!(stderr, "{message}");
+            let _ = cli::usage::write_usage(stderr, program, Some(*clue), false);
+        }
+        ParseError::SecurityHelp => {
+            let _ = cli::usage::write_security_help(stderr);
+        }
+    }
+}
+
+/// `--Istdin`: decode IDENTIFY words given as hex text on standard input.
+fn identify_stdin(
+    json: bool,
+    args: &[OsString],
+    _stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> u8 {
+    let mut input = String::new();
+    if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut input) {
+        let _ = writeln!(stderr, "stdin: {}", crate::error::strerror(&e));
+        return ErrorClass::Failed.exit_status();
+    }
+    let _ = (json, args);
+    let _ = writeln!(stderr, "--Istdin is not implemented in hdparm-rs yet");
+    ErrorClass::NotApplicable.exit_status()
+}
+
+mod devices;

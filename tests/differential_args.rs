@@ -1,0 +1,367 @@
+//! Differential test of the command-line grammar: a few hundred argument vectors, valid and
+//! invalid, fed to our binary and to the real hdparm 9.65 wherever the result is observable
+//! without a drive (usage errors, range errors, `-h`, help texts, `--Istdin` input). stdout,
+//! stderr and the exit status must be identical, except for cases listed in DIFFERENCES.md
+//! under `args:<name>`.
+//!
+//! Every vector here fails (or finishes) before hdparm would open a device, so no device is
+//! touched by either binary.
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+struct Case {
+    /// Key for DIFFERENCES.md (`args:<name>`).
+    name: String,
+    args: Vec<String>,
+    stdin: Option<String>,
+}
+
+fn case(args: &[&str]) -> Case {
+    Case {
+        name: args.join(" "),
+        args: args.iter().map(|s| s.to_string()).collect(),
+        stdin: None,
+    }
+}
+
+/// The short letters hdparm knows, and a few it does not.
+const LETTERS: &str = "aAbBcCdDEfFgHiIJkKLmMnNpPqQrRsStTuvwWXyYzZ";
+const LONG_NAMES: &[&str] = &[
+    "dco-freeze",
+    "dco-identify",
+    "dco-restore",
+    "dco-setmax",
+    "direct",
+    "drq-hsm-error",
+    "fallocate",
+    "fibmap",
+    "fwdownload",
+    "fwdownload-mode3",
+    "fwdownload-mode3-max",
+    "fwdownload-mode7",
+    "fwdownload-modee",
+    "fwdownload-modee-max",
+    "idle-immediate",
+    "idle-unload",
+    "Iraw",
+    "Istdin",
+    "Istdout",
+    "make-bad-sector",
+    "offset",
+    "please-destroy-my-drive",
+    "prefer-ata12",
+    "read-sector",
+    "repair-sector",
+    "sanitize-antifreeze-lock",
+    "sanitize-block-erase",
+    "sanitize-crypto-scramble",
+    "sanitize-freeze-lock",
+    "sanitize-overwrite",
+    "sanitize-overwrite-passes",
+    "sanitize-status",
+    "security-disable",
+    "security-erase",
+    "security-erase-enhanced",
+    "security-freeze",
+    "security-help",
+    "security-mode",
+    "security-prompt-for-password",
+    "security-set-pass",
+    "security-unlock",
+    "set-sector-size",
+    "trim-sector-ranges",
+    "trim-sector-ranges-stdin",
+    "user-master",
+    "verbose",
+    "write-sector",
+    "yes-i-know-what-i-am-doing",
+];
+
+/// Numeric options with their ranges (reference §1.3).
+const NUMERIC: &[(char, i64, i64)] = &[
+    ('a', 0, 2048),
+    ('A', 0, 1),
+    ('b', 0, 2),
+    ('B', 0, 255),
+    ('c', 0, 3),
+    ('d', 0, 1),
+    ('D', 0, 1),
+    ('E', 0, 255),
+    ('J', 0, 300),
+    ('k', 0, 1),
+    ('K', 0, 1),
+    ('L', 0, 1),
+    ('m', 0, 64),
+    ('M', 0, 255),
+    ('n', 0, 1),
+    ('P', 0, 255),
+    ('Q', 0, 1024),
+    ('s', 0, 1),
+    ('S', 0, 255),
+    ('r', 0, 1),
+    ('R', 0, 3),
+    ('u', 0, 1),
+    ('W', 0, 1),
+];
+
+fn cases() -> Vec<Case> {
+    let mut v = Vec::new();
+    // No arguments, a lone dash, help, version-less odd words.
+    v.push(case(&[]));
+    v.push(case(&["-"]));
+    v.push(case(&["-h"]));
+    v.push(case(&["-hx"]));
+    v.push(case(&["-qh"]));
+    v.push(case(&["--security-help"]));
+    v.push(case(&["--SECURITY-HELP"]));
+    v.push(case(&["-a", "--security-help"]));
+    // Every letter alone (a flag word with nothing after it: clue 11, or a range error).
+    for l in LETTERS.chars() {
+        v.push(case(&[&format!("-{l}")]));
+    }
+    // Letters hdparm does not know, alone and before a device.
+    for l in "eGjlOoUx".chars() {
+        v.push(case(&[&format!("-{l}"), "/dev/null"]));
+        v.push(case(&[&format!("-a{l}"), "/dev/null"]));
+    }
+    // Numeric options: out of range above and below, attached and separate, junk after.
+    for &(l, _min, max) in NUMERIC {
+        let over = (max + 1).to_string();
+        v.push(case(&[&format!("-{l}{over}"), "/dev/null"]));
+        v.push(case(&[&format!("-{l}"), &over, "/dev/null"]));
+        v.push(case(&[&format!("-q{l}{over}"), "/dev/null"]));
+        v.push(case(&[&format!("-{l}0x"), "/dev/null"]));
+        v.push(case(&[&format!("-{l}1Z-"), "/dev/null"]));
+        v.push(case(&[&format!("-{l}99999999999"), "/dev/null"]));
+        v.push(case(&[&format!("-{l}"), "1", "-x", "/dev/null"]));
+    }
+    // Set-only options need digits.
+    for l in "DEKLPsS".chars() {
+        v.push(case(&[&format!("-{l}"), "/dev/null"]));
+        v.push(case(&[&format!("-{l}"), "x", "/dev/null"]));
+    }
+    // Long options: alone (clue 11 or a value error), mixed case, unknown names.
+    for name in LONG_NAMES {
+        v.push(case(&[&format!("--{name}")]));
+        v.push(case(&[&format!("--{}", name.to_uppercase())]));
+        v.push(case(&["-a", &format!("--{name}")]));
+    }
+    for name in ["foo", "json-x", "x-", "helpme", "Verbose-"] {
+        v.push(case(&[&format!("--{name}"), "/dev/null"]));
+        v.push(case(&["-a", &format!("--{name}"), "/dev/null"]));
+    }
+    // 64-bit values: bad, negative, too big, octal and hex with junk after.
+    for opt in [
+        "--read-sector",
+        "--write-sector",
+        "--repair-sector",
+        "--make-bad-sector",
+        "--offset",
+        "--dco-setmax",
+    ] {
+        for val in [
+            "-1",
+            "x",
+            "281474976710656",
+            "99999999999999999999",
+            "18446744073709551616",
+            "0x10x",
+            "010x",
+            "1.5",
+        ] {
+            if !(opt == "--offset" && val == "281474976710656") {
+                v.push(case(&[opt, val, "/dev/null"]));
+            }
+        }
+    }
+    for val in ["-1", "0", "281474976710656", "0x", "px", "5x", "p-1"] {
+        v.push(case(&["-N", val, "/dev/null"]));
+        v.push(case(&[&format!("-N{val}"), "/dev/null"]));
+    }
+    for val in ["511", "4225", "x", "0x1081"] {
+        v.push(case(&["--set-sector-size", val, "/dev/null"]));
+    }
+    for val in ["8", "-1", "x"] {
+        v.push(case(&["--sanitize-overwrite-passes", val, "/dev/null"]));
+    }
+    // Trim ranges.
+    for r in [
+        "1", "1:", "1:0", "1:65536", "x:1", "1:2 3", "1:2 3:x", "1:2:3",
+    ] {
+        let mut a = vec!["--trim-sector-ranges"];
+        a.extend(r.split(' '));
+        a.push("/dev/null");
+        v.push(case(&a));
+    }
+    // Security passwords and sanitize patterns.
+    for pw in [
+        "hex:12",
+        "hex:zz00000000000000000000000000000000000000000000000000000000000000",
+        "012345678901234567890123456789012",
+    ] {
+        v.push(case(&["--security-unlock", pw, "/dev/null"]));
+    }
+    v.push(case(&["--security-unlock"]));
+    v.push(case(&["--security-unlock", "pw"]));
+    v.push(case(&["--security-erase", "pw"]));
+    for pat in ["hex:1234", "1234abcd", "hex:1234567g"] {
+        v.push(case(&["--sanitize-overwrite", pat, "/dev/null"]));
+    }
+    v.push(case(&["--sanitize-overwrite"]));
+    for who in ["x", "q"] {
+        v.push(case(&["--security-mode", who, "/dev/null"]));
+        v.push(case(&["--user-master", who, "/dev/null"]));
+    }
+    // Standalone options must come first, and nothing may follow them.
+    for name in [
+        "sanitize-status",
+        "dco-restore",
+        "security-unlock pw",
+        "sanitize-freeze-lock",
+    ] {
+        let mut a = vec!["-q".to_string()];
+        a.extend(format!("--{name}").split(' ').map(String::from));
+        a.push("/dev/null".into());
+        let refs: Vec<&str> = a.iter().map(|s| s.as_str()).collect();
+        v.push(case(&refs));
+        let mut b: Vec<String> = format!("--{name}").split(' ').map(String::from).collect();
+        b.push("-a".into());
+        b.push("/dev/null".into());
+        let refs: Vec<&str> = b.iter().map(|s| s.as_str()).collect();
+        v.push(case(&refs));
+    }
+    v.push(case(&["--dco-setmax"]));
+    v.push(case(&["--Istdin", "/dev/null"]));
+    v.push(case(&["-a", "--Istdin"]));
+    v.push(case(&["--Iraw"]));
+    v.push(case(&["--fibmap"]));
+    v.push(case(&["--fibmap", "/x", "/y"]));
+    v.push(case(&["-a", "--fibmap", "/x"]));
+    v.push(case(&["--fallocate"]));
+    v.push(case(&["--fallocate", "x", "/tmp/f"]));
+    v.push(case(&["--fallocate", "5"]));
+    v.push(case(&["--fallocate", "5", "/tmp/f", "/tmp/g"]));
+    // -X with names: an invalid one warns; before the error below nothing runs.
+    for m in ["udma5", "foo", "pio9", "mdma2", "sdma7", "69", "4294967296"] {
+        v.push(case(&["-X", m, "-x", "/dev/null"]));
+        v.push(case(&["-p", m, "-x", "/dev/null"]));
+    }
+    // Clusters that end in junk.
+    for w in [
+        "-Tt1",
+        "-cdgkmurx",
+        "-m16d1x",
+        "-rm16gqx",
+        "-tTq9",
+        "-q-",
+        "-a-x",
+    ] {
+        v.push(case(&[w, "/dev/null"]));
+    }
+    // --Istdin with input that is too short or not hex (no decode is reached).
+    for input in ["", "zzzz\n", "0040 3fff\n", "garbage line\n0040\n"] {
+        v.push(Case {
+            name: format!("--Istdin <<< {input:?}"),
+            args: vec!["--Istdin".into()],
+            stdin: Some(input.to_string()),
+        });
+    }
+    v
+}
+
+struct Outcome {
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    status: Option<i32>,
+}
+
+fn run(program: &std::path::Path, c: &Case) -> Outcome {
+    let mut cmd = Command::new(program);
+    // Both programs print their basename in the usage text.
+    cmd.args(&c.args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = match cmd.spawn() {
+        Ok(child) => child,
+        Err(e) => panic!("cannot run {}: {e}", program.display()),
+    };
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(c.stdin.as_deref().unwrap_or("").as_bytes());
+    }
+    let out = child.wait_with_output().expect("wait");
+    Outcome {
+        stdout: out.stdout,
+        stderr: out.stderr,
+        status: out.status.code(),
+    }
+}
+
+#[test]
+fn grammar_matches_reference_hdparm() {
+    let Some(reference) = common::reference_hdparm() else {
+        common::skip(
+            "grammar_matches_reference_hdparm",
+            "the reference hdparm 9.65 is not installed (apt-get install hdparm)",
+        );
+        return;
+    };
+    let ours = common::our_hdparm();
+    let listed = common::listed_differences();
+    let all = cases();
+    assert!(all.len() >= 200, "only {} cases", all.len());
+    let mut identical = 0;
+    let mut unexpected = Vec::new();
+    for c in &all {
+        let want = run(&reference, c);
+        let got = run(&ours, c);
+        let same =
+            want.stdout == got.stdout && want.stderr == got.stderr && want.status == got.status;
+        if same {
+            identical += 1;
+        } else if !listed.iter().any(|k| k == &format!("args:{}", c.name)) {
+            unexpected.push(format!(
+                "[{}]\n  exit: hdparm {:?} ours {:?}\n  stdout: hdparm {:?}\n          ours   {:?}\n  stderr: hdparm {:?}\n          ours   {:?}",
+                c.name,
+                want.status,
+                got.status,
+                String::from_utf8_lossy(&want.stdout).chars().take(200).collect::<String>(),
+                String::from_utf8_lossy(&got.stdout).chars().take(200).collect::<String>(),
+                String::from_utf8_lossy(&want.stderr).chars().take(300).collect::<String>(),
+                String::from_utf8_lossy(&got.stderr).chars().take(300).collect::<String>(),
+            ));
+        }
+    }
+    eprintln!(
+        "grammar: {identical} of {} identical to hdparm 9.65",
+        all.len()
+    );
+    assert!(
+        unexpected.is_empty(),
+        "{} unlisted differences:\n{}",
+        unexpected.len(),
+        unexpected.join("\n")
+    );
+}
+
+#[test]
+fn our_extensions_behave() {
+    let ours = common::our_hdparm();
+    // -V names our own version in hdparm's format.
+    let v = run(&ours, &case(&["-V"]));
+    assert_eq!(v.status, Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&v.stdout),
+        format!("hdparm v{}\n", env!("CARGO_PKG_VERSION"))
+    );
+    // --help is hdparm's usage plus our options, on stdout, exit 0.
+    let h = run(&ours, &case(&["--help"]));
+    assert_eq!(h.status, Some(0));
+    let text = String::from_utf8_lossy(&h.stdout);
+    assert!(text.contains(" -a   Get/set fs readahead"));
+    assert!(text.contains("--json"));
+    assert!(text.contains("hdparm 2.0 form"));
+}
