@@ -108,16 +108,17 @@ const NUMERIC: &[(char, i64, i64)] = &[
 ];
 
 fn cases() -> Vec<Case> {
-    let mut v = Vec::new();
-    // No arguments, a lone dash, help, version-less odd words.
-    v.push(case(&[]));
-    v.push(case(&["-"]));
-    v.push(case(&["-h"]));
-    v.push(case(&["-hx"]));
-    v.push(case(&["-qh"]));
-    v.push(case(&["--security-help"]));
-    v.push(case(&["--SECURITY-HELP"]));
-    v.push(case(&["-a", "--security-help"]));
+    // No arguments, a lone dash, help texts.
+    let mut v = vec![
+        case(&[]),
+        case(&["-"]),
+        case(&["-h"]),
+        case(&["-hx"]),
+        case(&["-qh"]),
+        case(&["--security-help"]),
+        case(&["--SECURITY-HELP"]),
+        case(&["-a", "--security-help"]),
+    ];
     // Every letter alone (a flag word with nothing after it: clue 11, or a range error).
     for l in LETTERS.chars() {
         v.push(case(&[&format!("-{l}")]));
