@@ -1,0 +1,405 @@
+//! The settings report: the lines of the default report (`hdparm DEV`, `-v`), each get option
+//! (`-a -c -d -m -u -k -n -r -g -Q -b -A -W -B -M -R -C -H`) and each set option's
+//! "setting ..." message, as typed values rendered to hdparm's exact text or to JSON.
+//!
+//! Text: every line is byte-identical to hdparm 9.65 (reference §4.1, §4.2, §5.1), quirks
+//! included: `IO_support` has no space before its value and a trailing space after
+//! `(default)`, `APM_level` uses a TAB, `write-read-verify` prints word 120's bit 1 (0 or 2).
+//!
+//! JSON: each item serializes as an object with a `"setting"` tag naming it (snake_case) and
+//! its values; numbers are plain numbers, units in the key names. For example
+//! `{"setting":"readahead","sectors":256}`, `{"setting":"geometry","cylinders":..,
+//! "heads":..,"sectors_per_track":..,"total_sectors":..,"start_sector":0}`,
+//! `{"setting":"drive_state","state":"active/idle"}`, and for a set
+//! `{"setting":"set","option":"-W","value":1,"message":"setting drive write-caching to 1 (on)"}`.
+//!
+//! Nothing here touches a device.
+
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// hdparm's `on_off`: the `(on)` / `(off)` suffix.
+fn on_off(value: i64) -> &'static str {
+    if value != 0 {
+        " (on)"
+    } else {
+        " (off)"
+    }
+}
+
+/// The power state reported by CHECK POWER MODE (`-C`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PowerState {
+    Standby,
+    NvcacheSpindown,
+    NvcacheSpinup,
+    Idle,
+    ActiveIdle,
+    Unknown,
+}
+
+impl PowerState {
+    /// From the sector count register returned by CHECK POWER MODE.
+    pub fn from_count(count: u8) -> Self {
+        match count {
+            0x00 => PowerState::Standby,
+            0x40 => PowerState::NvcacheSpindown,
+            0x41 => PowerState::NvcacheSpinup,
+            0x80 => PowerState::Idle,
+            0xff => PowerState::ActiveIdle,
+            _ => PowerState::Unknown,
+        }
+    }
+
+    /// hdparm's word for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PowerState::Standby => "standby",
+            PowerState::NvcacheSpindown => "NVcache_spindown",
+            PowerState::NvcacheSpinup => "NVcache_spinup",
+            PowerState::Idle => "idle",
+            PowerState::ActiveIdle => "active/idle",
+            PowerState::Unknown => "unknown",
+        }
+    }
+}
+
+/// Advanced Power Management as IDENTIFY reports it (`-B`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "state", content = "level")]
+pub enum Apm {
+    NotSupported,
+    Off,
+    Level(u8),
+}
+
+/// One line of the settings report.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "setting", rename_all = "snake_case")]
+pub enum SettingsItem {
+    Multcount {
+        count: i64,
+    },
+    IoSupport {
+        mode: i64,
+    },
+    Unmaskirq {
+        value: i64,
+    },
+    UsingDma {
+        value: i64,
+    },
+    QueueDepth {
+        depth: u32,
+    },
+    Keepsettings {
+        value: i64,
+    },
+    Nowerr {
+        value: i64,
+    },
+    Readonly {
+        value: i64,
+    },
+    Readahead {
+        sectors: i64,
+    },
+    Geometry {
+        cylinders: u32,
+        heads: u32,
+        sectors_per_track: u32,
+        total_sectors: u64,
+        /// None when the start is unknown (md and other virtual devices).
+        start_sector: Option<u64>,
+    },
+    DriveState {
+        state: PowerState,
+    },
+    LookAhead {
+        enabled: Option<bool>,
+    },
+    WriteCaching {
+        enabled: Option<bool>,
+    },
+    ApmLevel {
+        apm: Apm,
+    },
+    Acoustic {
+        level: Option<u8>,
+    },
+    WriteReadVerify {
+        value: Option<u16>,
+    },
+    Busstate {
+        value: i64,
+    },
+    /// A "setting ..." message printed before a set (its exact text).
+    Set {
+        option: String,
+        value: i64,
+        message: String,
+    },
+}
+
+impl SettingsItem {
+    /// The line exactly as hdparm prints it, with its newline.
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        match self {
+            SettingsItem::Multcount { count } => {
+                let _ = write!(s, " multcount     = {count:2}{}", on_off(*count));
+            }
+            SettingsItem::IoSupport { mode } => {
+                let desc = match mode {
+                    0 => "default) ",
+                    1 => "32-bit)",
+                    2 => "16-bit)",
+                    3 => "32-bit w/sync)",
+                    8 => "Request-Queue-Bypass)",
+                    _ => "???)",
+                };
+                let _ = write!(s, " IO_support    ={mode:3} ({desc}");
+            }
+            SettingsItem::Unmaskirq { value } => {
+                let _ = write!(s, " unmaskirq     = {value:2}{}", on_off(*value));
+            }
+            SettingsItem::UsingDma { value } => {
+                let suffix = if *value == 8 {
+                    " (DMA-Assisted-PIO)"
+                } else {
+                    on_off(*value)
+                };
+                let _ = write!(s, " using_dma     = {value:2}{suffix}");
+            }
+            SettingsItem::QueueDepth { depth } => {
+                let _ = write!(s, " queue_depth   = {depth:2}");
+            }
+            SettingsItem::Keepsettings { value } => {
+                let _ = write!(s, " keepsettings  = {value:2}{}", on_off(*value));
+            }
+            SettingsItem::Nowerr { value } => {
+                let _ = write!(s, " nowerr        = {value:2}{}", on_off(*value));
+            }
+            SettingsItem::Readonly { value } => {
+                let _ = write!(s, " readonly      = {value:2}{}", on_off(*value));
+            }
+            SettingsItem::Readahead { sectors } => {
+                let _ = write!(s, " readahead     = {sectors:2}{}", on_off(*sectors));
+            }
+            SettingsItem::Geometry {
+                cylinders,
+                heads,
+                sectors_per_track,
+                total_sectors,
+                start_sector,
+            } => {
+                let _ = write!(
+                    s,
+                    " geometry      = {cylinders}/{heads}/{sectors_per_track}, sectors = {total_sectors}, start = "
+                );
+                match start_sector {
+                    Some(start) => {
+                        let _ = write!(s, "{start}");
+                    }
+                    None => s.push_str("unknown"),
+                }
+            }
+            SettingsItem::DriveState { state } => {
+                let _ = write!(s, " drive state is:  {}", state.as_str());
+            }
+            SettingsItem::LookAhead { enabled } => match enabled {
+                Some(on) => {
+                    let v = i64::from(*on);
+                    let _ = write!(s, " look-ahead    = {v:2}{}", on_off(v));
+                }
+                None => s.push_str(" look-ahead    = not supported"),
+            },
+            SettingsItem::WriteCaching { enabled } => match enabled {
+                Some(on) => {
+                    let v = i64::from(*on);
+                    let _ = write!(s, " write-caching = {v:2}{}", on_off(v));
+                }
+                None => s.push_str(" write-caching = not supported"),
+            },
+            SettingsItem::ApmLevel { apm } => {
+                s.push_str(" APM_level\t= ");
+                match apm {
+                    Apm::NotSupported => s.push_str("not supported"),
+                    Apm::Off => s.push_str("off"),
+                    Apm::Level(level) => {
+                        let _ = write!(s, "{level}");
+                    }
+                }
+            }
+            SettingsItem::Acoustic { level } => match level {
+                Some(level) => {
+                    let _ = write!(s, " acoustic      = {level:2} (128=quiet ... 254=fast)");
+                }
+                None => s.push_str(" acoustic      = not supported"),
+            },
+            SettingsItem::WriteReadVerify { value } => match value {
+                Some(v) => {
+                    let _ = write!(s, " write-read-verify = {v:2}");
+                }
+                None => s.push_str(" write-read-verify = not supported"),
+            },
+            SettingsItem::Busstate { value } => {
+                let _ = write!(s, " busstate      = {value:2} ({})", busstate_name(*value));
+            }
+            SettingsItem::Set { message, .. } => s.push_str(message),
+        }
+        s.push('\n');
+        s
+    }
+}
+
+/// hdparm's names for `-b` values.
+pub fn busstate_name(value: i64) -> &'static str {
+    match value {
+        0 => "off",
+        1 => "on",
+        2 => "tristate",
+        _ => "unknown",
+    }
+}
+
+/// `-S` values in words (reference §4.2): `off`, `1 minute + 5 seconds`, `2 hours + 30 minutes`...
+pub fn standby_words(code: u32) -> String {
+    match code {
+        0 => "off".to_string(),
+        252 => "21 minutes".to_string(),
+        253 => "vendor-specific".to_string(),
+        254 => "?reserved".to_string(),
+        255 => "21 minutes + 15 seconds".to_string(),
+        1..=240 => {
+            let secs = code * 5;
+            join_units(secs / 60, "minute", secs % 60, "second")
+        }
+        241..=251 => {
+            let mins = (code - 240) * 30;
+            join_units(mins / 60, "hour", mins % 60, "minute")
+        }
+        _ => "illegal value".to_string(),
+    }
+}
+
+/// "N big[s] + M small[s]", either part omitted when zero (hdparm pluralises with `s` only
+/// when the count is not 1).
+fn join_units(big: u32, big_name: &str, small: u32, small_name: &str) -> String {
+    let plural = |n: u32| if n == 1 { "" } else { "s" };
+    let mut s = String::new();
+    if big > 0 {
+        let _ = write!(s, "{big} {big_name}{}", plural(big));
+    }
+    if big > 0 && small > 0 {
+        s.push_str(" + ");
+    }
+    if small > 0 {
+        let _ = write!(s, "{small} {small_name}{}", plural(small));
+    }
+    s
+}
+
+/// `-X` values in words (reference §4.2).
+pub fn xfermode_words(mode: u32) -> String {
+    match mode {
+        0 => "default PIO mode".to_string(),
+        1 => "default PIO mode, disable IORDY".to_string(),
+        8..=15 => format!("PIO flow control mode{}", mode - 8),
+        16..=23 => format!("singleword DMA mode{}", mode - 16),
+        32..=39 => format!("multiword DMA mode{}", mode - 32),
+        64..=71 => format!("UltraDMA mode{}", mode - 64),
+        _ => "unknown, probably not valid".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_report_lines_match_hdparm() {
+        assert_eq!(
+            SettingsItem::Multcount { count: 16 }.text(),
+            " multcount     = 16 (on)\n"
+        );
+        assert_eq!(
+            SettingsItem::IoSupport { mode: 0 }.text(),
+            " IO_support    =  0 (default) \n"
+        );
+        assert_eq!(
+            SettingsItem::IoSupport { mode: 1 }.text(),
+            " IO_support    =  1 (32-bit)\n"
+        );
+        assert_eq!(
+            SettingsItem::Readonly { value: 0 }.text(),
+            " readonly      =  0 (off)\n"
+        );
+        assert_eq!(
+            SettingsItem::Readahead { sectors: 256 }.text(),
+            " readahead     = 256 (on)\n"
+        );
+        let g = SettingsItem::Geometry {
+            cylinders: 121601,
+            heads: 255,
+            sectors_per_track: 63,
+            total_sectors: 1953525168,
+            start_sector: Some(0),
+        };
+        assert_eq!(
+            g.text(),
+            " geometry      = 121601/255/63, sectors = 1953525168, start = 0\n"
+        );
+        assert_eq!(
+            SettingsItem::UsingDma { value: 8 }.text(),
+            " using_dma     =  8 (DMA-Assisted-PIO)\n"
+        );
+        assert_eq!(
+            SettingsItem::ApmLevel {
+                apm: Apm::Level(254)
+            }
+            .text(),
+            " APM_level\t= 254\n"
+        );
+        assert_eq!(
+            SettingsItem::DriveState {
+                state: PowerState::ActiveIdle
+            }
+            .text(),
+            " drive state is:  active/idle\n"
+        );
+    }
+
+    #[test]
+    fn standby_words_match_reference_examples() {
+        assert_eq!(standby_words(12), "1 minute");
+        assert_eq!(standby_words(13), "1 minute + 5 seconds");
+        assert_eq!(standby_words(5), "25 seconds");
+        assert_eq!(standby_words(120), "10 minutes");
+        assert_eq!(standby_words(241), "30 minutes");
+        assert_eq!(standby_words(245), "2 hours + 30 minutes");
+        assert_eq!(standby_words(242), "1 hour");
+        assert_eq!(standby_words(0), "off");
+    }
+
+    #[test]
+    fn xfermode_words_cover_families() {
+        assert_eq!(xfermode_words(69), "UltraDMA mode5");
+        assert_eq!(xfermode_words(34), "multiword DMA mode2");
+        assert_eq!(xfermode_words(12), "PIO flow control mode4");
+        assert_eq!(xfermode_words(1215752191), "unknown, probably not valid");
+    }
+
+    #[test]
+    fn json_is_tagged_snake_case() {
+        let v = serde_json::to_value(SettingsItem::Readahead { sectors: 256 }).unwrap_or_default();
+        assert_eq!(v["setting"], "readahead");
+        assert_eq!(v["sectors"], 256);
+        let v = serde_json::to_value(SettingsItem::DriveState {
+            state: PowerState::ActiveIdle,
+        })
+        .unwrap_or_default();
+        assert_eq!(v["state"], "active_idle");
+    }
+}
