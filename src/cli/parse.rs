@@ -308,6 +308,9 @@ impl<'a> Parser<'a> {
                     self.flags.defaults = true;
                 }
                 self.add_device(&self.args[self.next - 1].clone())?;
+                if !no_more_flags {
+                    self.old_form_numbers()?;
+                }
                 continue;
             }
             if word == b"--" {
@@ -369,6 +372,40 @@ impl<'a> Parser<'a> {
             path: path.clone(),
             flags: self.flags.clone(),
         });
+        Ok(())
+    }
+}
+
+impl<'a> Parser<'a> {
+    /// hdparm 2.0's form (its 1994 README): `hdparm DEVICE [MULTCOUNT [UNMASK]]`. Up to two
+    /// all-digit words right after a device set the multiple-sector count and the unmask-irq
+    /// flag for that device, as `-m` and `-u` would. hdparm 9.65 would try to open a device
+    /// named "16"; DIFFERENCES.md lists this.
+    fn old_form_numbers(&mut self) -> Step<()> {
+        for letter in [b'm', b'u'] {
+            let Some(word) = self.peek_word() else {
+                return Ok(());
+            };
+            if word.is_empty() || !word.iter().all(u8::is_ascii_digit) {
+                return Ok(());
+            }
+            self.take_next_word();
+            let Some(def) = numeric_def(letter) else {
+                return Ok(());
+            };
+            let value = self.numeric(&def, true)?;
+            let Some(run) = self.devices.last_mut() else {
+                return Ok(());
+            };
+            let field = if letter == b'm' {
+                &mut run.flags.multcount
+            } else {
+                &mut run.flags.unmask_irq
+            };
+            field.set = true;
+            field.get = true;
+            field.value = value.unwrap_or(0);
+        }
         Ok(())
     }
 }
@@ -997,5 +1034,135 @@ fn hex_digit(c: u8) -> Step<u8> {
     match (c as char).to_digit(16) {
         Some(d) => Ok(d as u8),
         None => Err(message(format!("bad char: '{}' 0x{:02x}", c as char, c))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(words: &[&str]) -> Vec<OsString> {
+        std::iter::once("hdparm")
+            .chain(words.iter().copied())
+            .map(OsString::from)
+            .collect()
+    }
+
+    fn devices(words: &[&str]) -> Vec<DeviceRun> {
+        match parse(&argv(words)).result {
+            Ok(Invocation::Devices(d)) => d,
+            other => panic!("{words:?}: {other:?}"),
+        }
+    }
+
+    fn error(words: &[&str]) -> ParseError {
+        match parse(&argv(words)).result {
+            Err(e) => e,
+            other => panic!("{words:?}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn flags_accumulate_and_defaults_are_sticky() {
+        let d = devices(&["/dev/a", "-r", "/dev/b"]);
+        assert!(d[0].flags.defaults);
+        assert!(d[1].flags.defaults, "defaults mode stays on");
+        assert!(d[1].flags.readonly.get);
+        let d = devices(&["-a", "/dev/a", "-A", "/dev/b"]);
+        assert!(!d[0].flags.defaults);
+        assert!(d[1].flags.readahead.get && d[1].flags.lookahead.get);
+    }
+
+    #[test]
+    fn values_attached_separate_and_followed_by_flags() {
+        let d = devices(&["-m16d1", "/dev/a"]);
+        assert_eq!(
+            (d[0].flags.multcount.set, d[0].flags.multcount.value),
+            (true, 16)
+        );
+        assert_eq!((d[0].flags.dma.set, d[0].flags.dma.value), (true, 1));
+        let d = devices(&["-m", "16", "/dev/a"]);
+        assert_eq!(d[0].flags.multcount.value, 16);
+        let d = devices(&["-q", "-W0", "/dev/a"]);
+        assert!(d[0].flags.write_cache.set && !d[0].flags.write_cache.get);
+        assert!(d[0].flags.quiet);
+    }
+
+    #[test]
+    fn transfer_modes_and_c_notation() {
+        let d = devices(&["-X", "udma5", "/dev/a"]);
+        assert_eq!(d[0].flags.xfer_mode.value, 69);
+        let d = devices(&["-p", "pio4", "/dev/a"]);
+        assert_eq!(d[0].flags.pio_mode.value, 12);
+        let d = devices(&["-N", "010", "/dev/a"]);
+        assert_eq!(d[0].flags.max_sectors.value, 8);
+        let d = devices(&["-Np0x10", "/dev/a"]);
+        assert!(d[0].flags.max_sectors_permanent);
+        assert_eq!(d[0].flags.max_sectors.value, 16);
+        let d = devices(&["--OFFSET", "2", "-t", "/dev/a"]);
+        assert_eq!(d[0].flags.offset_gib, Some(2));
+    }
+
+    #[test]
+    fn usage_clues() {
+        assert_eq!(error(&[]), ParseError::Usage { clue: 6 });
+        assert_eq!(error(&["-"]), ParseError::Usage { clue: 8 });
+        assert_eq!(error(&["-a"]), ParseError::Usage { clue: 11 });
+        assert_eq!(error(&["-x", "/dev/a"]), ParseError::Usage { clue: 10 });
+        assert_eq!(
+            error(&["-a", "--security-help"]),
+            ParseError::Usage { clue: 1 }
+        );
+        assert_eq!(error(&["--Istdin", "x"]), ParseError::Usage { clue: 2 });
+        assert_eq!(
+            error(&["-S", "300", "/dev/a"]),
+            ParseError::Message("  -S: bad/missing standby-interval value (0..255)".into())
+        );
+        assert_eq!(
+            error(&["--foo", "/dev/a"]),
+            ParseError::Message("foo: unknown flag".into())
+        );
+        assert_eq!(
+            error(&["--sanitize-status", "-a", "/dev/a"]),
+            ParseError::MessageThenUsage {
+                message: "Excess flags given.".into(),
+                clue: 7
+            }
+        );
+        assert_eq!(
+            error(&["--write-sector", "5", "-a", "/dev/a"]),
+            ParseError::Usage { clue: 14 }
+        );
+    }
+
+    #[test]
+    fn old_two_number_form() {
+        let d = devices(&["/dev/hda", "16", "1"]);
+        assert_eq!(d.len(), 1);
+        assert_eq!(
+            (d[0].flags.multcount.set, d[0].flags.multcount.value),
+            (true, 16)
+        );
+        assert_eq!(
+            (d[0].flags.unmask_irq.set, d[0].flags.unmask_irq.value),
+            (true, 1)
+        );
+        assert!(d[0].flags.defaults);
+        let d = devices(&["/dev/hda", "8", "/dev/hdb"]);
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[0].flags.multcount.value, 8);
+        assert!(!d[1].flags.multcount.set);
+        assert_eq!(
+            error(&["/dev/hda", "99"]),
+            ParseError::Message("  -m: bad/missing multmode-count value (0..64)".into())
+        );
+    }
+
+    #[test]
+    fn identify_outputs_share_one_setting() {
+        let d = devices(&["-I", "--Istdout", "/dev/a"]);
+        assert!(!d[0].flags.identify && d[0].flags.identify_stdout);
+        let d = devices(&["--Istdout", "-I", "/dev/a"]);
+        assert!(d[0].flags.identify && !d[0].flags.identify_stdout);
     }
 }

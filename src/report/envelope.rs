@@ -1,0 +1,125 @@
+//! The JSON envelope of `--json`, in the manner of `smartctl -j`.
+//!
+//! ```json
+//! {
+//!   "json_format_version": [1, 0],
+//!   "hdparm_rs": { "version": "0.1.0", "argv": ["hdparm", "--json", "-I", "/dev/sda"],
+//!                  "exit_status": 0 },
+//!   "devices": [
+//!     { "name": "/dev/sda", "kind": "ata_disk", "description": "...",
+//!       "settings": [ {"setting": "readahead", "sectors": 256}, ... ],
+//!       "identify": { ... },            // -I: see report::identify
+//!       "kernel_identity": { ... },     // -i
+//!       "timing": [ { ... } ],          // -T, -t, --bench: see timing
+//!       "messages": [ {"severity": "error", "class": "not_applicable", "text": "..."} ] }
+//!   ],
+//!   "messages": [ ... ]                 // messages not tied to one device
+//! }
+//! ```
+//!
+//! `json_format_version` is `[major, minor]`: the major number changes when a key changes
+//! meaning or disappears, the minor when keys are added. Keys are snake_case with units in
+//! their names. A key whose value is unknown is left out rather than set to null, except where
+//! the section documents null. Messages are kept apart from data; every message also goes to
+//! stderr as text.
+
+use serde::Serialize;
+
+/// `[major, minor]` of the JSON format.
+pub const JSON_FORMAT_VERSION: [u32; 2] = [1, 0];
+
+/// A warning or an error, as data.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Message {
+    /// `error` or `warning`.
+    pub severity: &'static str,
+    /// The error class (`usage`, `guard`, `cannot_open`, `failed`, `not_applicable`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class: Option<&'static str>,
+    pub text: String,
+}
+
+/// One device's reports.
+#[derive(Clone, Debug, Serialize, Default)]
+pub struct DeviceJson {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub settings: Vec<super::settings::SettingsItem>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub identify: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel_identity: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub timing: Vec<serde_json::Value>,
+    /// Other results (sector dumps, sanitize status...), keyed by what they are.
+    #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
+    pub other: serde_json::Map<String, serde_json::Value>,
+    pub messages: Vec<Message>,
+}
+
+/// The program block.
+#[derive(Clone, Debug, Serialize)]
+pub struct Program {
+    pub version: &'static str,
+    pub argv: Vec<String>,
+    pub exit_status: u8,
+}
+
+/// The whole document.
+#[derive(Clone, Debug, Serialize)]
+pub struct Envelope {
+    pub json_format_version: [u32; 2],
+    pub hdparm_rs: Program,
+    pub devices: Vec<DeviceJson>,
+    pub messages: Vec<Message>,
+}
+
+impl Envelope {
+    pub fn new(argv: Vec<String>) -> Self {
+        Envelope {
+            json_format_version: JSON_FORMAT_VERSION,
+            hdparm_rs: Program {
+                version: env!("CARGO_PKG_VERSION"),
+                argv,
+                exit_status: 0,
+            },
+            devices: Vec::new(),
+            messages: Vec::new(),
+        }
+    }
+
+    /// The document as pretty-printed JSON with a final newline.
+    pub fn render(&self) -> String {
+        let mut s =
+            serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
+        s.push('\n');
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn envelope_has_version_program_and_devices() {
+        let mut env = Envelope::new(vec!["hdparm".into(), "--json".into(), "/dev/x".into()]);
+        env.hdparm_rs.exit_status = 25;
+        env.devices.push(DeviceJson {
+            name: "/dev/x".into(),
+            ..Default::default()
+        });
+        let v: serde_json::Value = serde_json::from_str(&env.render()).unwrap_or_default();
+        assert_eq!(v["json_format_version"][0], 1);
+        assert_eq!(v["hdparm_rs"]["exit_status"], 25);
+        assert_eq!(v["hdparm_rs"]["argv"][1], "--json");
+        assert_eq!(v["devices"][0]["name"], "/dev/x");
+        assert!(v["devices"][0]["messages"]
+            .as_array()
+            .is_some_and(|m| m.is_empty()));
+    }
+}
