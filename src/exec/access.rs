@@ -1,0 +1,86 @@
+//! What the per-device steps need from a device, as a trait: the real implementation wraps
+//! [`crate::device`] (see `real.rs`), and tests use a scripted fake, so every step's output can
+//! be checked without hardware.
+
+use crate::ata::command::TaskFile;
+use std::io;
+
+/// A failed ATA command, as the steps report it.
+#[derive(Debug, Clone)]
+pub struct AtaFailure {
+    /// What went wrong, in words (one sentence, no device name).
+    pub reason: String,
+    /// The class of failure: the device cannot take ATA commands at all (NotApplicable), or
+    /// the command was sent and failed (Failed).
+    pub not_ata: bool,
+    /// ATA status and error registers, when the drive returned them.
+    pub status: Option<u8>,
+    pub error: Option<u8>,
+}
+
+/// Result registers of a successful ATA command (hdparm's args[0..3] after the call).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AtaOutput {
+    pub status: u8,
+    pub error: u8,
+    pub count: u8,
+    pub lba: u64,
+}
+
+/// The legacy HDIO get/set ioctls by what they read or change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HdioSetting {
+    Multcount,
+    Io32bit,
+    Unmask,
+    Dma,
+    KeepSettings,
+    Nowerr,
+    Busstate,
+}
+
+/// Geometry as the steps need it (reference §4.6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Geometry {
+    pub cylinders: u32,
+    pub heads: u32,
+    pub sectors_per_track: u32,
+    pub total_sectors: u64,
+    pub start_sector: Option<u64>,
+}
+
+/// Everything the steps ask of a device.
+pub trait DeviceAccess {
+    /// Short stable name of the device kind (`ata_disk`, `atapi`, `nvme`, `loop`...).
+    fn kind_name(&self) -> String;
+    /// One sentence saying what the device is (used when an option does not apply).
+    fn description(&self) -> String;
+    /// Whether ATA commands can be sent (an ATA disk or ATAPI device, directly or via SAT).
+    fn ata_capable(&self) -> bool;
+    /// Whether it is an ATAPI (packet) device.
+    fn is_atapi(&self) -> bool;
+
+    /// A non-data or PIO-in ATA command with hdparm's `drive_cmd` conventions.
+    fn ata(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure>;
+    /// IDENTIFY (DEVICE, then PACKET DEVICE), cached per device.
+    fn identify(&mut self) -> Result<[u16; 256], AtaFailure>;
+    /// Forgets the cached IDENTIFY data (after a setting changed it).
+    fn forget_identify(&mut self);
+
+    fn readahead(&self) -> io::Result<i64>;
+    fn set_readahead(&self, sectors: u64) -> io::Result<()>;
+    fn readonly(&self) -> io::Result<i64>;
+    fn set_readonly(&self, on: bool) -> io::Result<()>;
+    fn geometry(&self) -> io::Result<Geometry>;
+    fn size_sectors(&self) -> io::Result<u64>;
+    fn flush_buffer_cache(&self) -> io::Result<()>;
+    fn reread_partitions(&self) -> io::Result<()>;
+    fn hdio_get(&self, what: HdioSetting) -> io::Result<i64>;
+    fn hdio_set(&self, what: HdioSetting, value: u64) -> io::Result<()>;
+    fn hdio_set_pio_mode(&self, mode: u64) -> io::Result<()>;
+    fn hdio_set_wcache(&self, on: bool) -> io::Result<()>;
+    fn hdio_reset(&self) -> io::Result<()>;
+    fn hdio_identity(&self) -> io::Result<[u8; 512]>;
+    fn queue_depth(&self) -> io::Result<u32>;
+    fn set_queue_depth(&self, depth: u32) -> io::Result<()>;
+}

@@ -1,0 +1,132 @@
+//! Where one run's output goes: hdparm's text on stdout/stderr as each step produces it, or,
+//! with `--json`, the typed reports collected into one envelope printed at the end.
+//!
+//! Steps never write to stdout directly: they hand typed items to [`Output`], which renders
+//! them as text at once (so the order and flushing match hdparm's, including the timing
+//! lines that are printed in two halves) or keeps them for the JSON document.
+
+use crate::error::{Error, ErrorClass, Verdict};
+use crate::report::envelope::{DeviceJson, Envelope, Message};
+use crate::report::settings::SettingsItem;
+use std::io::Write;
+
+pub struct Output<'a> {
+    pub json: bool,
+    stdout: &'a mut dyn Write,
+    stderr: &'a mut dyn Write,
+    envelope: Envelope,
+    /// The device being processed (JSON mode).
+    current: Option<DeviceJson>,
+    pub verdict: Verdict,
+}
+
+impl<'a> Output<'a> {
+    pub fn new(json: bool, argv: Vec<String>, stdout: &'a mut dyn Write, stderr: &'a mut dyn Write) -> Self {
+        Output { json, stdout, stderr, envelope: Envelope::new(argv), current: None, verdict: Verdict::default() }
+    }
+
+    /// Starts a device: hdparm's header (`\n/dev/sda:\n`) unless quiet, or a JSON device object.
+    pub fn begin_device(&mut self, name: &str, quiet: bool) {
+        if self.json {
+            self.current = Some(DeviceJson { name: name.to_string(), ..Default::default() });
+        } else if !quiet {
+            let _ = write!(self.stdout, "\n{name}:\n");
+        }
+    }
+
+    /// Records what kind of device this is (JSON only; the text has no such line).
+    pub fn device_kind(&mut self, kind: &str, description: &str) {
+        if let Some(dev) = self.current.as_mut() {
+            dev.kind = Some(kind.to_string());
+            dev.description = Some(description.to_string());
+        }
+    }
+
+    /// Ends the current device.
+    pub fn end_device(&mut self) {
+        if let Some(dev) = self.current.take() {
+            self.envelope.devices.push(dev);
+        }
+        let _ = self.stdout.flush();
+    }
+
+    /// A settings line.
+    pub fn item(&mut self, item: SettingsItem) {
+        if self.json {
+            if let Some(dev) = self.current.as_mut() {
+                dev.settings.push(item);
+            }
+        } else {
+            let _ = self.stdout.write_all(item.text().as_bytes());
+        }
+    }
+
+    /// Text that only exists in the text rendering (its JSON twin is given separately), such as
+    /// the `-I` decode or a timing line. Flushed at once: hdparm flushes before long waits.
+    pub fn text(&mut self, text: &str) {
+        if !self.json {
+            let _ = self.stdout.write_all(text.as_bytes());
+            let _ = self.stdout.flush();
+        }
+    }
+
+    /// A JSON section of the current device (`identify`, `kernel_identity`, or any other key).
+    pub fn section(&mut self, key: &str, value: serde_json::Value) {
+        if let Some(dev) = self.current.as_mut() {
+            match key {
+                "identify" => dev.identify = Some(value),
+                "kernel_identity" => dev.kernel_identity = Some(value),
+                "timing" => dev.timing.push(value),
+                _ => {
+                    dev.other.insert(key.to_string(), value);
+                }
+            }
+        }
+    }
+
+    /// An error: its line on stderr (always), a message in JSON, and the verdict.
+    pub fn error(&mut self, error: &Error) {
+        self.verdict.record(error.class);
+        let _ = self.stdout.flush();
+        let _ = writeln!(self.stderr, "{}", error.message);
+        self.message("error", Some(error.class), &error.message);
+    }
+
+    /// A line on stderr that is not a failure (hdparm's informational stderr lines).
+    pub fn note(&mut self, text: &str) {
+        let _ = self.stdout.flush();
+        let _ = writeln!(self.stderr, "{text}");
+        self.message("warning", None, text);
+    }
+
+    fn message(&mut self, severity: &'static str, class: Option<ErrorClass>, text: &str) {
+        let msg = Message { severity, class: class.map(ErrorClass::name), text: text.to_string() };
+        match self.current.as_mut() {
+            Some(dev) => dev.messages.push(msg),
+            None => self.envelope.messages.push(msg),
+        }
+    }
+
+    /// Direct access for steps that must stream (timing progress): text mode only.
+    pub fn stdout(&mut self) -> &mut dyn Write {
+        &mut *self.stdout
+    }
+
+    pub fn stderr(&mut self) -> &mut dyn Write {
+        &mut *self.stderr
+    }
+
+    /// Ends the run: prints the JSON document if any, and returns the exit status.
+    pub fn finish(mut self) -> u8 {
+        let status = self.verdict.exit_status();
+        if let Some(dev) = self.current.take() {
+            self.envelope.devices.push(dev);
+        }
+        if self.json {
+            self.envelope.hdparm_rs.exit_status = status;
+            let _ = self.stdout.write_all(self.envelope.render().as_bytes());
+        }
+        let _ = self.stdout.flush();
+        status
+    }
+}
