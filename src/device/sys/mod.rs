@@ -1,4 +1,384 @@
-//! Every `unsafe` line of the crate: raw ioctls, SG_IO, mmap/mlock, io_uring submission.
+//! Every `unsafe` line of the crate: raw ioctls, SG_IO, sync(2).
 //! Each block carries a `// SAFETY:` note; kernel structs are `#[repr(C)]` with size asserts.
+//!
+//! Owns: the kernel ABI (request numbers in [`ioc`], structs here and in [`sg`]) and one safe
+//! wrapper per ioctl, taking `AsFd` and returning `io::Result`. Buffers the kernel writes into
+//! are borrowed `&mut` for the call only; lengths the kernel trusts are checked here first.
+//! Must not: decide policy (fallbacks, messages, which ioctl to try): that is `device`.
 
 #![allow(unsafe_code)]
+
+pub mod ioc;
+pub mod sg;
+
+use std::io;
+use std::os::fd::{AsFd, AsRawFd};
+
+use libc::{c_int, c_long, c_ulong, c_void};
+
+#[cfg(any(
+    target_arch = "mips",
+    target_arch = "mips64",
+    target_arch = "powerpc",
+    target_arch = "powerpc64",
+    target_arch = "sparc",
+    target_arch = "sparc64"
+))]
+compile_error!("ioctl numbers in device::sys::ioc use the asm-generic encoding");
+
+/// The one raw entry point: `ioctl(fd, request, arg)` with errno turned into `io::Error`.
+///
+/// # Safety
+/// `arg` must be what the kernel expects for `request`: a value, or a pointer to memory that
+/// is valid, of the right size and alignment, and writable when the kernel writes it, for the
+/// duration of the call.
+unsafe fn ioctl_raw(fd: impl AsFd, request: u32, arg: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: the caller guarantees `arg` matches `request`; the fd is a live borrowed fd.
+    let rc = unsafe { libc::ioctl(fd.as_fd().as_raw_fd(), request as _, arg) };
+    if rc < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(rc)
+    }
+}
+
+/// An ioctl whose argument is a plain value (passed in the pointer-sized slot, never
+/// dereferenced by the kernel).
+fn ioctl_value(fd: impl AsFd, request: u32, value: c_ulong) -> io::Result<()> {
+    // SAFETY: every caller passes a request whose argument is an integer by value (the kernel
+    // reads `arg` as a number, not as an address), so no memory is touched.
+    unsafe { ioctl_raw(fd, request, value as *mut c_void) }.map(|_| ())
+}
+
+/// An ioctl that writes one `T` through its pointer argument.
+///
+/// # Safety
+/// `request` must write at most `size_of::<T>()` bytes, and any bit pattern it writes must be
+/// a valid `T` (true for the integer and plain-struct types used here).
+unsafe fn ioctl_read<T: Copy>(fd: impl AsFd, request: u32, init: T) -> io::Result<T> {
+    let mut value = init;
+    // SAFETY: `value` is a live, aligned, writable `T` for the call; the caller guarantees the
+    // kernel writes no more than `size_of::<T>()` bytes.
+    unsafe { ioctl_raw(fd, request, (&mut value as *mut T).cast()) }?;
+    Ok(value)
+}
+
+/// `BLKGETSIZE64`: device size in bytes.
+pub fn blk_getsize64(fd: impl AsFd) -> io::Result<u64> {
+    // SAFETY: BLKGETSIZE64 writes one u64.
+    unsafe { ioctl_read(fd, ioc::BLKGETSIZE64, 0u64) }
+}
+
+/// `BLKGETSIZE`: device size in 512-byte sectors (an `unsigned long`).
+// c_ulong is u32 on 32-bit targets, where the conversion is not a no-op.
+#[allow(clippy::useless_conversion)]
+pub fn blk_getsize(fd: impl AsFd) -> io::Result<u64> {
+    // SAFETY: BLKGETSIZE writes one unsigned long.
+    unsafe { ioctl_read(fd, ioc::BLKGETSIZE, 0 as c_ulong) }.map(u64::from)
+}
+
+/// `BLKSSZGET`: logical sector size in bytes.
+pub fn blk_sszget(fd: impl AsFd) -> io::Result<u32> {
+    // SAFETY: BLKSSZGET writes one int.
+    unsafe { ioctl_read(fd, ioc::BLKSSZGET, 0 as c_int) }.map(|v| v as u32)
+}
+
+/// `BLKPBSZGET`: physical sector size in bytes.
+pub fn blk_pbszget(fd: impl AsFd) -> io::Result<u32> {
+    // SAFETY: BLKPBSZGET writes one unsigned int.
+    unsafe { ioctl_read(fd, ioc::BLKPBSZGET, 0u32) }
+}
+
+/// `BLKRAGET`: readahead in 512-byte sectors.
+pub fn blk_raget(fd: impl AsFd) -> io::Result<u64> {
+    // SAFETY: BLKRAGET writes one long.
+    unsafe { ioctl_read(fd, ioc::BLKRAGET, 0 as c_long) }.map(|v| v as u64)
+}
+
+/// `BLKRASET`: the value is passed directly, not through a pointer.
+pub fn blk_raset(fd: impl AsFd, sectors: u64) -> io::Result<()> {
+    ioctl_value(fd, ioc::BLKRASET, sectors as c_ulong)
+}
+
+/// `BLKROGET`: 1 when the device is read-only.
+pub fn blk_roget(fd: impl AsFd) -> io::Result<i32> {
+    // SAFETY: BLKROGET writes one int.
+    unsafe { ioctl_read(fd, ioc::BLKROGET, 0 as c_int) }
+}
+
+/// `BLKROSET`: takes a pointer to an int (unlike BLKRASET).
+pub fn blk_roset(fd: impl AsFd, readonly: i32) -> io::Result<()> {
+    let mut value: c_int = readonly;
+    // SAFETY: BLKROSET reads one int through the pointer; `value` lives across the call.
+    unsafe { ioctl_raw(fd, ioc::BLKROSET, (&mut value as *mut c_int).cast()) }.map(|_| ())
+}
+
+/// `BLKFLSBUF`: flush and invalidate the buffer cache of the device.
+pub fn blk_flsbuf(fd: impl AsFd) -> io::Result<()> {
+    ioctl_value(fd, ioc::BLKFLSBUF, 0)
+}
+
+/// `BLKRRPART`: re-read the partition table.
+pub fn blk_rrpart(fd: impl AsFd) -> io::Result<()> {
+    ioctl_value(fd, ioc::BLKRRPART, 0)
+}
+
+/// `struct hd_geometry` (linux/hdreg.h).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HdGeometry {
+    pub heads: u8,
+    pub sectors: u8,
+    pub cylinders: u16,
+    pub start: c_ulong,
+}
+
+/// hdparm's `struct local_hd_big_geometry` for `HDIO_GETGEO_BIG` (2.4-era kernels).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HdBigGeometry {
+    pub heads: u8,
+    pub sectors: u8,
+    pub cylinders: u32,
+    pub start: c_ulong,
+}
+
+#[cfg(target_pointer_width = "64")]
+const _: () = {
+    assert!(std::mem::size_of::<HdGeometry>() == 16);
+    assert!(std::mem::size_of::<HdBigGeometry>() == 16);
+};
+#[cfg(target_pointer_width = "32")]
+const _: () = {
+    assert!(std::mem::size_of::<HdGeometry>() == 8);
+    assert!(std::mem::size_of::<HdBigGeometry>() == 12);
+};
+
+/// `HDIO_GETGEO`.
+pub fn hdio_getgeo(fd: impl AsFd) -> io::Result<HdGeometry> {
+    // SAFETY: HDIO_GETGEO writes one struct hd_geometry, which HdGeometry mirrors.
+    unsafe { ioctl_read(fd, ioc::HDIO_GETGEO, HdGeometry::default()) }
+}
+
+/// `HDIO_GETGEO_BIG` (gone from modern kernels, which answer EINVAL or ENOTTY).
+pub fn hdio_getgeo_big(fd: impl AsFd) -> io::Result<HdBigGeometry> {
+    // SAFETY: the old kernels that implement it write one struct hd_big_geometry, which
+    // HdBigGeometry mirrors; others write nothing.
+    unsafe { ioctl_read(fd, ioc::HDIO_GETGEO_BIG, HdBigGeometry::default()) }
+}
+
+/// `HDIO_GET_IDENTITY`: the 512-byte IDENTIFY data the kernel saved at probe time.
+pub fn hdio_get_identity(fd: impl AsFd) -> io::Result<[u8; 512]> {
+    // SAFETY: the kernel copies at most 512 bytes (ATA_ID_WORDS * 2, or sizeof(struct
+    // hd_driveid) == 512 on the old IDE driver) into the buffer.
+    unsafe { ioctl_read(fd, ioc::HDIO_GET_IDENTITY, [0u8; 512]) }
+}
+
+/// The legacy `HDIO_GET_*` settings, each read as a `long`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HdioGet {
+    Io32Bit,
+    MultCount,
+    UnmaskIntr,
+    Dma,
+    KeepSettings,
+    NoWErr,
+    BusState,
+}
+
+impl HdioGet {
+    fn request(self) -> u32 {
+        match self {
+            HdioGet::Io32Bit => ioc::HDIO_GET_32BIT,
+            HdioGet::MultCount => ioc::HDIO_GET_MULTCOUNT,
+            HdioGet::UnmaskIntr => ioc::HDIO_GET_UNMASKINTR,
+            HdioGet::Dma => ioc::HDIO_GET_DMA,
+            HdioGet::KeepSettings => ioc::HDIO_GET_KEEPSETTINGS,
+            HdioGet::NoWErr => ioc::HDIO_GET_NOWERR,
+            HdioGet::BusState => ioc::HDIO_GET_BUSSTATE,
+        }
+    }
+}
+
+/// The legacy `HDIO_SET_*` settings, each passed by value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HdioSet {
+    Io32Bit,
+    MultCount,
+    UnmaskIntr,
+    Dma,
+    KeepSettings,
+    NoWErr,
+    BusState,
+    PioMode,
+    WCache,
+}
+
+impl HdioSet {
+    fn request(self) -> u32 {
+        match self {
+            HdioSet::Io32Bit => ioc::HDIO_SET_32BIT,
+            HdioSet::MultCount => ioc::HDIO_SET_MULTCOUNT,
+            HdioSet::UnmaskIntr => ioc::HDIO_SET_UNMASKINTR,
+            HdioSet::Dma => ioc::HDIO_SET_DMA,
+            HdioSet::KeepSettings => ioc::HDIO_SET_KEEPSETTINGS,
+            HdioSet::NoWErr => ioc::HDIO_SET_NOWERR,
+            HdioSet::BusState => ioc::HDIO_SET_BUSSTATE,
+            HdioSet::PioMode => ioc::HDIO_SET_PIO_MODE,
+            HdioSet::WCache => ioc::HDIO_SET_WCACHE,
+        }
+    }
+}
+
+/// One `HDIO_GET_*` ioctl.
+pub fn hdio_get(fd: impl AsFd, what: HdioGet) -> io::Result<c_long> {
+    // SAFETY: every HDIO_GET_* setting ioctl writes one (unsigned) long via put_user.
+    unsafe { ioctl_read(fd, what.request(), 0 as c_long) }
+}
+
+/// One `HDIO_SET_*` ioctl; the value travels in the argument slot.
+pub fn hdio_set(fd: impl AsFd, what: HdioSet, value: c_ulong) -> io::Result<()> {
+    ioctl_value(fd, what.request(), value)
+}
+
+/// `HDIO_DRIVE_RESET` (hdparm passes no argument).
+pub fn hdio_drive_reset(fd: impl AsFd) -> io::Result<()> {
+    ioctl_value(fd, ioc::HDIO_DRIVE_RESET, 0)
+}
+
+/// `HDIO_DRIVE_CMD` with hdparm's argument block: `[command, sector, feature, nsector]`
+/// followed by `nsector * 512` bytes the kernel fills. `None` sends a NULL argument (hdparm's
+/// "wait for the drive" after BLKFLSBUF).
+pub fn hdio_drive_cmd(fd: impl AsFd, args: Option<&mut [u8]>) -> io::Result<()> {
+    match args {
+        None => ioctl_value(fd, ioc::HDIO_DRIVE_CMD, 0),
+        Some(buf) => {
+            let need = 4 + 512 * usize::from(*buf.get(3).unwrap_or(&0));
+            if buf.len() < need {
+                return Err(io::Error::from_raw_os_error(libc::EINVAL));
+            }
+            // SAFETY: the kernel reads 4 bytes and writes back 4 + args[3] * 512 bytes; the
+            // buffer was checked to hold that many and is borrowed mutably for the call.
+            unsafe { ioctl_raw(fd, ioc::HDIO_DRIVE_CMD, buf.as_mut_ptr().cast()) }.map(|_| ())
+        }
+    }
+}
+
+/// `HDIO_DRIVE_TASK`: seven taskfile bytes in and out, no data.
+pub fn hdio_drive_task(fd: impl AsFd, args: &mut [u8; 7]) -> io::Result<()> {
+    // SAFETY: the kernel reads and writes exactly 7 bytes (IDE_TASK_REQUEST's io_ports).
+    unsafe { ioctl_raw(fd, ioc::HDIO_DRIVE_TASK, args.as_mut_ptr().cast()) }.map(|_| ())
+}
+
+/// `ide_task_request_t` (linux/hdreg.h), the header of an `HDIO_DRIVE_TASKFILE` request.
+/// `io_ports`/`hob_ports` are indexed data, feature, nsect, lbal, lbam, lbah, device, command.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IdeTaskRequest {
+    pub io_ports: [u8; 8],
+    pub hob_ports: [u8; 8],
+    /// Which registers to write; bits in kernel order: data, feature, lbal, nsect, lbam,
+    /// lbah, device, command, then the same eight for the HOB registers.
+    pub out_flags: u16,
+    /// Which registers to read back, same bit order.
+    pub in_flags: u16,
+    pub data_phase: c_int,
+    pub req_cmd: c_int,
+    pub out_size: c_ulong,
+    pub in_size: c_ulong,
+}
+
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<IdeTaskRequest>() == 48);
+#[cfg(target_pointer_width = "32")]
+const _: () = assert!(std::mem::size_of::<IdeTaskRequest>() == 36);
+
+/// `HDIO_DRIVE_TASKFILE`: the header, then `out_size` bytes sent, then `in_size` bytes
+/// received, in one buffer as the kernel expects. `out` must be `out_size` long and `input`
+/// `in_size` long.
+pub fn hdio_drive_taskfile(
+    fd: impl AsFd,
+    req: &mut IdeTaskRequest,
+    out: &[u8],
+    input: &mut [u8],
+) -> io::Result<()> {
+    if out.len() != req.out_size as usize || input.len() != req.in_size as usize {
+        return Err(io::Error::from_raw_os_error(libc::EINVAL));
+    }
+    let head = std::mem::size_of::<IdeTaskRequest>();
+    // A u64-aligned buffer, so the header can be written and read in place.
+    let words = (head + out.len() + input.len()).div_ceil(8);
+    let mut buf = vec![0u64; words];
+    let base = buf.as_mut_ptr().cast::<u8>();
+    // SAFETY: `buf` holds `words * 8 >= head + out + in` bytes, is 8-byte aligned (enough for
+    // IdeTaskRequest), and nothing else refers to it. The kernel reads the header and `out`,
+    // and writes the header and at most `in_size` bytes after `out`, all inside `buf`.
+    unsafe {
+        std::ptr::write(base.cast::<IdeTaskRequest>(), *req);
+        std::ptr::copy_nonoverlapping(out.as_ptr(), base.add(head), out.len());
+        let rc = ioctl_raw(&fd, ioc::HDIO_DRIVE_TASKFILE, base.cast());
+        *req = std::ptr::read(base.cast::<IdeTaskRequest>());
+        std::ptr::copy_nonoverlapping(base.add(head + out.len()), input.as_mut_ptr(), input.len());
+        rc.map(|_| ())
+    }
+}
+
+/// `sync(2)`: flush every filesystem.
+pub fn sync_all_filesystems() {
+    // SAFETY: sync takes no arguments and cannot fail.
+    unsafe { libc::sync() }
+}
+
+/// `fdatasync(2)` on any fd (std only offers it on `File`).
+pub fn fdatasync(fd: impl AsFd) -> io::Result<()> {
+    // SAFETY: fdatasync only reads the fd number, which is live for the borrow.
+    let rc = unsafe { libc::fdatasync(fd.as_fd().as_raw_fd()) };
+    if rc < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// `fsync(2)` on any fd.
+pub fn fsync(fd: impl AsFd) -> io::Result<()> {
+    // SAFETY: fsync only reads the fd number, which is live for the borrow.
+    let rc = unsafe { libc::fsync(fd.as_fd().as_raw_fd()) };
+    if rc < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs::File;
+
+    #[test]
+    fn ioctls_on_a_regular_file_fail_cleanly() {
+        // A regular file has none of these ioctls: the wrappers return the kernel's error
+        // instead of garbage, and never write outside their buffers.
+        let f = File::open("/proc/self/status").unwrap();
+        assert!(blk_getsize64(&f).is_err());
+        assert!(hdio_getgeo(&f).is_err());
+        assert!(hdio_get(&f, HdioGet::Io32Bit).is_err());
+        let mut args = [0xEC, 0, 0, 1];
+        // Too short for one sector of data: refused before the kernel sees it.
+        let e = hdio_drive_cmd(&f, Some(&mut args)).unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::EINVAL));
+    }
+
+    #[test]
+    fn taskfile_sizes_are_checked() {
+        let f = File::open("/proc/self/status").unwrap();
+        let mut req = IdeTaskRequest {
+            in_size: 512,
+            ..Default::default()
+        };
+        let mut input = [0u8; 100];
+        let e = hdio_drive_taskfile(&f, &mut req, &[], &mut input).unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::EINVAL));
+    }
+}

@@ -1,0 +1,105 @@
+//! ioctl request numbers, named as in the kernel headers (`linux/fs.h`, `linux/hdreg.h`,
+//! `scsi/sg.h`), with the `_IO`/`_IOR` encoding written out so tests can check the numbers.
+//! The encoding is asm-generic's (x86, arm, arm64, riscv, s390); mips, powerpc and sparc use
+//! other direction bits and are not supported. Must not: call anything.
+
+/// The `_IOC` encoding of asm-generic/ioctl.h: nr 8 bits, type 8 bits, size 14 bits, dir 2 bits.
+pub const fn ioc(dir: u32, kind: u32, nr: u32, size: u32) -> u32 {
+    (dir << 30) | (size << 16) | (kind << 8) | nr
+}
+
+const IOC_NONE: u32 = 0;
+const IOC_READ: u32 = 2;
+
+/// `_IO(type, nr)`.
+pub const fn io(kind: u32, nr: u32) -> u32 {
+    ioc(IOC_NONE, kind, nr, 0)
+}
+
+/// `_IOR(type, nr, size)`.
+pub const fn ior(kind: u32, nr: u32, size: u32) -> u32 {
+    ioc(IOC_READ, kind, nr, size)
+}
+
+// linux/fs.h: block device ioctls, type 0x12.
+pub const BLKROSET: u32 = io(0x12, 93);
+pub const BLKROGET: u32 = io(0x12, 94);
+pub const BLKRRPART: u32 = io(0x12, 95);
+pub const BLKGETSIZE: u32 = io(0x12, 96);
+pub const BLKFLSBUF: u32 = io(0x12, 97);
+pub const BLKRASET: u32 = io(0x12, 98);
+pub const BLKRAGET: u32 = io(0x12, 99);
+pub const BLKSSZGET: u32 = io(0x12, 104);
+/// `_IOR(0x12, 114, size_t)`: the size argument is `sizeof(size_t)`, 8 on 64-bit.
+pub const BLKGETSIZE64: u32 = ior(0x12, 114, std::mem::size_of::<usize>() as u32);
+pub const BLKPBSZGET: u32 = io(0x12, 123);
+
+// linux/hdreg.h: plain numbers, not _IO-encoded.
+pub const HDIO_GETGEO: u32 = 0x0301;
+pub const HDIO_GET_UNMASKINTR: u32 = 0x0302;
+pub const HDIO_GET_MULTCOUNT: u32 = 0x0304;
+pub const HDIO_GET_KEEPSETTINGS: u32 = 0x0308;
+pub const HDIO_GET_32BIT: u32 = 0x0309;
+pub const HDIO_GET_NOWERR: u32 = 0x030a;
+pub const HDIO_GET_DMA: u32 = 0x030b;
+pub const HDIO_GET_IDENTITY: u32 = 0x030d;
+pub const HDIO_GET_BUSSTATE: u32 = 0x031a;
+pub const HDIO_DRIVE_RESET: u32 = 0x031c;
+pub const HDIO_DRIVE_TASKFILE: u32 = 0x031d;
+pub const HDIO_DRIVE_TASK: u32 = 0x031e;
+pub const HDIO_DRIVE_CMD: u32 = 0x031f;
+pub const HDIO_SET_MULTCOUNT: u32 = 0x0321;
+pub const HDIO_SET_UNMASKINTR: u32 = 0x0322;
+pub const HDIO_SET_KEEPSETTINGS: u32 = 0x0323;
+pub const HDIO_SET_32BIT: u32 = 0x0324;
+pub const HDIO_SET_NOWERR: u32 = 0x0325;
+pub const HDIO_SET_DMA: u32 = 0x0326;
+pub const HDIO_SET_PIO_MODE: u32 = 0x0327;
+pub const HDIO_SET_WCACHE: u32 = 0x032b;
+pub const HDIO_SET_BUSSTATE: u32 = 0x032d;
+/// Not in current kernel headers: hdparm defines it itself for pre-sysfs kernels.
+pub const HDIO_GETGEO_BIG: u32 = 0x0330;
+
+// scsi/sg.h.
+pub const SG_IO: u32 = 0x2285;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_ioctl_numbers_match_kernel() {
+        // The values the C macros produce, as printed by a C program on x86-64 and as strace
+        // decodes them.
+        assert_eq!(BLKROSET, 0x125d);
+        assert_eq!(BLKROGET, 0x125e);
+        assert_eq!(BLKRRPART, 0x125f);
+        assert_eq!(BLKGETSIZE, 0x1260);
+        assert_eq!(BLKFLSBUF, 0x1261);
+        assert_eq!(BLKRASET, 0x1262);
+        assert_eq!(BLKRAGET, 0x1263);
+        assert_eq!(BLKSSZGET, 0x1268);
+        assert_eq!(BLKPBSZGET, 0x127b);
+        #[cfg(target_pointer_width = "64")]
+        assert_eq!(BLKGETSIZE64, 0x8008_1272);
+        #[cfg(target_pointer_width = "32")]
+        assert_eq!(BLKGETSIZE64, 0x8004_1272);
+    }
+
+    #[test]
+    // libc's Ioctl type is u64 on glibc x86-64 but i32 on musl.
+    #[allow(clippy::unnecessary_cast)]
+    fn libc_agrees_where_it_defines_them() {
+        assert_eq!(u64::from(BLKSSZGET), libc::BLKSSZGET as u64);
+        assert_eq!(u64::from(BLKPBSZGET), libc::BLKPBSZGET as u64);
+    }
+
+    #[test]
+    fn hdio_numbers_are_the_header_values() {
+        assert_eq!(HDIO_GET_IDENTITY, 0x030d);
+        assert_eq!(HDIO_DRIVE_CMD, 0x031f);
+        assert_eq!(HDIO_DRIVE_TASKFILE, 0x031d);
+        assert_eq!(HDIO_SET_32BIT, 0x0324);
+        assert_eq!(SG_IO, 0x2285);
+    }
+}
