@@ -73,6 +73,7 @@ pub trait DeviceAccess {
     fn set_readonly(&self, on: bool) -> io::Result<()>;
     fn geometry(&self) -> io::Result<Geometry>;
     fn size_sectors(&self) -> io::Result<u64>;
+    fn logical_sector_size(&self) -> io::Result<u32>;
     fn flush_buffer_cache(&self) -> io::Result<()>;
     fn reread_partitions(&self) -> io::Result<()>;
     fn hdio_get(&self, what: HdioSetting) -> io::Result<i64>;

@@ -5,3 +5,4 @@ pub mod envelope;
 pub mod identify;
 pub mod json;
 pub mod settings;
+pub mod hexdump;

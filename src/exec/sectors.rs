@@ -1,0 +1,55 @@
+//! Sector-level operations: `--read-sector` (reference §4.9), with the raw-device check of §6.5.
+
+use super::steps::Ctx;
+use crate::ata::command::{op, Protocol, TaskFile};
+use crate::error::{Error, ErrorClass};
+
+/// LBA28's limit: addresses at or above it need the 48-bit commands.
+const LBA28_LIMIT: u64 = (1 << 28) - 1;
+
+/// Refuses a sector operation on a partition (its LBAs would not be the drive's).
+fn check_whole_device(ctx: &mut Ctx, lba: u64) -> bool {
+    match ctx.dev.geometry() {
+        Ok(g) if g.start_sector == Some(0) || g.start_sector.is_none() && !ctx.dev.ata_capable() => true,
+        Ok(g) => {
+            let start = g.start_sector.unwrap_or(0);
+            let message = format!(
+                "Device {} has non-zero LBA starting offset of {start}.\nPlease use an absolute LBA with the /dev/ entry for the raw device, rather than a partition or raid name.\n{} is probably a partition of {} (?)\nThe absolute LBA of sector {lba} from {} should be {}\nAborting.",
+                ctx.name,
+                ctx.name,
+                ctx.name.trim_end_matches(|c: char| c.is_ascii_digit()),
+                ctx.name,
+                start + lba
+            );
+            ctx.out.error(&Error::usage(message));
+            false
+        }
+        // No geometry (CD-ROMs, some bridges): nothing says it is a partition.
+        Err(_) => true,
+    }
+}
+
+/// `--read-sector LBA`: READ SECTOR(S) (EXT) of one logical sector, dumped in hex.
+pub fn read_sector(ctx: &mut Ctx, lba: u64) {
+    if !check_whole_device(ctx, lba) {
+        return;
+    }
+    let sector_bytes = ctx.dev.logical_sector_size().unwrap_or(512).max(512) as usize;
+    let command = if lba >= LBA28_LIMIT { op::READ_PIO_EXT } else { op::READ_PIO };
+    let mut tf = TaskFile::sector_command(command, lba, 1, Protocol::PioIn, false);
+    tf.timeout_secs = 60;
+    let mut data = vec![0u8; sector_bytes];
+    ctx.out.text(&format!("reading sector {lba}: "));
+    match ctx.dev.ata(&tf, &mut data) {
+        Ok(_) => {
+            ctx.out.text("succeeded\n");
+            ctx.out.text(&crate::report::hexdump::sector_dump(&data));
+            let hex: String = data.iter().map(|b| format!("{b:02x}")).collect();
+            ctx.out.section("read_sector", serde_json::json!({ "lba": lba, "bytes": sector_bytes, "data_hex": hex }));
+        }
+        Err(f) => {
+            let class = if f.not_ata { ErrorClass::NotApplicable } else { ErrorClass::Failed };
+            ctx.out.error(&Error::new(class, format!("FAILED: {}", f.reason)));
+        }
+    }
+}
