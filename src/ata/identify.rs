@@ -1,1 +1,595 @@
-//! (being written)
+//! The IDENTIFY DEVICE (and IDENTIFY PACKET DEVICE) data: 256 words with named accessors.
+//!
+//! Owns: the [`Identify`] type over `[u16; 256]` (host order, converted from the little-endian
+//! wire layout), the derived values every option needs (capacity, logical sector size, feature
+//! support as a tri-state [`Support`]), the byte checksum of ACS-4 §7.12.7.101 (word 255), and
+//! the decoding of the two log pages `-I` consults (Sector Configuration log 0x2F, SATA
+//! Settings log 0x30 page 8).
+//!
+//! Must not: print anything, or touch a device. The text of `-I`/`-i` lives in `report`.
+//!
+//! Word numbers and bit meanings are those of ATA/ATAPI-7 and ACS-4 §7.12.7 (IDENTIFY DEVICE
+//! data); where hdparm 9.65 derives a value in its own (sometimes quirky) way, the accessor
+//! says so and follows hdparm, because other options' output depends on it.
+
+/// How many 16-bit words IDENTIFY returns.
+pub const IDENTIFY_WORDS: usize = 256;
+
+/// A word "is valid" when bits 15:14 are 01 (ACS-4 uses this for words 76-87, 93, 106, 209...).
+const VALID_MASK: u16 = 0xC000;
+const VALID_VALUE: u16 = 0x4000;
+
+/// Word 255 low byte when the integrity word is set (ACS-4 §7.12.7.101).
+pub const INTEGRITY_SIGNATURE: u8 = 0xA5;
+
+/// Tri-state support of a feature that can be switched on and off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Support {
+    Unsupported,
+    Disabled,
+    Enabled,
+}
+
+impl Support {
+    /// Builds the tri-state from "supported" and "enabled" bits.
+    pub fn from_bits(supported: bool, enabled: bool) -> Self {
+        match (supported, enabled) {
+            (false, _) => Support::Unsupported,
+            (true, false) => Support::Disabled,
+            (true, true) => Support::Enabled,
+        }
+    }
+    pub fn is_supported(self) -> bool {
+        self != Support::Unsupported
+    }
+    pub fn is_enabled(self) -> bool {
+        self == Support::Enabled
+    }
+}
+
+/// What word 0 (general configuration) says the device is, as hdparm's `-I` classifies it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DeviceClass {
+    /// CompactFlash: word 0 is 0x848A or 0x844A, or word 83 advertises the CFA feature set.
+    Cfa,
+    /// Word 0 bit 15 clear.
+    Ata,
+    /// Word 0 bits 15:14 = 10; the peripheral device type (bits 12:8) is carried.
+    Atapi { device_type: u8 },
+    /// Word 0 bits 15:14 = 11: not defined by any standard.
+    Unknown,
+}
+
+/// The SECURITY status of word 128 (ACS-4 §7.12.7.59).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SecurityStatus {
+    pub supported: bool,
+    pub enabled: bool,
+    pub locked: bool,
+    pub frozen: bool,
+    pub count_expired: bool,
+    pub enhanced_erase_supported: bool,
+    /// Bit 8: master password capability is Maximum (else High).
+    pub level_maximum: bool,
+}
+
+/// Device Sleep timings from the SATA Settings log (0x30 page 8), as hdparm reads them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DevSleepTimings {
+    /// DEVSLP Exit Timeout (byte 0x31), in ms; 0 means "use the default".
+    pub deto_ms: u8,
+    /// Minimum DEVSLP Assertion Time (byte 0x30, 5 bits), in ms; 0 means "use the default".
+    pub mdat_ms: u8,
+}
+
+/// IDENTIFY data: 256 words in host order.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Identify {
+    words: [u16; IDENTIFY_WORDS],
+}
+
+impl std::fmt::Debug for Identify {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Identify")
+            .field("model", &self.model())
+            .field("serial", &self.serial())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Identify {
+    /// From words already in host order.
+    pub fn from_words(words: [u16; IDENTIFY_WORDS]) -> Self {
+        Identify { words }
+    }
+
+    /// From the 512 bytes a device returns (little-endian words: word N = byte 2N | byte 2N+1 << 8).
+    pub fn from_le_bytes(bytes: &[u8; 512]) -> Self {
+        let mut words = [0u16; IDENTIFY_WORDS];
+        for (i, w) in words.iter_mut().enumerate() {
+            *w = u16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]]);
+        }
+        Identify { words }
+    }
+
+    /// The 512 bytes in the device's little-endian layout (what `--Istdout`'s words encode).
+    pub fn to_le_bytes(&self) -> [u8; 512] {
+        let mut out = [0u8; 512];
+        for (i, w) in self.words.iter().enumerate() {
+            let b = w.to_le_bytes();
+            out[2 * i] = b[0];
+            out[2 * i + 1] = b[1];
+        }
+        out
+    }
+
+    pub fn words(&self) -> &[u16; IDENTIFY_WORDS] {
+        &self.words
+    }
+
+    /// Word `n`; words past 255 read as 0 so callers never index out of bounds.
+    pub fn word(&self, n: usize) -> u16 {
+        self.words.get(n).copied().unwrap_or(0)
+    }
+
+    /// Bit `b` of word `n`.
+    pub fn bit(&self, n: usize, b: u32) -> bool {
+        b < 16 && self.word(n) & (1u16 << b) != 0
+    }
+
+    /// Bits 15:14 of word `n` are 01.
+    pub fn word_valid(&self, n: usize) -> bool {
+        self.word(n) & VALID_MASK == VALID_VALUE
+    }
+
+    /// Word `n` holds a value: neither 0x0000 nor 0xFFFF (the two "not reported" patterns).
+    pub fn word_reported(&self, n: usize) -> bool {
+        let w = self.word(n);
+        w != 0 && w != 0xFFFF
+    }
+
+    // ---- strings -------------------------------------------------------------------------
+
+    /// The raw bytes of an ATA string field: `len` words from `start`, each word's high byte
+    /// first (ATA strings are stored byte-swapped within each word).
+    pub fn string_bytes(&self, start: usize, len: usize) -> Vec<u8> {
+        let mut out = Vec::with_capacity(len * 2);
+        for n in start..start + len {
+            let w = self.word(n);
+            out.push((w >> 8) as u8);
+            out.push(w as u8);
+        }
+        out
+    }
+
+    fn trimmed_string(&self, start: usize, len: usize) -> String {
+        let bytes: Vec<u8> = self
+            .string_bytes(start, len)
+            .into_iter()
+            .filter(|&b| b != 0)
+            .collect();
+        String::from_utf8_lossy(&bytes).trim().to_string()
+    }
+
+    /// Model number (words 27-46), without leading/trailing spaces.
+    pub fn model(&self) -> String {
+        self.trimmed_string(27, 20)
+    }
+    /// Serial number (words 10-19), without leading/trailing spaces.
+    pub fn serial(&self) -> String {
+        self.trimmed_string(10, 10)
+    }
+    /// Firmware revision (words 23-26), without leading/trailing spaces.
+    pub fn firmware(&self) -> String {
+        self.trimmed_string(23, 4)
+    }
+
+    // ---- device class --------------------------------------------------------------------
+
+    /// The device class as `-I` decides it (CFA is tested first, as hdparm does).
+    pub fn device_class(&self) -> DeviceClass {
+        let w0 = self.word(0);
+        if w0 == 0x848A || w0 == 0x844A || self.word(83) & 0xC004 == 0x4004 {
+            DeviceClass::Cfa
+        } else if w0 & 0x8000 == 0 {
+            DeviceClass::Ata
+        } else if w0 & 0x4000 == 0 {
+            DeviceClass::Atapi {
+                device_type: ((w0 >> 8) & 0x1F) as u8,
+            }
+        } else {
+            DeviceClass::Unknown
+        }
+    }
+
+    /// Word 0 bit 7: removable media.
+    pub fn removable_media(&self) -> bool {
+        self.bit(0, 7)
+    }
+
+    // ---- capabilities and capacity ------------------------------------------------------
+
+    /// Word 49 bit 9.
+    pub fn lba_supported(&self) -> bool {
+        self.bit(49, 9)
+    }
+    /// Word 49 bit 8.
+    pub fn dma_supported(&self) -> bool {
+        self.bit(49, 8)
+    }
+
+    /// Words 60-61: the 28-bit LBA user-addressable sector count (whatever word 49 says).
+    pub fn lba28_sectors(&self) -> u32 {
+        (u32::from(self.word(61)) << 16) | u32::from(self.word(60))
+    }
+
+    /// Words 100-103: the 48-bit (really 64-bit field) user-addressable sector count.
+    pub fn lba48_sectors(&self) -> u64 {
+        (u64::from(self.word(103)) << 48)
+            | (u64::from(self.word(102)) << 32)
+            | (u64::from(self.word(101)) << 16)
+            | u64::from(self.word(100))
+    }
+
+    /// Words 57-58: current CHS capacity in sectors.
+    pub fn chs_current_sectors(&self) -> u32 {
+        (u32::from(self.word(58)) << 16) | u32::from(self.word(57))
+    }
+
+    /// hdparm's "48-bit supported": word 83 valid with bit 10, and word 86 bit 10 (enabled).
+    pub fn supports_48bit(&self) -> bool {
+        self.word(83) & 0xC400 == 0x4400 && self.bit(86, 10)
+    }
+
+    /// ACS-3 or later is claimed (word 80 bit 10).
+    pub fn supports_acs3(&self) -> bool {
+        self.bit(80, 10)
+    }
+
+    /// ACCESSIBLE MAX ADDRESS is supported (ACS-3 and word 119 bit 8), as hdparm tests it.
+    pub fn supports_accessible_max_address(&self) -> bool {
+        self.supports_acs3() && self.bit(119, 8)
+    }
+
+    /// The capacity hdparm uses for its guards and `-N` (reference §2.4): words 57-58, or
+    /// 60-61 when LBA is supported, or 100-103 when word 83 is valid and word 86 bit 10 set.
+    pub fn capacity_sectors(&self) -> u64 {
+        if !self.lba_supported() {
+            return u64::from(self.chs_current_sectors());
+        }
+        if self.word_valid(83) && self.bit(86, 10) {
+            self.lba48_sectors()
+        } else {
+            u64::from(self.lba28_sectors())
+        }
+    }
+
+    /// Logical sector size in bytes as hdparm computes it: 2 × (words 117-118 when word 106
+    /// is valid and bit 12 is set, else 256). Wraps in 32 bits like hdparm's `unsigned int`.
+    pub fn logical_sector_bytes(&self) -> u32 {
+        let words_per_sector = if self.word_valid(106) && self.bit(106, 12) {
+            (u32::from(self.word(118)) << 16) | u32::from(self.word(117))
+        } else {
+            256
+        };
+        words_per_sector.wrapping_mul(2)
+    }
+
+    /// Physical sector size in bytes: logical × 2^(word 106 bits 3:0) when word 106 is valid
+    /// and bit 13 is set (wrapping in 32 bits, as hdparm).
+    pub fn physical_sector_bytes(&self) -> u32 {
+        let factor = if self.word_valid(106) && self.bit(106, 13) {
+            1u32 << (self.word(106) & 0xF)
+        } else {
+            1
+        };
+        self.logical_sector_bytes().wrapping_mul(factor)
+    }
+
+    /// Word 209 (when valid): alignment of logical sector 0 within the first physical sector,
+    /// in logical sectors.
+    pub fn sector0_offset_sectors(&self) -> Option<u16> {
+        self.word_valid(209).then(|| self.word(209) & 0x1FFF)
+    }
+
+    /// Word 47 low byte: the largest DRQ block for READ/WRITE MULTIPLE.
+    pub fn max_multiple_sectors(&self) -> u8 {
+        self.word(47) as u8
+    }
+
+    /// Word 59: the current multiple-sector setting when its valid bit (8) is set.
+    pub fn current_multiple_sectors(&self) -> Option<u8> {
+        self.bit(59, 8).then_some(self.word(59) as u8)
+    }
+
+    /// Word 59 bit 12: the SANITIZE feature set is supported.
+    pub fn sanitize_supported(&self) -> bool {
+        self.bit(59, 12)
+    }
+
+    // ---- features -----------------------------------------------------------------------
+
+    /// Word 80 (major version); `None` when not reported.
+    pub fn major_version(&self) -> Option<u16> {
+        self.word_reported(80).then(|| self.word(80))
+    }
+
+    /// Word 81 (minor version code).
+    pub fn minor_version(&self) -> u16 {
+        self.word(81)
+    }
+
+    /// Write cache: word 82 bit 5 / word 85 bit 5.
+    pub fn write_cache(&self) -> Support {
+        Support::from_bits(self.bit(82, 5), self.bit(85, 5))
+    }
+
+    /// Read look-ahead: word 82 bit 6 / word 85 bit 6.
+    pub fn look_ahead(&self) -> Support {
+        Support::from_bits(self.bit(82, 6), self.bit(85, 6))
+    }
+
+    /// Advanced Power Management: word 83 valid with bit 3 / word 86 bit 3 (as `-B` tests it).
+    pub fn apm(&self) -> Support {
+        Support::from_bits(self.word(83) & 0xC008 == 0x4008, self.bit(86, 3))
+    }
+
+    /// Current APM level (word 91 low byte).
+    pub fn apm_level(&self) -> u8 {
+        self.word(91) as u8
+    }
+
+    /// Automatic Acoustic Management supported (word 83 bit 9, as `-M` tests it).
+    pub fn acoustic_supported(&self) -> bool {
+        self.bit(83, 9)
+    }
+
+    /// Word 94: (recommended, current) acoustic management values.
+    pub fn acoustic_values(&self) -> (u8, u8) {
+        let w = self.word(94);
+        ((w >> 8) as u8, w as u8)
+    }
+
+    /// Write-Read-Verify: word 119 bit 1 / word 120 bit 1 (as hdparm's `-R` get tests it).
+    pub fn write_read_verify(&self) -> Support {
+        Support::from_bits(self.bit(119, 1), self.bit(120, 1))
+    }
+
+    /// Word 84 bit 8: a World Wide Name is reported in words 108-111.
+    pub fn wwn_supported(&self) -> bool {
+        self.bit(84, 8)
+    }
+
+    /// The 64-bit World Wide Name (words 108-111, most significant first) when word 84 says so.
+    pub fn wwn(&self) -> Option<u64> {
+        self.wwn_supported().then(|| {
+            (u64::from(self.word(108)) << 48)
+                | (u64::from(self.word(109)) << 32)
+                | (u64::from(self.word(110)) << 16)
+                | u64::from(self.word(111))
+        })
+    }
+
+    /// Word 128 as flags.
+    pub fn security_status(&self) -> SecurityStatus {
+        SecurityStatus {
+            supported: self.bit(128, 0),
+            enabled: self.bit(128, 1),
+            locked: self.bit(128, 2),
+            frozen: self.bit(128, 3),
+            count_expired: self.bit(128, 4),
+            enhanced_erase_supported: self.bit(128, 5),
+            level_maximum: self.bit(128, 8),
+        }
+    }
+
+    /// Word 217: nominal media rotation rate (1 = non-rotating, 0x0401-0xFFFE = rpm).
+    pub fn rotation_rate(&self) -> u16 {
+        self.word(217)
+    }
+
+    /// Word 168 bits 3:0: nominal form factor code.
+    pub fn form_factor(&self) -> u16 {
+        self.word(168)
+    }
+
+    /// Word 169 bit 0: DATA SET MANAGEMENT with TRIM is supported.
+    pub fn trim_supported(&self) -> bool {
+        self.bit(169, 0) && self.word(169) != 0xFFFF
+    }
+
+    // ---- checksum -----------------------------------------------------------------------
+
+    /// Sum of all 512 bytes, modulo 256 (0 when the integrity word is correct).
+    pub fn byte_sum(&self) -> u8 {
+        self.words.iter().fold(0u8, |acc, &w| {
+            acc.wrapping_add(w as u8).wrapping_add((w >> 8) as u8)
+        })
+    }
+
+    /// Word 255 low byte is the 0xA5 signature.
+    pub fn integrity_signature_present(&self) -> bool {
+        self.word(255) as u8 == INTEGRITY_SIGNATURE
+    }
+
+    /// `Some(true)` when the signature is present and the bytes sum to 0; `None` without a
+    /// signature (the checksum is then undefined).
+    pub fn checksum_valid(&self) -> Option<bool> {
+        self.integrity_signature_present()
+            .then(|| self.byte_sum() == 0)
+    }
+
+    // ---- what `-I` needs from a live device ---------------------------------------------
+
+    /// `-I` reads the Sector Configuration log (0x2F page 0) only when word 106 is valid.
+    pub fn wants_sector_config_log(&self) -> bool {
+        self.word_valid(106)
+    }
+
+    /// `-I` reads the SATA Settings log (0x30 page 8) only when word 78 bit 8 (DEVSLP) is set.
+    pub fn wants_sata_settings_log(&self) -> bool {
+        self.bit(78, 8)
+    }
+
+    /// hdparm's test before any READ LOG EXT. It means to test word 84 bit 5 (GPL) but writes
+    /// a logical AND, so any non-zero word 84 passes (reference §2.5, quirk kept).
+    pub fn log_ext_allowed(&self) -> bool {
+        self.word(84) != 0
+    }
+}
+
+/// The logical sector sizes listed in a Sector Configuration log page (0x2F page 0): one
+/// descriptor every 16 bytes in the first 128, valid when byte 0 bit 7 is set, the size (in
+/// words, little-endian 32 bits) at bytes 4-7. hdparm prints these numbers as they are.
+pub fn sector_config_sizes(page: &[u8; 512]) -> Vec<u32> {
+    page[..128]
+        .chunks_exact(16)
+        .filter(|d| d[0] & 0x80 != 0)
+        .map(|d| u32::from_le_bytes([d[4], d[5], d[6], d[7]]))
+        .collect()
+}
+
+/// DEVSLP timings from the SATA Settings log page (0x30 page 8), when its valid bit (byte 0x37
+/// bit 7) is set.
+pub fn sata_settings_devslp(page: &[u8; 512]) -> Option<DevSleepTimings> {
+    (page[0x37] & 0x80 != 0).then_some(DevSleepTimings {
+        deto_ms: page[0x31],
+        mdat_ms: page[0x30] & 0x1F,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with(words: &[(usize, u16)]) -> Identify {
+        let mut w = [0u16; 256];
+        for &(n, v) in words {
+            w[n] = v;
+        }
+        Identify::from_words(w)
+    }
+
+    #[test]
+    fn le_bytes_round_trip() {
+        let mut b = [0u8; 512];
+        b[0] = 0x5A;
+        b[1] = 0x0C;
+        b[510] = 0xA5;
+        b[511] = 0x35;
+        let id = Identify::from_le_bytes(&b);
+        assert_eq!(id.word(0), 0x0C5A);
+        assert_eq!(id.word(255), 0x35A5);
+        assert_eq!(id.to_le_bytes(), b);
+    }
+
+    #[test]
+    fn strings_are_byte_swapped_and_trimmed() {
+        // "WDC " = 0x5744 0x4320
+        let id = with(&[
+            (27, 0x5744),
+            (28, 0x4320),
+            (29, 0x2020),
+            (10, 0x2020),
+            (11, 0x4142),
+        ]);
+        assert_eq!(id.model(), "WDC");
+        assert_eq!(id.serial(), "AB");
+        assert_eq!(&id.string_bytes(27, 2), b"WDC ");
+    }
+
+    #[test]
+    fn capacity_follows_hdparm_rules() {
+        let chs = with(&[(57, 0x1234), (58, 0x1)]);
+        assert_eq!(chs.capacity_sectors(), 0x11234);
+        let lba = with(&[(49, 0x200), (60, 0xFFFF), (61, 0x0FFF), (83, 0x4400)]);
+        assert_eq!(lba.capacity_sectors(), 0x0FFF_FFFF);
+        let lba48 = with(&[
+            (49, 0x200),
+            (83, 0x4400),
+            (86, 0x0400),
+            (100, 0xB0),
+            (101, 0x6D70),
+            (102, 0x74),
+        ]);
+        assert_eq!(lba48.capacity_sectors(), 0x74_6D70_00B0);
+        assert!(lba48.supports_48bit());
+    }
+
+    #[test]
+    fn sector_sizes() {
+        assert_eq!(with(&[]).logical_sector_bytes(), 512);
+        let e4k = with(&[(106, 0x6003)]);
+        assert_eq!(e4k.logical_sector_bytes(), 512);
+        assert_eq!(e4k.physical_sector_bytes(), 4096);
+        let n4k = with(&[(106, 0x5000), (117, 2048)]);
+        assert_eq!(n4k.logical_sector_bytes(), 4096);
+    }
+
+    #[test]
+    fn checksum() {
+        let mut w = [0u16; 256];
+        w[0] = 0x0040;
+        w[255] = 0x00A5;
+        let sum = 0x40u8.wrapping_add(0xA5);
+        w[255] |= u16::from(0u8.wrapping_sub(sum)) << 8;
+        let id = Identify::from_words(w);
+        assert_eq!(id.byte_sum(), 0);
+        assert_eq!(id.checksum_valid(), Some(true));
+        w[1] = 1;
+        assert_eq!(Identify::from_words(w).checksum_valid(), Some(false));
+        assert_eq!(with(&[]).checksum_valid(), None);
+    }
+
+    #[test]
+    fn device_classes() {
+        assert_eq!(with(&[(0, 0x0040)]).device_class(), DeviceClass::Ata);
+        assert_eq!(with(&[(0, 0x848A)]).device_class(), DeviceClass::Cfa);
+        assert_eq!(
+            with(&[(0, 0x85C0)]).device_class(),
+            DeviceClass::Atapi { device_type: 5 }
+        );
+        assert_eq!(with(&[(0, 0xC000)]).device_class(), DeviceClass::Unknown);
+        assert_eq!(with(&[(83, 0x4004)]).device_class(), DeviceClass::Cfa);
+    }
+
+    #[test]
+    fn wwn_and_security() {
+        let id = with(&[
+            (84, 0x0100),
+            (108, 0x5001),
+            (109, 0x4ee2),
+            (110, 0x0b4c),
+            (111, 0x8a3f),
+            (128, 0x0129),
+        ]);
+        assert_eq!(id.wwn(), Some(0x5001_4ee2_0b4c_8a3f));
+        let s = id.security_status();
+        assert!(s.supported && s.frozen && s.enhanced_erase_supported && s.level_maximum);
+        assert!(!s.enabled && !s.locked);
+    }
+
+    #[test]
+    fn log_pages() {
+        let mut p = [0u8; 512];
+        p[0] = 0x80;
+        p[4..8].copy_from_slice(&256u32.to_le_bytes());
+        p[16] = 0x80;
+        p[20..24].copy_from_slice(&2048u32.to_le_bytes());
+        p[32] = 0x00;
+        p[36..40].copy_from_slice(&9u32.to_le_bytes());
+        assert_eq!(sector_config_sizes(&p), vec![256, 2048]);
+        let mut s = [0u8; 512];
+        assert_eq!(sata_settings_devslp(&s), None);
+        s[0x37] = 0x80;
+        s[0x30] = 0xE5;
+        s[0x31] = 7;
+        assert_eq!(
+            sata_settings_devslp(&s),
+            Some(DevSleepTimings {
+                deto_ms: 7,
+                mdat_ms: 5
+            })
+        );
+    }
+}

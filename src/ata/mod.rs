@@ -3,5 +3,6 @@
 
 pub mod command;
 pub mod identify;
+pub mod identify_hex;
 pub mod sense;
 pub mod values;

@@ -1,0 +1,274 @@
+//! Golden test for `-I`: every `*.hex` IDENTIFY dump in the shared corpus, read with the
+//! `--Istdin` reader and rendered by the library, must give byte for byte the stdout that
+//! Debian's hdparm 9.65 gave for it (`<name>.hdparm.txt`, recorded with
+//! `hdparm --Istdin < <name>.hex`).
+//!
+//! The corpus lives outside the repository (see [`corpus_dir`]); when it is missing the test
+//! says so and passes, unless `HDPARM_RS_REQUIRE_ALL=1`, where it fails.
+
+use std::fs;
+use std::path::PathBuf;
+
+/// `$HDPARM_RS_IDENTIFY_CORPUS`, else `../shared/identify` beside the crate (the main checkout),
+/// else `../../shared/identify` (a worktree one level deeper).
+fn corpus_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("HDPARM_RS_IDENTIFY_CORPUS") {
+        return PathBuf::from(dir);
+    }
+    let near = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/identify"));
+    let far = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/identify"
+    ));
+    if near.is_dir() || !far.is_dir() {
+        near
+    } else {
+        far
+    }
+}
+
+fn require_all() -> bool {
+    std::env::var("HDPARM_RS_REQUIRE_ALL").is_ok_and(|v| v == "1")
+}
+
+/// The first differing line, shown with its number, for the failure message.
+fn first_diff(expected: &[u8], got: &[u8]) -> String {
+    let e = String::from_utf8_lossy(expected);
+    let g = String::from_utf8_lossy(got);
+    for (n, (a, b)) in e.split('\n').zip(g.split('\n')).enumerate() {
+        if a != b {
+            return format!("line {}:\n  hdparm: {a:?}\n  ours:   {b:?}", n + 1);
+        }
+    }
+    format!(
+        "lengths differ: hdparm {} bytes, ours {} bytes",
+        expected.len(),
+        got.len()
+    )
+}
+
+#[test]
+fn istdin_output_matches_hdparm_for_every_dump() {
+    let dir = corpus_dir();
+    let entries = match fs::read_dir(&dir) {
+        Ok(e) => e,
+        Err(e) => {
+            let msg = format!(
+                "identify corpus {} not readable ({e}): golden test skipped",
+                dir.display()
+            );
+            assert!(!require_all(), "{msg}");
+            eprintln!("{msg}");
+            return;
+        }
+    };
+    let mut hex_files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "hex"))
+        .collect();
+    hex_files.sort();
+    assert!(!hex_files.is_empty(), "no *.hex files in {}", dir.display());
+
+    let mut failures = Vec::new();
+    for hex in &hex_files {
+        let expected_path = hex.with_extension("hdparm.txt");
+        let input = fs::read(hex).unwrap_or_else(|e| panic!("{}: {e}", hex.display()));
+        let expected =
+            fs::read(&expected_path).unwrap_or_else(|e| panic!("{}: {e}", expected_path.display()));
+        let mut out = Vec::new();
+        let mut err = Vec::new();
+        let status = hdparm::report::identify::run_istdin(&input, &mut out, &mut err);
+        let name = hex
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if status != 0 || !err.is_empty() {
+            failures.push(format!(
+                "{name}: status {status}, stderr {:?}",
+                String::from_utf8_lossy(&err)
+            ));
+        } else if out != expected {
+            failures.push(format!("{name}: {}", first_diff(&expected, &out)));
+        }
+    }
+    let total = hex_files.len();
+    eprintln!(
+        "identify golden: {} of {total} identical",
+        total - failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {total} differ; first: {}",
+        failures.len(),
+        failures[0]
+    );
+}
+
+/// Small deterministic PRNG (xorshift64*), so failures reproduce.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+fn real_hdparm() -> Option<PathBuf> {
+    ["/usr/sbin/hdparm", "/sbin/hdparm"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists())
+}
+
+fn to_hex(words: &[u16; 256]) -> String {
+    hdparm::ata::identify_hex::format_identify_hex(words)
+}
+
+/// Words that steer the decode into its rarer branches, with values worth trying.
+const INTERESTING: &[(usize, &[u16])] = &[
+    (
+        0,
+        &[
+            0x0040, 0x0080, 0x848A, 0x844A, 0x85C0, 0x8580, 0x8000, 0x80A0, 0xC000, 0x0C5A, 0x045A,
+            0x0000, 0xFFFF,
+        ],
+    ),
+    (2, &[0x37C8, 0x738C, 0x8C73, 0xC837, 0]),
+    (49, &[0x0F00, 0x0200, 0x2F00, 0xFF00, 0x0000, 0x0100]),
+    (53, &[0x0007, 0x0006, 0x0001, 0x0000]),
+    (62, &[0x0000, 0x0107, 0x8407, 0x0007, 0x00F8, 0x0307]),
+    (
+        80,
+        &[0x0000, 0xFFFF, 0x007E, 0x01F0, 0x0FF0, 0x0006, 0x0010],
+    ),
+    (
+        81,
+        &[
+            0x0000, 0x0001, 0x0013, 0x0018, 0x001A, 0x001F, 0x0021, 0x0022, 0x0027, 0x0107, 0x0110,
+            0xFFFF,
+        ],
+    ),
+    (83, &[0x4000, 0x7C6B, 0x4004, 0x0000, 0xC000]),
+    (106, &[0x4000, 0x6003, 0x5000, 0x7003, 0x0000]),
+    (128, &[0x0000, 0x0001, 0x0021, 0x003F, 0x0129, 0x0002]),
+    (222, &[0x0000, 0x1000, 0x103F, 0x0001, 0x2000, 0xFFFF]),
+    (255, &[0x00A5, 0x0000, 0x12A5]),
+    (84, &[0x5800, 0x4100, 0x0100, 0x7FFF]),
+    (87, &[0x4000, 0x5800]),
+    (116, &[0x0000, 0x0010, 0xFFFF]),
+    (160, &[0x8000, 0xA064, 0x9FFF, 0x0000]),
+    (163, &[0x0052, 0x0092, 0x048A, 0x0000]),
+    (164, &[0x8000, 0xA1B2, 0x91FF, 0xF6DB]),
+    (169, &[0x0001, 0xFFFF]),
+    (69, &[0x4020, 0x4000, 0xFFFF, 0x0000]),
+    (57, &[0x1234, 0x0000]),
+    (58, &[0x0001, 0x3412]),
+];
+
+fn mutate(rng: &mut Rng, base: &[u16; 256]) -> [u16; 256] {
+    let mut w = *base;
+    match rng.below(4) {
+        0 => {
+            for x in w.iter_mut() {
+                *x = rng.next() as u16;
+            }
+        }
+        _ => {
+            for _ in 0..rng.below(12) {
+                let n = rng.below(256) as usize;
+                w[n] = match rng.below(3) {
+                    0 => rng.next() as u16,
+                    1 => w[n] ^ (1 << rng.below(16)),
+                    _ => 0,
+                };
+            }
+        }
+    }
+    for _ in 0..rng.below(4) {
+        let (n, values) = INTERESTING[rng.below(INTERESTING.len() as u64) as usize];
+        w[n] = values[rng.below(values.len() as u64) as usize];
+    }
+    if rng.below(2) == 0 {
+        // Fix the checksum half of the time, so both checksum lines are exercised.
+        w[255] = (w[255] & 0xFF00) | 0xA5;
+        let sum = w.iter().fold(0u8, |a, &x| {
+            a.wrapping_add(x as u8).wrapping_add((x >> 8) as u8)
+        });
+        w[255] = w[255].wrapping_add(u16::from(sum.wrapping_neg()) << 8);
+    }
+    w
+}
+
+/// Differential test: mutated and random IDENTIFY data through the real `hdparm --Istdin` and
+/// through ours; stdout, stderr and exit status must agree. Needs the real hdparm 9.65.
+#[test]
+fn istdin_matches_real_hdparm_on_mutated_dumps() {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+
+    let Some(hdparm_bin) = real_hdparm() else {
+        assert!(!require_all(), "the real hdparm is not installed");
+        eprintln!("real hdparm not installed: differential identify test skipped");
+        return;
+    };
+    let mut bases: Vec<[u16; 256]> = vec![[0u16; 256]];
+    if let Ok(entries) = fs::read_dir(corpus_dir()) {
+        for e in entries.flatten() {
+            if e.path().extension().is_some_and(|x| x == "hex") {
+                if let Ok(words) = hdparm::ata::identify_hex::parse_identify_hex(
+                    &fs::read(e.path()).unwrap_or_default(),
+                ) {
+                    bases.push(words);
+                }
+            }
+        }
+    }
+    let cases: u64 = std::env::var("HDPARM_RS_DIFF_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1500);
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut mismatches = 0;
+    for case in 0..cases {
+        let base = &bases[rng.below(bases.len() as u64) as usize];
+        let words = mutate(&mut rng, base);
+        let input = to_hex(&words);
+        let mut child = Command::new(&hdparm_bin)
+            .arg("--Istdin")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn hdparm");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes())
+            .expect("write stdin");
+        let real = child.wait_with_output().expect("hdparm output");
+        let mut out = Vec::new();
+        let mut err = Vec::new();
+        let status = hdparm::report::identify::run_istdin(input.as_bytes(), &mut out, &mut err);
+        let real_status = real.status.code().unwrap_or(-1);
+        if out != real.stdout || err != real.stderr || i32::from(status) != real_status {
+            mismatches += 1;
+            if mismatches <= 3 {
+                eprintln!(
+                    "case {case}: status ours {status} hdparm {real_status}; {}\ninput:\n{input}",
+                    first_diff(&real.stdout, &out)
+                );
+            }
+        }
+    }
+    assert_eq!(
+        mismatches, 0,
+        "{mismatches} of {cases} cases differ from the real hdparm"
+    );
+}
