@@ -3,3 +3,4 @@
 //! All `unsafe` is in [`sys`].
 
 pub mod sys;
+pub mod files;

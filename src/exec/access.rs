@@ -64,6 +64,8 @@ pub trait DeviceAccess {
     fn ata(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure>;
     /// IDENTIFY (DEVICE, then PACKET DEVICE), cached per device.
     fn identify(&mut self) -> Result<[u16; 256], AtaFailure>;
+    /// READ LOG EXT of one page (512 bytes) of a general purpose log.
+    fn read_log(&mut self, log: u8, page: u8) -> Result<[u8; 512], AtaFailure>;
     /// Forgets the cached IDENTIFY data (after a setting changed it).
     fn forget_identify(&mut self);
 

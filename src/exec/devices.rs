@@ -1,13 +1,45 @@
-//! Per-device processing: open, header, the steps in hdparm's order, and the per-device errors.
-use crate::cli::DeviceRun;
-use std::ffi::OsString;
-use std::io::Write;
+//! Per-device processing: the guard check for the whole invocation first, then for each device
+//! in order: open, header, the steps. An error on one device is reported and the next device
+//! still runs (hdparm stops at the first failing device; DIFFERENCES.md lists this).
 
-pub fn run_devices(
-    _runs: &[DeviceRun],
-    _args: &[OsString],
-    _stdout: &mut dyn Write,
-    _stderr: &mut dyn Write,
-) -> u8 {
-    25
+use super::guards::{self, DeviceFacts};
+use super::output::Output;
+use super::real::RealDevice;
+use super::steps::{self, Ctx};
+use crate::cli::DeviceRun;
+use crate::error::{Error, ErrorClass};
+
+/// Runs every device of the invocation.
+pub fn run_devices(runs: &[DeviceRun], out: &mut Output) {
+    // Guards first, for all devices, before anything is sent anywhere. A device that cannot be
+    // opened here is reported below, when its turn comes.
+    let mut refused = false;
+    for run in runs {
+        let facts = DeviceFacts { multcount_via_ata: RealDevice::multcount_needs_ata(&run.path) };
+        if let Some(refusal) = guards::check(run, &facts) {
+            out.error(&Error::guard(refusal.text));
+            refused = true;
+            break;
+        }
+    }
+    if refused {
+        return;
+    }
+    for run in runs {
+        let name = run.path.to_string_lossy().into_owned();
+        let mut dev = match RealDevice::open(&run.path, &run.flags) {
+            Ok(dev) => dev,
+            Err(e) => {
+                out.begin_device(&name, true);
+                out.error(&Error::os(ErrorClass::CannotOpen, &name, &e));
+                out.end_device();
+                continue;
+            }
+        };
+        out.begin_device(&name, run.flags.quiet);
+        out.device_kind(&dev.kind_name_string(), &dev.description_string());
+        let mut ctx = Ctx { name, flags: run.flags.clone(), dev: &mut dev, out };
+        steps::run(&mut ctx);
+        out.end_device();
+    }
 }

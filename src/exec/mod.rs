@@ -40,7 +40,12 @@ pub fn run(args: &[OsString], stdout: &mut dyn Write, stderr: &mut dyn Write) ->
             let _ = cli::usage::write_security_help(stdout);
         }
         Invocation::IdentifyStdin { json } => {
-            return identify_stdin(json, args, stdout, stderr);
+            let mut out = Output::new(json, argv_strings(args), stdout, stderr);
+            match crate::device::files::read_stdin() {
+                Ok(input) => identify::identify_stdin(&input, &mut out),
+                Err(e) => out.error(&crate::error::Error::os(ErrorClass::Failed, "stdin", &e)),
+            }
+            return out.finish();
         }
         Invocation::Fibmap { path } => {
             let _ = writeln!(
@@ -59,7 +64,10 @@ pub fn run(args: &[OsString], stdout: &mut dyn Write, stderr: &mut dyn Write) ->
             verdict.record(ErrorClass::NotApplicable);
         }
         Invocation::Devices(runs) => {
-            return devices::run_devices(&runs, args, stdout, stderr);
+            let json = runs.iter().any(|r| r.flags.json);
+            let mut out = Output::new(json, argv_strings(args), stdout, stderr);
+            devices::run_devices(&runs, &mut out);
+            return out.finish();
         }
     }
     let _ = stdout.flush();
@@ -85,21 +93,19 @@ fn report_parse_error(error: &ParseError, program: &str, stderr: &mut dyn Write)
     }
 }
 
-/// `--Istdin`: decode IDENTIFY words given as hex text on standard input.
-fn identify_stdin(
-    json: bool,
-    args: &[OsString],
-    _stdout: &mut dyn Write,
-    stderr: &mut dyn Write,
-) -> u8 {
-    let mut input = String::new();
-    if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut input) {
-        let _ = writeln!(stderr, "stdin: {}", crate::error::strerror(&e));
-        return ErrorClass::Failed.exit_status();
-    }
-    let _ = (json, args);
-    let _ = writeln!(stderr, "--Istdin is not implemented in hdparm-rs yet");
-    ErrorClass::NotApplicable.exit_status()
+/// argv as strings, for the JSON envelope.
+fn argv_strings(args: &[OsString]) -> Vec<String> {
+    args.iter().map(|a| a.to_string_lossy().into_owned()).collect()
 }
 
+mod access;
 mod devices;
+mod guards;
+mod identify;
+mod output;
+mod real;
+mod sectors;
+mod steps;
+mod timing_steps;
+
+use output::Output;

@@ -1,0 +1,135 @@
+//! The guard flags (reference §7), checked for the whole invocation before anything is sent to
+//! any device: a refused invocation changes nothing anywhere. The list of guarded operations is
+//! exactly hdparm 9.65's, so boot scripts that work with hdparm keep working.
+
+use crate::cli::{DeviceRun, SanitizeCommand};
+
+/// A refusal: the text hdparm prints (several lines, no final newline).
+pub struct Refusal {
+    pub text: String,
+}
+
+fn yes_i_know(option: &str, explanation: &str) -> Refusal {
+    Refusal {
+        text: format!(
+            "Use of {option} is VERY DANGEROUS.\n{explanation}\nPlease supply the --yes-i-know-what-i-am-doing flag if you really want this.\nProgram aborted."
+        ),
+    }
+}
+
+fn please_destroy(option: &str, explanation: &str) -> Refusal {
+    Refusal {
+        text: format!(
+            "Use of {option} is EXTREMELY DANGEROUS.\n{explanation}\nPlease also supply the --please-destroy-my-drive flag if you really want this.\nProgram aborted."
+        ),
+    }
+}
+
+/// What a device is, as far as the guards need to know before anything is sent.
+pub struct DeviceFacts {
+    /// `-m N` goes through SET MULTIPLE MODE (libata, SAT) rather than the old IDE driver's ioctl.
+    pub multcount_via_ata: bool,
+}
+
+/// The first guard refusal of one device's plan, if any.
+pub fn check(run: &DeviceRun, facts: &DeviceFacts) -> Option<Refusal> {
+    let f = &run.flags;
+    let know = f.yes_i_know;
+    let destroy = f.please_destroy;
+    if f.set_sector_size.is_some() && !destroy {
+        return Some(please_destroy("--set-sector-size", "This will likely destroy all data on the drive."));
+    }
+    if f.trim_ranges_stdin && !destroy {
+        return Some(please_destroy("--trim-sector-ranges-stdin", "This might destroy the drive and/or all data on it."));
+    }
+    if f.wdidle3.set && !destroy {
+        return Some(please_destroy(
+            "-J",
+            "This implementation is not as thorough as the official WDIDLE3.EXE. Use at your own risk!",
+        ));
+    }
+    if f.multcount.set && facts.multcount_via_ata && !know {
+        return Some(yes_i_know(
+            "-m",
+            "Only the old IDE drivers work correctly with -m with kernels up to at least 2.6.29.\nlibata drives may fail and get hung if you set this flag.",
+        ));
+    }
+    if f.powerup_in_standby.set && f.powerup_in_standby.value != 0 && !know {
+        return Some(yes_i_know("-s1", "This requires BIOS and kernel support to recognize/boot the drive."));
+    }
+    if let Some(s) = f.sanitize {
+        let destructive = matches!(
+            s,
+            SanitizeCommand::BlockErase | SanitizeCommand::CryptoScramble | SanitizeCommand::Overwrite { .. }
+        );
+        if destructive && !know {
+            return Some(yes_i_know("--sanitize", "This sanitize command destroys all user data."));
+        }
+    }
+    if f.dco_restore && !know {
+        return Some(yes_i_know(
+            "--dco-restore",
+            "You are trying to deliberately reset your drive configuration back to the factory defaults.\nThis may change the apparent capacity and feature set of the drive, making all data on it inaccessible.\nYou could lose *everything*.",
+        ));
+    }
+    if f.make_bad_sector.is_some() && !know {
+        return Some(yes_i_know(
+            "--make-bad-sector",
+            "You are trying to deliberately corrupt a low-level sector on the media.\nThis is a BAD idea, and can easily result in total data loss.",
+        ));
+    }
+    if f.trim_ranges.is_some() && !destroy {
+        return Some(please_destroy("--trim-sector-ranges", "This might destroy the drive and/or all data on it."));
+    }
+    if f.write_sector.is_some() && !know {
+        return Some(yes_i_know(
+            "--write-sector",
+            "You are trying to deliberately overwrite a low-level sector on the media.\nThis is a BAD idea, and can easily result in total data loss.",
+        ));
+    }
+    if f.fwdownload.is_some() {
+        if !know {
+            return Some(yes_i_know(
+                "--fwdownload",
+                "This flag has not been tested with many drives to date.\nYou are trying to deliberately overwrite the drive firmware with the contents of the specified file.\nIf this fails, your drive could be toast.",
+            ));
+        }
+        if !destroy {
+            return Some(please_destroy("--fwdownload", "This might destroy the drive and well as all of the data on it."));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Flags;
+
+    fn run(flags: Flags) -> DeviceRun {
+        DeviceRun { path: "/dev/x".into(), flags }
+    }
+
+    #[test]
+    fn guarded_operations_need_their_flag() {
+        let facts = DeviceFacts { multcount_via_ata: true };
+        let mut f = Flags::default();
+        f.write_sector = Some(5);
+        let refusal = check(&run(f.clone()), &facts).map(|r| r.text).unwrap_or_default();
+        assert!(refusal.starts_with("Use of --write-sector is VERY DANGEROUS.\n"));
+        assert!(refusal.ends_with("Program aborted."));
+        f.yes_i_know = true;
+        assert!(check(&run(f), &facts).is_none());
+
+        let mut f = Flags::default();
+        f.multcount.set = true;
+        assert!(check(&run(f.clone()), &facts).is_some());
+        assert!(check(&run(f), &DeviceFacts { multcount_via_ata: false }).is_none(), "old IDE driver: no guard");
+
+        let mut f = Flags::default();
+        f.powerup_in_standby.set = true;
+        assert!(check(&run(f.clone()), &facts).is_none(), "-s0 is not guarded");
+        f.powerup_in_standby.value = 1;
+        assert!(check(&run(f), &facts).is_some());
+    }
+}
