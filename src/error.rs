@@ -71,7 +71,11 @@ pub struct Error {
 
 impl Error {
     pub fn new(class: ErrorClass, message: impl Into<String>) -> Self {
-        Error { class, message: message.into(), errno: None }
+        Error {
+            class,
+            message: message.into(),
+            errno: None,
+        }
     }
     pub fn usage(message: impl Into<String>) -> Self {
         Error::new(ErrorClass::Usage, message)

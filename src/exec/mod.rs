@@ -1,4 +1,7 @@
 //! Executes an invocation: per device, hdparm's fixed order of steps (reference §3).
+
+pub mod timing;
+
 use std::ffi::OsString;
 use std::io::Write;
 

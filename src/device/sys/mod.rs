@@ -2,3 +2,6 @@
 //! Each block carries a `// SAFETY:` note; kernel structs are `#[repr(C)]` with size asserts.
 
 #![allow(unsafe_code)]
+
+pub mod mem;
+pub mod uring;
