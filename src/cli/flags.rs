@@ -248,6 +248,8 @@ pub struct Flags {
     pub quiet: bool,
     /// `--json`: print reports as JSON (ours).
     pub json: bool,
+    /// `--bench` and its `--bench-*` settings: the queue-depth benchmark (ours).
+    pub bench: Option<crate::timing::bench::BenchOptions>,
 }
 
 /// One device to process, with the flags in force when its word was reached.

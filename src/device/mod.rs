@@ -2,5 +2,6 @@
 //! ioctls, ATA commands over SG_IO, and knowing what kind of device a node is.
 //! All `unsafe` is in [`sys`].
 
+pub mod reader;
 pub mod sys;
 pub mod files;

@@ -106,6 +106,7 @@ mod output;
 mod real;
 mod sectors;
 mod steps;
+pub mod timing;
 mod timing_steps;
 
 use output::Output;

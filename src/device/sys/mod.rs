@@ -9,7 +9,9 @@
 #![allow(unsafe_code)]
 
 pub mod ioc;
+pub mod mem;
 pub mod sg;
+pub mod uring;
 
 use std::io;
 use std::os::fd::{AsFd, AsRawFd};

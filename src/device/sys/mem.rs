@@ -1,0 +1,230 @@
+//! Memory and cache calls for the read timings: the page-aligned, locked buffers the reads land
+//! in (`mmap`, `mlock`, `mlockall`), the system-wide `sync`, the block-device buffer-cache flush
+//! ioctls (`BLKFLSBUF`, and the legacy `HDIO_DRIVE_CMD` with no argument that waits for an IDE
+//! drive to finish), and the process CPU time used by the benchmark.
+//!
+//! What it must not do: decide anything. Callers in `device::reader` own the sequences and the
+//! messages; this file only wraps the kernel calls and keeps every `unsafe` next to its reason.
+
+use std::io;
+use std::os::fd::{AsRawFd, BorrowedFd};
+use std::ptr::NonNull;
+use std::time::Duration;
+
+/// The page size hdparm touches its buffer with: one write per 4 KiB makes every page present.
+const TOUCH_STRIDE: usize = 4096;
+
+/// `BLKFLSBUF` from `<linux/fs.h>`: `_IO(0x12, 97)`. Flush the block device's buffer cache.
+pub const BLKFLSBUF: libc::c_ulong = 0x1261;
+/// `HDIO_DRIVE_CMD` from `<linux/hdreg.h>`. With a NULL argument the old IDE driver waits for
+/// the drive to finish what it was doing; libata answers EINVAL and sends nothing.
+pub const HDIO_DRIVE_CMD: libc::c_ulong = 0x031f;
+
+/// An anonymous, private, page-aligned mapping whose pages are all present (touched), and
+/// optionally locked in memory. Page alignment makes it usable for `O_DIRECT` reads.
+///
+/// The mapping is owned: it is unmapped on drop, so no pointer to it outlives it.
+pub struct MappedBuffer {
+    ptr: NonNull<u8>,
+    len: usize,
+}
+
+// SAFETY: the mapping is plain memory owned by this value; moving the owner to another thread is
+// as safe as moving a `Box<[u8]>`.
+unsafe impl Send for MappedBuffer {}
+// SAFETY: a shared `&MappedBuffer` only hands out `&[u8]`; mutation needs `&mut`.
+unsafe impl Sync for MappedBuffer {}
+
+impl MappedBuffer {
+    /// Maps `len` bytes of anonymous memory and writes a zero to every 4 KiB page so that the
+    /// pages exist before any timing starts (hdparm does the same).
+    pub fn map(len: usize) -> io::Result<MappedBuffer> {
+        if len == 0 {
+            return Err(io::Error::from_raw_os_error(libc::EINVAL));
+        }
+        // SAFETY: a fresh anonymous private mapping at an address of the kernel's choosing; no
+        // existing memory is affected. The result is checked against MAP_FAILED below.
+        let raw = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_ANONYMOUS | libc::MAP_PRIVATE,
+                -1,
+                0,
+            )
+        };
+        if raw == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let ptr = NonNull::new(raw.cast::<u8>())
+            .ok_or_else(|| io::Error::from_raw_os_error(libc::ENOMEM))?;
+        let mut buf = MappedBuffer { ptr, len };
+        let slice = buf.as_mut_slice();
+        let mut at = 0;
+        while at < slice.len() {
+            slice[at] = 0;
+            at += TOUCH_STRIDE;
+        }
+        Ok(buf)
+    }
+
+    /// Locks the whole mapping in memory (`mlock`).
+    pub fn lock(&mut self) -> io::Result<()> {
+        // SAFETY: the range is exactly our own live mapping.
+        let rc = unsafe { libc::mlock(self.ptr.as_ptr().cast(), self.len) };
+        if rc == -1 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The base address, for registering the mapping with io_uring.
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        // SAFETY: the mapping is `len` bytes of readable and writable memory owned by `self`,
+        // and the returned borrow is tied to `&mut self`, so it is the only live reference.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+
+    pub fn as_slice(&self) -> &[u8] {
+        // SAFETY: as above, shared borrow tied to `&self`.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl Drop for MappedBuffer {
+    fn drop(&mut self) {
+        // SAFETY: unmapping our own mapping; no reference into it can outlive `self`. A failure
+        // here cannot be acted on and leaves only a leak.
+        unsafe {
+            libc::munmap(self.ptr.as_ptr().cast(), self.len);
+        }
+    }
+}
+
+/// `mlockall(MCL_CURRENT | MCL_FUTURE)`: keep the whole process resident while timing, so a
+/// page fault cannot land inside a measured read. hdparm ignores a failure (low-memory machines).
+pub fn mlockall_current_future() -> io::Result<()> {
+    // SAFETY: changes only the residency policy of our own address space.
+    let rc = unsafe { libc::mlockall(libc::MCL_CURRENT | libc::MCL_FUTURE) };
+    if rc == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// `munlockall()`: undo [`mlockall_current_future`] and every `mlock`.
+pub fn munlockall() {
+    // SAFETY: changes only the residency policy of our own address space; cannot fail in a way
+    // that matters to us.
+    unsafe {
+        libc::munlockall();
+    }
+}
+
+/// `sync()`: ask the kernel to write back every dirty buffer of the system, so that pending
+/// writes do not compete with the reads about to be timed.
+pub fn sync() {
+    // SAFETY: no arguments, no memory involved.
+    unsafe { libc::sync() }
+}
+
+/// `ioctl(fd, BLKFLSBUF, 0)`: drop the block device's cached pages, so the next reads go to
+/// the device.
+pub fn blkflsbuf(fd: BorrowedFd<'_>) -> io::Result<()> {
+    // SAFETY: BLKFLSBUF takes no argument; the fd is borrowed and open for the call.
+    let rc = unsafe { libc::ioctl(fd.as_raw_fd(), BLKFLSBUF as _, 0usize) };
+    if rc == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// `ioctl(fd, HDIO_DRIVE_CMD, NULL)`: on the old IDE driver, wait for the drive to complete the
+/// flush; libata returns EINVAL without sending anything. No ATA command is built here.
+pub fn hdio_drive_cmd_null(fd: BorrowedFd<'_>) -> io::Result<()> {
+    // SAFETY: a NULL argument is the documented "no command" form; the kernel reads nothing
+    // from us. The fd is borrowed and open for the call.
+    let rc = unsafe {
+        libc::ioctl(
+            fd.as_raw_fd(),
+            HDIO_DRIVE_CMD as _,
+            std::ptr::null_mut::<u8>(),
+        )
+    };
+    if rc == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// User plus system CPU time of the whole process so far (`getrusage(RUSAGE_SELF)`), threads
+/// included.
+pub fn process_cpu_time() -> io::Result<Duration> {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: `usage` is a properly sized, writable rusage the kernel fills in.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) };
+    if rc == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: getrusage succeeded, so the struct is initialised (it was zeroed before, too).
+    let usage = unsafe { usage.assume_init() };
+    let tv = |t: libc::timeval| {
+        Duration::new(
+            t.tv_sec.max(0) as u64,
+            (t.tv_usec.max(0) as u32).min(999_999) * 1000,
+        )
+    };
+    Ok(tv(usage.ru_utime) + tv(usage.ru_stime))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mapping_is_page_aligned_zeroed_and_writable() {
+        let mut buf = MappedBuffer::map(2 << 20).expect("mmap");
+        assert_eq!(buf.as_mut_ptr() as usize % 4096, 0);
+        assert_eq!(buf.len(), 2 << 20);
+        assert!(buf.as_slice().iter().all(|&b| b == 0));
+        buf.as_mut_slice()[12345] = 7;
+        assert_eq!(buf.as_slice()[12345], 7);
+    }
+
+    #[test]
+    fn empty_mapping_is_refused() {
+        assert!(MappedBuffer::map(0).is_err());
+    }
+
+    #[test]
+    fn opcodes_match_the_kernel_headers() {
+        // _IO(type, nr) = (type << 8) | nr, no size, no direction.
+        assert_eq!(BLKFLSBUF, (0x12 << 8) | 97);
+        assert_eq!(HDIO_DRIVE_CMD, 0x031f);
+    }
+
+    #[test]
+    fn cpu_time_moves_forward() {
+        let before = process_cpu_time().expect("getrusage");
+        let mut x = 0u64;
+        for i in 0..20_000_000u64 {
+            x = x.wrapping_mul(31).wrapping_add(i);
+        }
+        std::hint::black_box(x);
+        let after = process_cpu_time().expect("getrusage");
+        assert!(after > before);
+    }
+}

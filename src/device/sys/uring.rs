@@ -1,0 +1,213 @@
+//! io_uring submission for the benchmark mode: a ring that keeps up to `depth` reads of one block
+//! size in flight against one file descriptor, each into its own slot of a page-aligned buffer
+//! region. The buffers are registered with the kernel when it allows (fixed buffers: no page
+//! pinning per read) and so is the file (no file lookup per read).
+//!
+//! Soundness rests on three rules kept here, so that the safe API cannot be misused:
+//! a slot is given to the kernel only when it is not already in flight; the buffer region is
+//! owned by the ring and outlives every read (on drop the ring waits for all reads, and if it
+//! cannot, it leaks the region rather than free memory the kernel may still write); the file
+//! descriptor is borrowed for the ring's lifetime.
+//!
+//! What it must not do: decide offsets, sizes or timing. `device::reader` drives it.
+
+use std::io;
+use std::os::fd::{AsRawFd, BorrowedFd};
+
+use io_uring::{opcode, types, IoUring};
+
+use super::mem::MappedBuffer;
+
+/// One finished read: which slot, and the kernel's result (bytes read, or `-errno`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub slot: u32,
+    pub result: i32,
+}
+
+/// A ring of reads into `depth` buffer slots of `block_size` bytes.
+pub struct ReadRing<'fd> {
+    ring: IoUring,
+    /// `None` only after a failed drain, when the region was leaked on purpose.
+    buffers: Option<MappedBuffer>,
+    fd: BorrowedFd<'fd>,
+    block_size: u32,
+    busy: Vec<bool>,
+    in_flight: u32,
+    fixed_buffers: bool,
+    fixed_file: bool,
+}
+
+impl<'fd> ReadRing<'fd> {
+    /// Sets up the ring, maps and locks `depth * block_size` bytes, and registers them and the
+    /// file when the kernel allows. Fails when io_uring itself is unavailable (ENOSYS, EPERM
+    /// when disabled by `kernel.io_uring_disabled`), so the caller can fall back.
+    pub fn new(fd: BorrowedFd<'fd>, depth: u32, block_size: u32) -> io::Result<ReadRing<'fd>> {
+        if depth == 0 || block_size == 0 {
+            return Err(io::Error::from_raw_os_error(libc::EINVAL));
+        }
+        let total = (depth as usize)
+            .checked_mul(block_size as usize)
+            .ok_or_else(|| io::Error::from_raw_os_error(libc::ENOMEM))?;
+        // Completions are processed only when we ask for them (defer_taskrun), by the one thread
+        // that submits (single_issuer): fewer interrupts of the submitting task, less CPU.
+        // Older kernels refuse those flags; a plain ring does the same job.
+        let ring = IoUring::builder()
+            .setup_single_issuer()
+            .setup_defer_taskrun()
+            .build(depth)
+            .or_else(|_| IoUring::new(depth))?;
+        let mut buffers = MappedBuffer::map(total)?;
+        // Locking is a nicety (registration pins the pages anyway); ignore a refusal.
+        let _ = buffers.lock();
+        let base = buffers.as_mut_ptr();
+        let iovecs: Vec<libc::iovec> = (0..depth as usize)
+            .map(|slot| libc::iovec {
+                iov_base: base.wrapping_add(slot * block_size as usize).cast(),
+                iov_len: block_size as usize,
+            })
+            .collect();
+        // SAFETY: every iovec lies inside `buffers`, which this ring owns and keeps alive (and
+        // mapped) until the ring is closed; registration pins the pages for the kernel.
+        let fixed_buffers = unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
+        let fixed_file = ring.submitter().register_files(&[fd.as_raw_fd()]).is_ok();
+        Ok(ReadRing {
+            ring,
+            buffers: Some(buffers),
+            fd,
+            block_size,
+            busy: vec![false; depth as usize],
+            in_flight: 0,
+            fixed_buffers,
+            fixed_file,
+        })
+    }
+
+    /// Whether the buffers and the file are registered with the kernel.
+    pub fn registered(&self) -> (bool, bool) {
+        (self.fixed_buffers, self.fixed_file)
+    }
+
+    pub fn depth(&self) -> u32 {
+        self.busy.len() as u32
+    }
+
+    pub fn in_flight(&self) -> u32 {
+        self.in_flight
+    }
+
+    /// Queues a read of one block at `offset` into `slot`. The read is handed to the kernel at
+    /// the next [`submit_and_wait`](Self::submit_and_wait).
+    pub fn queue_read(&mut self, slot: u32, offset: u64) -> io::Result<()> {
+        let index = slot as usize;
+        if index >= self.busy.len() {
+            return Err(io::Error::from_raw_os_error(libc::EINVAL));
+        }
+        if self.busy[index] {
+            return Err(io::Error::from_raw_os_error(libc::EBUSY));
+        }
+        let buffers = self
+            .buffers
+            .as_mut()
+            .ok_or_else(|| io::Error::from_raw_os_error(libc::EBADF))?;
+        let ptr = buffers
+            .as_mut_ptr()
+            .wrapping_add(index * self.block_size as usize);
+        let entry = match (self.fixed_buffers, self.fixed_file) {
+            (true, true) => {
+                opcode::ReadFixed::new(types::Fixed(0), ptr, self.block_size, slot as u16)
+                    .offset(offset)
+                    .build()
+            }
+            (true, false) => opcode::ReadFixed::new(
+                types::Fd(self.fd.as_raw_fd()),
+                ptr,
+                self.block_size,
+                slot as u16,
+            )
+            .offset(offset)
+            .build(),
+            (false, true) => opcode::Read::new(types::Fixed(0), ptr, self.block_size)
+                .offset(offset)
+                .build(),
+            (false, false) => {
+                opcode::Read::new(types::Fd(self.fd.as_raw_fd()), ptr, self.block_size)
+                    .offset(offset)
+                    .build()
+            }
+        }
+        .user_data(u64::from(slot));
+        // SAFETY: the entry points at slot `index` of the region owned by `self`, which is not
+        // in flight (checked above) and is marked busy before the kernel can see the entry; the
+        // region stays mapped until every busy slot has completed (see Drop). The fd is
+        // borrowed for `'fd`, which outlives `self`.
+        let pushed = unsafe { self.ring.submission().push(&entry) };
+        if pushed.is_err() {
+            // The submission queue is full of queued entries: hand them over and retry once.
+            self.ring.submit()?;
+            // SAFETY: as above.
+            unsafe { self.ring.submission().push(&entry) }
+                .map_err(|_| io::Error::from_raw_os_error(libc::EAGAIN))?;
+        }
+        self.busy[index] = true;
+        self.in_flight += 1;
+        Ok(())
+    }
+
+    /// Submits every queued read and waits until at least `want` have completed.
+    pub fn submit_and_wait(&mut self, want: usize) -> io::Result<usize> {
+        self.ring.submit_and_wait(want)
+    }
+
+    /// Moves every available completion into `out` and frees their slots.
+    pub fn reap(&mut self, out: &mut Vec<Completion>) {
+        for cqe in self.ring.completion() {
+            let slot = cqe.user_data() as u32;
+            if let Some(busy) = self.busy.get_mut(slot as usize) {
+                if *busy {
+                    *busy = false;
+                    self.in_flight -= 1;
+                }
+            }
+            out.push(Completion {
+                slot,
+                result: cqe.result(),
+            });
+        }
+    }
+
+    /// The data of a slot whose read has completed.
+    pub fn slot(&self, slot: u32) -> Option<&[u8]> {
+        let index = slot as usize;
+        if index >= self.busy.len() || self.busy[index] {
+            return None;
+        }
+        let start = index * self.block_size as usize;
+        self.buffers
+            .as_ref()
+            .map(|b| &b.as_slice()[start..start + self.block_size as usize])
+    }
+}
+
+impl Drop for ReadRing<'_> {
+    fn drop(&mut self) {
+        // Wait for every read still in flight: the kernel writes into our buffers until then.
+        let mut sink = Vec::new();
+        while self.in_flight > 0 {
+            match self.ring.submit_and_wait(1) {
+                Ok(_) => {}
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
+                Err(_) => {
+                    // Cannot wait: leak the region instead of freeing memory the kernel may
+                    // still write into.
+                    if let Some(b) = self.buffers.take() {
+                        std::mem::forget(b);
+                    }
+                    return;
+                }
+            }
+            sink.clear();
+            self.reap(&mut sink);
+        }
+    }
+}
