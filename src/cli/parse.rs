@@ -724,6 +724,30 @@ impl<'a> Parser<'a> {
                 self.num_flags -= 1;
             }
             "help" => return Ok(Outcome::Done(Invocation::Help { extended: true })),
+            "bench" => {
+                f.bench.get_or_insert_with(Default::default);
+            }
+            "bench-random" => {
+                f.bench.get_or_insert_with(Default::default).random = true;
+            }
+            "bench-trials" | "bench-depth" | "bench-bs" | "bench-seconds" => {
+                // Ours: each takes the next word as its value and implies --bench.
+                let value = self.peek_word().map(|w| String::from_utf8_lossy(&w).into_owned());
+                let Some(value) = value.filter(|_| self.remaining() > 1) else {
+                    return Err(message(format!("--{lower}: missing value")));
+                };
+                self.take_next_word();
+                self.pos = self.word.len();
+                use crate::timing::bench::{parse_block_size, parse_depth, parse_seconds, parse_trials};
+                let options = self.flags.bench.get_or_insert_with(Default::default);
+                match lower.as_str() {
+                    "bench-trials" => options.trials = parse_trials(&value).map_err(message)?,
+                    "bench-depth" => options.depth = parse_depth(&value).map_err(message)?,
+                    "bench-bs" => options.block_size = parse_block_size(&value).map_err(message)?,
+                    _ => options.trial_duration = parse_seconds(&value).map_err(message)?,
+                }
+                options.validate().map_err(message)?;
+            }
             "json" => {
                 f.json = true;
                 self.num_flags -= 1;

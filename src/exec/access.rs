@@ -57,6 +57,10 @@ pub trait DeviceAccess {
     fn description(&self) -> String;
     /// Whether ATA commands can be sent (an ATA disk or ATAPI device, directly or via SAT).
     fn ata_capable(&self) -> bool;
+    /// Whether the path is a directory (nothing to read).
+    fn is_directory(&self) -> bool;
+    /// The descriptor the device was opened with (timings read through it).
+    fn fd(&self) -> std::os::fd::BorrowedFd<'_>;
     /// Whether it is an ATAPI (packet) device.
     fn is_atapi(&self) -> bool;
 
@@ -73,7 +77,12 @@ pub trait DeviceAccess {
     fn set_readahead(&self, sectors: u64) -> io::Result<()>;
     fn readonly(&self) -> io::Result<i64>;
     fn set_readonly(&self, on: bool) -> io::Result<()>;
-    fn geometry(&self) -> io::Result<Geometry>;
+    /// Geometry, or the failing step's hdparm label (` BLKGETSIZE failed`, ` HDIO_GETGEO failed`)
+    /// with its error.
+    fn geometry(&self) -> Result<Geometry, (&'static str, io::Error)>;
+    /// hdparm's raw-device check (§6.5): the refusal text when `lba` would not be the drive's
+    /// own (a partition, a RAID array), None when sector commands may proceed.
+    fn partition_refusal(&self, lba: u64) -> Option<String>;
     fn size_sectors(&self) -> io::Result<u64>;
     fn logical_sector_size(&self) -> io::Result<u32>;
     fn flush_buffer_cache(&self) -> io::Result<()>;

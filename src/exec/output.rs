@@ -107,13 +107,10 @@ impl<'a> Output<'a> {
         }
     }
 
-    /// Direct access for steps that must stream (timing progress): text mode only.
-    pub fn stdout(&mut self) -> &mut dyn Write {
-        &mut *self.stdout
-    }
-
-    pub fn stderr(&mut self) -> &mut dyn Write {
-        &mut *self.stderr
+    /// Both streams, for steps that print as they measure (the timings). They print nothing
+    /// on stdout in JSON mode themselves.
+    pub fn streams(&mut self) -> (&mut dyn Write, &mut dyn Write) {
+        (&mut *self.stdout, &mut *self.stderr)
     }
 
     /// Ends the run: prints the JSON document if any, and returns the exit status.

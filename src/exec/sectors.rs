@@ -9,23 +9,12 @@ const LBA28_LIMIT: u64 = (1 << 28) - 1;
 
 /// Refuses a sector operation on a partition (its LBAs would not be the drive's).
 fn check_whole_device(ctx: &mut Ctx, lba: u64) -> bool {
-    match ctx.dev.geometry() {
-        Ok(g) if g.start_sector == Some(0) || g.start_sector.is_none() && !ctx.dev.ata_capable() => true,
-        Ok(g) => {
-            let start = g.start_sector.unwrap_or(0);
-            let message = format!(
-                "Device {} has non-zero LBA starting offset of {start}.\nPlease use an absolute LBA with the /dev/ entry for the raw device, rather than a partition or raid name.\n{} is probably a partition of {} (?)\nThe absolute LBA of sector {lba} from {} should be {}\nAborting.",
-                ctx.name,
-                ctx.name,
-                ctx.name.trim_end_matches(|c: char| c.is_ascii_digit()),
-                ctx.name,
-                start + lba
-            );
-            ctx.out.error(&Error::usage(message));
+    match ctx.dev.partition_refusal(lba) {
+        None => true,
+        Some(text) => {
+            ctx.out.error(&Error::usage(text));
             false
         }
-        // No geometry (CD-ROMs, some bridges): nothing says it is a partition.
-        Err(_) => true,
     }
 }
 

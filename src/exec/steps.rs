@@ -414,7 +414,7 @@ pub fn run(ctx: &mut Ctx) {
                 total_sectors: g.total_sectors,
                 start_sector: g.start_sector,
             }),
-            Err(e) => ctx.ioctl_failed(" HDIO_GETGEO failed", &e),
+            Err((label, e)) => ctx.ioctl_failed(label, &e),
         }
     }
     if f.wdidle3.get {
@@ -486,7 +486,7 @@ pub fn run(ctx: &mut Ctx) {
     }
 
     // --- timings and actions (§3 steps 67..76) ---
-    if f.time_cache || f.time_device || f.flush_drive_cache {
+    if f.time_cache || f.time_device || f.bench.is_some() || f.flush_drive_cache {
         super::timing_steps::run(ctx);
     }
     if f.flush_buffers || f.time_cache || f.time_device {

@@ -1,0 +1,262 @@
+//! [`DeviceAccess`] over the real device layer: the only bridge between the steps and
+//! [`crate::device`]. It turns the device layer's errors into what the steps report, caches
+//! IDENTIFY per device as hdparm does, and never sends an ATA command to a device that cannot
+//! take one.
+
+use super::access::{AtaFailure, AtaOutput, DeviceAccess, Geometry, HdioSetting};
+use crate::ata::command::TaskFile;
+use crate::cli::Flags;
+use crate::device::{self, AtaError, AtaOptions, Device, DeviceKind, HdioGet, HdioSet, OpenMode, StartLba};
+use std::ffi::OsString;
+use std::io;
+use std::os::fd::{AsFd, BorrowedFd};
+use std::path::Path;
+
+pub struct RealDevice {
+    dev: Device,
+    options: AtaOptions,
+    identify: Option<Result<[u16; 256], AtaFailure>>,
+}
+
+impl RealDevice {
+    /// Opens a device the way hdparm does for these flags.
+    pub fn open(path: &OsString, flags: &Flags) -> io::Result<RealDevice> {
+        let mode = OpenMode { direct: flags.direct, write: flags.trim_ranges.is_some() };
+        let dev = Device::open(Path::new(path), mode)?;
+        let options = AtaOptions { prefer_ata12: flags.prefer_ata12, verbose: flags.verbose };
+        Ok(RealDevice { dev, options, identify: None })
+    }
+
+    /// Whether `-m N` would go through SET MULTIPLE MODE (everything but the legacy IDE
+    /// driver), which hdparm guards. Reads only the node's kind; sends nothing.
+    pub fn multcount_needs_ata(path: &OsString) -> bool {
+        match Device::open(Path::new(path), OpenMode::default()) {
+            Ok(dev) => !matches!(dev.kind(), DeviceKind::LegacyIde),
+            Err(_) => true,
+        }
+    }
+
+    pub fn kind_name_string(&self) -> String {
+        self.kind_name()
+    }
+
+    pub fn description_string(&self) -> String {
+        self.description()
+    }
+
+    fn failure(&self, e: AtaError) -> AtaFailure {
+        AtaFailure {
+            not_ata: e.is_not_ata(),
+            status: e.registers().map(|r| r.status),
+            error: e.registers().map(|r| r.error),
+            reason: e.to_string(),
+        }
+    }
+
+    fn not_ata(&self) -> AtaFailure {
+        AtaFailure { reason: self.dev.describe(), not_ata: true, status: None, error: None }
+    }
+}
+
+fn hdio_get_of(what: HdioSetting) -> HdioGet {
+    match what {
+        HdioSetting::Multcount => HdioGet::Multcount,
+        HdioSetting::Io32bit => HdioGet::Io32bit,
+        HdioSetting::Unmask => HdioGet::Unmaskintr,
+        HdioSetting::Dma => HdioGet::Dma,
+        HdioSetting::KeepSettings => HdioGet::Keepsettings,
+        HdioSetting::Nowerr => HdioGet::Nowerr,
+        HdioSetting::Busstate => HdioGet::Busstate,
+    }
+}
+
+fn hdio_set_of(what: HdioSetting) -> HdioSet {
+    match what {
+        HdioSetting::Multcount => HdioSet::Multcount,
+        HdioSetting::Io32bit => HdioSet::Io32bit,
+        HdioSetting::Unmask => HdioSet::Unmaskintr,
+        HdioSetting::Dma => HdioSet::Dma,
+        HdioSetting::KeepSettings => HdioSet::Keepsettings,
+        HdioSetting::Nowerr => HdioSet::Nowerr,
+        HdioSetting::Busstate => HdioSet::Busstate,
+    }
+}
+
+impl DeviceAccess for RealDevice {
+    fn kind_name(&self) -> String {
+        match self.dev.kind() {
+            DeviceKind::Scsi { scsi_type: 5, .. } | DeviceKind::ScsiGeneric { scsi_type: 5, .. } => "cdrom",
+            DeviceKind::Scsi { host: device::ScsiHost::Libata { .. }, .. } => "ata_disk",
+            DeviceKind::Scsi { host: device::ScsiHost::Usb { .. }, .. } => "usb_disk",
+            DeviceKind::Scsi { .. } => "scsi_disk",
+            DeviceKind::ScsiGeneric { .. } => "scsi_generic",
+            DeviceKind::LegacyIde => "ide",
+            DeviceKind::Nvme => "nvme",
+            DeviceKind::VirtioBlk => "virtio_blk",
+            DeviceKind::Loop { .. } => "loop",
+            DeviceKind::Md => "md",
+            DeviceKind::OtherBlock { .. } => "block",
+            DeviceKind::CharDevice => "char_device",
+            DeviceKind::RegularFile => "regular_file",
+            DeviceKind::Directory => "directory",
+            DeviceKind::Other => "other",
+        }
+        .to_string()
+    }
+
+    fn description(&self) -> String {
+        self.dev.describe()
+    }
+
+    fn ata_capable(&self) -> bool {
+        self.dev.kind().ata_capable()
+    }
+
+    fn is_directory(&self) -> bool {
+        matches!(self.dev.kind(), DeviceKind::Directory)
+    }
+
+    fn fd(&self) -> BorrowedFd<'_> {
+        self.dev.file().as_fd()
+    }
+
+    fn is_atapi(&self) -> bool {
+        self.dev.kind().is_cdrom()
+    }
+
+    fn ata(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure> {
+        if !self.ata_capable() {
+            return Err(self.not_ata());
+        }
+        match self.dev.ata_command(tf, data, &self.options) {
+            Ok(result) => {
+                let r = result.registers;
+                Ok(AtaOutput { status: r.status, error: r.error, count: (r.count & 0xff) as u8, lba: r.lba })
+            }
+            Err(e) => Err(self.failure(e)),
+        }
+    }
+
+    fn identify(&mut self) -> Result<[u16; 256], AtaFailure> {
+        if let Some(cached) = &self.identify {
+            return cached.clone();
+        }
+        let result = if self.ata_capable() {
+            self.dev.identify(&self.options).map_err(|e| self.failure(e))
+        } else {
+            Err(self.not_ata())
+        };
+        self.identify = Some(result.clone());
+        result
+    }
+
+    fn read_log(&mut self, log: u8, page: u8) -> Result<[u8; 512], AtaFailure> {
+        if !self.ata_capable() {
+            return Err(self.not_ata());
+        }
+        self.dev.read_log_ext(log, page, &self.options).map_err(|e| self.failure(e))
+    }
+
+    fn forget_identify(&mut self) {
+        self.identify = None;
+    }
+
+    fn readahead(&self) -> io::Result<i64> {
+        self.dev.readahead().map(|v| v as i64)
+    }
+
+    fn set_readahead(&self, sectors: u64) -> io::Result<()> {
+        self.dev.set_readahead(sectors)
+    }
+
+    fn readonly(&self) -> io::Result<i64> {
+        self.dev.readonly().map(i64::from)
+    }
+
+    fn set_readonly(&self, on: bool) -> io::Result<()> {
+        self.dev.set_readonly(i32::from(on))
+    }
+
+    fn geometry(&self) -> Result<Geometry, (&'static str, io::Error)> {
+        match self.dev.geometry() {
+            Ok(g) => Ok(Geometry {
+                cylinders: g.cylinders,
+                heads: g.heads,
+                sectors_per_track: g.sectors_per_track,
+                total_sectors: g.total_sectors,
+                start_sector: match g.start {
+                    StartLba::Known(s) => Some(s),
+                    StartLba::Unknown => None,
+                },
+            }),
+            Err(e) => {
+                let label = e.label();
+                let err = io::Error::from_raw_os_error(e.io_error().raw_os_error().unwrap_or(libc::EIO));
+                Err((label, err))
+            }
+        }
+    }
+
+    fn partition_refusal(&self, lba: u64) -> Option<String> {
+        match self.dev.raw_device_check() {
+            Ok(check) => {
+                let lines = check.refusal_lines(&self.dev.path().to_string_lossy(), lba);
+                (!lines.is_empty()).then(|| lines.join("\n"))
+            }
+            Err(_) => None,
+        }
+    }
+
+    fn size_sectors(&self) -> io::Result<u64> {
+        self.dev.size_sectors()
+    }
+
+    fn logical_sector_size(&self) -> io::Result<u32> {
+        self.dev.logical_sector_size()
+    }
+
+    fn flush_buffer_cache(&self) -> io::Result<()> {
+        self.dev.flush_buffers()
+    }
+
+    fn reread_partitions(&self) -> io::Result<()> {
+        self.dev.reread_partitions()
+    }
+
+    fn hdio_get(&self, what: HdioSetting) -> io::Result<i64> {
+        self.dev.hdio_get(hdio_get_of(what))
+    }
+
+    fn hdio_set(&self, what: HdioSetting, value: u64) -> io::Result<()> {
+        self.dev.hdio_set(hdio_set_of(what), value)
+    }
+
+    fn hdio_set_pio_mode(&self, mode: u64) -> io::Result<()> {
+        self.dev.hdio_set(HdioSet::PioMode, mode)
+    }
+
+    fn hdio_set_wcache(&self, on: bool) -> io::Result<()> {
+        self.dev.hdio_set(HdioSet::Wcache, u64::from(on))
+    }
+
+    fn hdio_reset(&self) -> io::Result<()> {
+        self.dev.drive_reset()
+    }
+
+    fn hdio_identity(&self) -> io::Result<[u8; 512]> {
+        let words = self.dev.hdio_identity()?;
+        let mut bytes = [0u8; 512];
+        for (i, w) in words.iter().enumerate() {
+            bytes[2 * i..2 * i + 2].copy_from_slice(&w.to_le_bytes());
+        }
+        Ok(bytes)
+    }
+
+    fn queue_depth(&self) -> io::Result<u32> {
+        self.dev.sysfs_u64("device/queue_depth").map(|v| v as u32)
+    }
+
+    fn set_queue_depth(&self, depth: u32) -> io::Result<()> {
+        self.dev.sysfs_write("device/queue_depth", &depth.to_string())
+    }
+}
