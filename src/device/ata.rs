@@ -1,7 +1,7 @@
 //! The ATA transport: one [`TaskFile`] to the drive and its result registers back.
 //!
 //! Owns: SG_IO with ATA PASS-THROUGH(16) or (12) (hdparm's choice, plus a retry with (12) when
-//! a target refuses (16) as an unknown opcode), reading the result out of either sense format,
+//! a SCSI disk or USB bridge refuses (16) as an unknown opcode; never on CD/DVD drives), reading the result out of either sense format,
 //! hdparm's fallback to the legacy `HDIO_DRIVE_CMD` / `HDIO_DRIVE_TASKFILE` ioctls (on EINVAL,
 //! ENODEV, or a bad SCSI/host/driver status, which hdparm turns into EBADE), hdparm's
 //! `--verbose` dumps, and the hdparm-shaped helpers built on it (`drive_cmd`, `identify`,
@@ -341,6 +341,7 @@ impl Device {
             if sense.refuses_pass_through()
                 && matches!(cdb, Cdb::Ata16(_))
                 && matches!(alt, Cdb::Ata12(_))
+                && self.may_retry_with_ata12()
             {
                 if opts.verbose() {
                     opts.trace(format_args!(
@@ -407,6 +408,20 @@ impl Device {
                     None => self.legacy_taskfile(tf, data, opts, e),
                 }
             }
+        }
+    }
+
+    /// Whether a refused PT(16) may be retried as PT(12): only for SCSI targets that are not
+    /// CD/DVD drives and not libata. Opcode 0xA1 is BLANK in MMC, and libata hands a CDB it
+    /// does not translate to an ATAPI drive as a packet command, so a CD must never see it
+    /// unasked; libata disks always take PT(16), so a refusal there is final.
+    fn may_retry_with_ata12(&self) -> bool {
+        use super::kind::{DeviceKind, ScsiHost};
+        match &self.kind {
+            DeviceKind::Scsi { host, scsi_type } | DeviceKind::ScsiGeneric { host, scsi_type } => {
+                *scsi_type != 5 && !matches!(host, ScsiHost::Libata { .. })
+            }
+            _ => false,
         }
     }
 
