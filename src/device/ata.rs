@@ -147,8 +147,9 @@ pub enum AtaError {
         sense: Option<Sense>,
         diag: Option<SgDiagnostics>,
     },
-    /// The SCSI layer refused the command with sense data but no ATA registers (libata's
-    /// INVALID FIELD IN CDB for commands it will not pass on, NOT READY, ...).
+    /// The command was refused with sense data but no ATA registers: libata's INVALID FIELD
+    /// IN CDB for commands it will not pass on, NOT READY, or an ATAPI drive's INVALID
+    /// COMMAND OPERATION CODE for an ATA command it does not implement.
     Refused {
         command: u8,
         sense: Sense,
@@ -264,7 +265,7 @@ impl fmt::Display for AtaError {
             }
             AtaError::Refused { command, sense, .. } => write!(
                 f,
-                "ATA command 0x{command:02x} was refused by the SCSI layer: {}",
+                "ATA command 0x{command:02x} was refused: {}",
                 sense.describe()
             ),
             AtaError::Transport {
@@ -384,7 +385,10 @@ impl Device {
                 }),
             },
             SatOutcome::Refused { sense, diag } => {
-                if sense.refuses_pass_through() {
+                // An ATAPI drive reports an ATA command it lacks (IDENTIFY DEVICE, READ LOG
+                // EXT) as an invalid opcode too, through libata's REQUEST SENSE: that is a
+                // refused command, not a missing pass-through.
+                if sense.refuses_pass_through() && !self.kind.is_cdrom() {
                     Err(AtaError::NotAta {
                         command,
                         sense,
