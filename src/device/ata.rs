@@ -332,6 +332,10 @@ impl Device {
                 errno: libc::EINVAL,
             });
         }
+        if legacy_args.is_none() && tf.lba48 && opts.verbose() {
+            // hdparm's taskfile path announces its 48-bit layout.
+            opts.trace(format_args!("using LBA48 taskfile\n"));
+        }
         let learned12 = self.pt12_learned.get();
         let cdb = tf.cdb(opts.prefer_ata12 || learned12);
         let mut outcome = self.send_sat(tf, &cdb, data, opts);
@@ -542,7 +546,8 @@ impl Device {
         }
         let diag = diagnostics(&st, sb, command, opts.verbose());
         if opts.verbose() {
-            let len = usize::from(sb[9]).min(SENSE_LEN - 8 - 2);
+            // hdparm shows the descriptor header too: its length byte plus two.
+            let len = (usize::from(sb[9]) + 2).min(SENSE_LEN - 8 - 2);
             opts.dump("SG_IO: desc[]", &sb[8..8 + len]);
             let r = diag.hdparm_registers();
             opts.trace(format_args!(
@@ -840,6 +845,40 @@ fn drive_cmd_args(tf: &TaskFile, data_len: usize) -> Option<[u8; 4]> {
     Some([tf.command, tf.count as u8, tf.feature as u8, sectors])
 }
 
+/// The two lines hdparm 9.65 prints on **stdout** under `--verbose` before each taskfile
+/// command (sector reads and writes, READ LOG EXT, max-address commands), describing which
+/// registers it sends: `oflags.bits.lob_all=0xfc, flags={ nsect lbal lbam lbah dev command }`
+/// and the same for `hob_all` (48-bit only registers). Each line ends with a newline.
+pub fn hdparm_taskfile_flag_lines(tf: &TaskFile) -> String {
+    // hdparm's bit order: data, feat, nsect, lbal, lbam, lbah, dev, command.
+    let names = [
+        "data", "feat", "nsect", "lbal", "lbam", "lbah", "dev", "command",
+    ];
+    let line = |which: &str, bits: u8| {
+        let mut s = format!("oflags.bits.{which}_all=0x{bits:02x}, flags={{");
+        for (i, n) in names.iter().enumerate() {
+            if bits & (1 << i) != 0 {
+                s.push(' ');
+                s.push_str(n);
+            }
+        }
+        s.push_str(" }\n");
+        s
+    };
+    let mut lob = 0xFC; // nsect lbal lbam lbah dev command: always set by init_hdio_taskfile
+    if tf.feature & 0xFF != 0 {
+        lob |= 0x02;
+    }
+    let mut hob = 0;
+    if tf.lba48 {
+        hob = 0x3C;
+        if tf.feature >> 8 != 0 {
+            hob |= 0x02;
+        }
+    }
+    line("lob", lob) + &line("hob", hob)
+}
+
 /// Register-valid bits of `ide_reg_valid_t`, in the kernel's order.
 const TF_FEATURE: u16 = 1 << 1;
 const TF_LBAL: u16 = 1 << 2;
@@ -951,6 +990,19 @@ mod tests {
         assert_eq!(req.out_size, 0);
         assert_eq!((req.data_phase, req.req_cmd), (DPHASE_PIO_IN, REQ_IN));
         assert_eq!(req.out_flags & 0x00FE, 0x00FE);
+    }
+
+    #[test]
+    fn taskfile_flag_lines_as_hdparm_prints_them() {
+        // Seen in hdparm 9.65 --verbose -I output (READ LOG EXT).
+        let tf = TaskFile::sector_command(op::READ_LOG_EXT, 0, 1, Protocol::PioIn, true);
+        assert_eq!(
+            hdparm_taskfile_flag_lines(&tf),
+            "oflags.bits.lob_all=0xfc, flags={ nsect lbal lbam lbah dev command }\n\
+             oflags.bits.hob_all=0x3c, flags={ nsect lbal lbam lbah }\n"
+        );
+        let tf = TaskFile::sector_command(op::READ_PIO, 5, 1, Protocol::PioIn, false);
+        assert!(hdparm_taskfile_flag_lines(&tf).ends_with("oflags.bits.hob_all=0x00, flags={ }\n"));
     }
 
     #[test]
