@@ -127,7 +127,11 @@ fn status_return_registers(d: &[u8]) -> AtaRegisters {
 
 fn decode_fixed(sb: &[u8], code: u8, valid: bool) -> Sense {
     let key = byte(sb, 2) & 0x0F;
-    let registers = if valid {
+    // VALID alone does not mean registers: an ATAPI drive that received the CDB as a packet
+    // command answers with its own VALID fixed sense (`f0 00 05 ... 20 00`). A completed ATA
+    // command always leaves a non-zero status, and CK_COND answers carry 00/1D.
+    let ata_info = byte(sb, 4) != 0 || (byte(sb, 12) == 0x00 && byte(sb, 13) == 0x1D);
+    let registers = if valid && ata_info {
         // SAT-4 table 210: INFORMATION = error, status, device, count(7:0); COMMAND-SPECIFIC
         // INFORMATION = flags (EXTEND, COUNT UPPER NONZERO, LBA UPPER NONZERO), LBA(23:0).
         // The upper bytes are not in fixed sense at all.
@@ -463,6 +467,78 @@ mod tests {
             s.describe(),
             "ILLEGAL REQUEST: invalid field in CDB (ASC/ASCQ 24/00), CDB byte 4"
         );
+    }
+
+    /// Real answers of Linux 6.1 libata to QEMU 7.2 drives (the VM bench), hdparm's 32 bytes.
+    mod linux_6_1 {
+        use super::*;
+
+        #[test]
+        fn check_power_mode_on_ahci_disk() {
+            let sb = bytes(
+                "72 01 00 1d 00 00 00 0e 09 0c 00 00 00 ff 00 00 00 00 00 00 40 50 \
+                 00 00 00 00 00 00 00 00 00 00",
+            );
+            let s = decode(&sb).unwrap();
+            let r = s.registers.unwrap();
+            assert_eq!((r.status, r.count, r.device), (0x50, 0xff, 0x40));
+            assert!(hdparm_accepts(&sb));
+        }
+
+        #[test]
+        fn read_log_ext_aborted_on_disk() {
+            // Old libata layout: error 04 at byte 8, status 41, device e0, count 01; the
+            // EXTEND flag at byte 16.
+            let sb = bytes(
+                "70 00 0b 00 00 00 00 0a 04 41 e0 01 00 00 00 00 80 00 00 00 00 00 \
+                 00 00 00 00 00 00 00 00 00 00",
+            );
+            let s = decode(&sb).unwrap();
+            assert_eq!(s.key, key::ABORTED_COMMAND);
+            let r = s.registers.unwrap();
+            assert_eq!(
+                (r.error, r.status, r.device, r.count),
+                (0x04, 0x41, 0xe0, 1)
+            );
+            assert!(r.lba48);
+            assert!(r.failed());
+            assert!(!hdparm_accepts(&sb));
+            // hdparm reads zeros from the wrong place and calls it success.
+            assert!(!hdparm_registers(&sb).failed());
+        }
+
+        #[test]
+        fn set_features_xfer_mode_refused_by_libata() {
+            let sb = bytes(
+                "70 00 05 00 00 00 00 12 00 00 00 00 24 00 00 c0 00 04 00 00 00 00 \
+                 00 00 00 00 00 00 00 00 00 00",
+            );
+            let s = decode(&sb).unwrap();
+            assert!(s.registers.is_none());
+            assert!(s.rejects_cdb_field());
+            assert_eq!(s.cdb_field, Some(4));
+        }
+
+        #[test]
+        fn virtio_scsi_rejects_pass_through() {
+            let sb = bytes(
+                "70 00 05 00 00 00 00 0a 00 00 00 00 20 00 00 00 00 00 00 00 00 00 \
+                 00 00 00 00 00 00 00 00 00 00",
+            );
+            assert!(decode(&sb).unwrap().refuses_pass_through());
+        }
+
+        #[test]
+        fn atapi_drive_answers_a_data_command_itself() {
+            // IDENTIFY DEVICE to an ATAPI CD: the drive's own sense, VALID set, no registers.
+            let sb = bytes(
+                "f0 00 05 00 00 00 00 0a 00 00 00 00 20 00 00 00 00 00 00 00 00 00 \
+                 00 00 00 00 00 00 00 00 00 00",
+            );
+            let s = decode(&sb).unwrap();
+            assert!(s.registers.is_none());
+            assert!(s.refuses_pass_through());
+        }
     }
 
     #[test]
