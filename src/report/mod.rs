@@ -3,3 +3,4 @@
 
 pub mod identify;
 pub mod json;
+pub mod kernel_identity;
