@@ -272,3 +272,139 @@ fn istdin_matches_real_hdparm_on_mutated_dumps() {
         "{mismatches} of {cases} cases differ from the real hdparm"
     );
 }
+
+/// An LD_PRELOAD shim that makes the real hdparm believe a regular file is a drive: it answers
+/// HDIO_GET_IDENTITY with the 512 bytes of `$FAKE_ID`, HDIO_GET_MULTCOUNT with `$FAKE_MULT`
+/// (or ENOTTY when empty), and refuses every ATA pass-through, so nothing reaches a device.
+const SHIM_SOURCE: &str = r#"
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+int ioctl(int fd, unsigned long req, ...) {
+  va_list ap; va_start(ap, req); void *arg = va_arg(ap, void *); va_end(ap);
+  if (req == 0x030d) {
+    FILE *f = fopen(getenv("FAKE_ID"), "rb");
+    if (!f) { errno = EIO; return -1; }
+    size_t n = fread(arg, 1, 512, f); fclose(f);
+    if (n != 512) { errno = EIO; return -1; }
+    return 0;
+  }
+  if (req == 0x0304) {
+    const char *m = getenv("FAKE_MULT");
+    if (m && *m) { *(long *)arg = strtol(m, 0, 0); return 0; }
+    errno = ENOTTY; return -1;
+  }
+  if (req == 0x2285 || req == 0x031f || req == 0x031e || req == 0x031d) { errno = ENOTTY; return -1; }
+  int (*real)(int, unsigned long, ...) = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");
+  return real(fd, req, arg);
+}
+"#;
+
+/// Differential test of `-i`: HDIO_GET_IDENTITY buffers (random, and the corpus drives with
+/// their strings in the kernel's natural byte order) through the real `hdparm -i` (fed by the
+/// shim) and through our renderer. Needs the real hdparm and a C compiler.
+#[test]
+fn kernel_identity_matches_real_hdparm() {
+    use std::process::Command;
+
+    let Some(hdparm_bin) = real_hdparm() else {
+        assert!(!require_all(), "the real hdparm is not installed");
+        eprintln!("real hdparm not installed: differential -i test skipped");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("hdparm-rs-shim-{}", std::process::id()));
+    fs::create_dir_all(&dir).expect("temp dir");
+    let src = dir.join("shim.c");
+    let lib = dir.join("shim.so");
+    fs::write(&src, SHIM_SOURCE).expect("write shim");
+    let built = Command::new("cc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&lib)
+        .arg(&src)
+        .arg("-ldl")
+        .status();
+    if !built.is_ok_and(|s| s.success()) {
+        let _ = fs::remove_dir_all(&dir);
+        assert!(!require_all(), "no C compiler to build the ioctl shim");
+        eprintln!("no C compiler: differential -i test skipped");
+        return;
+    }
+    let disk = dir.join("disk.img");
+    fs::write(&disk, [0u8; 4096]).expect("fake disk");
+    let id_file = dir.join("id.bin");
+
+    let mut bases: Vec<[u16; 256]> = vec![[0u16; 256]];
+    if let Ok(entries) = fs::read_dir(corpus_dir()) {
+        for e in entries.flatten() {
+            if e.path().extension().is_some_and(|x| x == "hex") {
+                if let Ok(words) = hdparm::ata::identify_hex::parse_identify_hex(
+                    &fs::read(e.path()).unwrap_or_default(),
+                ) {
+                    bases.push(words);
+                }
+            }
+        }
+    }
+    let cases: u64 = std::env::var("HDPARM_RS_DIFF_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1500)
+        / 10;
+    let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+    let mut mismatches = 0;
+    for case in 0..cases {
+        let base = bases[rng.below(bases.len() as u64) as usize];
+        let words = mutate(&mut rng, &base);
+        let mut raw = [0u8; 512];
+        for (i, w) in words.iter().enumerate() {
+            // The kernel hands the string words over in natural byte order.
+            let string_word = (10..20).contains(&i) || (23..47).contains(&i);
+            let b = if string_word {
+                w.to_be_bytes()
+            } else {
+                w.to_le_bytes()
+            };
+            raw[2 * i..2 * i + 2].copy_from_slice(&b);
+        }
+        let mult = match rng.below(3) {
+            0 => None,
+            _ => Some(rng.below(300) as u16),
+        };
+        fs::write(&id_file, raw).expect("write id");
+        let real = Command::new(&hdparm_bin)
+            .arg("-i")
+            .arg(&disk)
+            .env("LD_PRELOAD", &lib)
+            .env("FAKE_ID", &id_file)
+            .env("FAKE_MULT", mult.map(|m| m.to_string()).unwrap_or_default())
+            .output()
+            .expect("run hdparm");
+        let header = format!("\n{}:\n", disk.display());
+        let real_out = real
+            .stdout
+            .strip_prefix(header.as_bytes())
+            .unwrap_or(&real.stdout)
+            .to_vec();
+        let mut ours = Vec::new();
+        let report = hdparm::report::kernel_identity::kernel_identity_report(&raw, mult);
+        hdparm::report::kernel_identity::render_kernel_identity(&report, &mut ours)
+            .expect("render");
+        if ours != real_out {
+            mismatches += 1;
+            if mismatches <= 3 {
+                eprintln!(
+                    "case {case} (multcount {mult:?}): {}",
+                    first_diff(&real_out, &ours)
+                );
+            }
+        }
+    }
+    let _ = fs::remove_dir_all(&dir);
+    assert_eq!(
+        mismatches, 0,
+        "{mismatches} of {cases} -i cases differ from the real hdparm"
+    );
+}

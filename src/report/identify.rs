@@ -261,9 +261,17 @@ pub struct Configuration {
     pub cache_buffer_type: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub form_factor: Option<FormFactor>,
-    /// "Nominal Media Rotation Rate": 0 for "Solid State Device", else rpm.
+    /// "Nominal Media Rotation Rate" (word 217).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub rotation_rate_rpm: Option<u16>,
+    pub rotation: Option<Rotation>,
+}
+
+/// Word 217: 1 = non-rotating media, 0x0401..=0xFFFE = nominal rpm.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Rotation {
+    SolidState,
+    Rpm { rpm: u16 },
 }
 
 #[derive(Clone, Debug, Serialize)]

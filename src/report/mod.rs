@@ -2,7 +2,8 @@
 //! Nothing here touches a device.
 
 pub mod envelope;
+pub mod hexdump;
 pub mod identify;
 pub mod json;
+pub mod kernel_identity;
 pub mod settings;
-pub mod hexdump;

@@ -615,7 +615,7 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
         cache_buffer_kbytes: None,
         cache_buffer_type: None,
         form_factor: None,
-        rotation_rate_rpm: None,
+        rotation: None,
     };
     if is_atapi {
         configuration.atapi = Some(AtapiConfiguration {
@@ -650,9 +650,9 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
         };
         configuration.form_factor = Some(FormFactor { code: ff, text });
     }
-    configuration.rotation_rate_rpm = match w(217) {
-        1 => Some(0),
-        r if r > 0x401 => Some(r),
+    configuration.rotation = match w(217) {
+        1 => Some(Rotation::SolidState),
+        rpm if rpm > 0x401 => Some(Rotation::Rpm { rpm }),
         _ => None,
     };
     report.configuration = Some(configuration);

@@ -339,9 +339,11 @@ fn configuration(out: &mut dyn Write, c: &Configuration) -> io::Result<()> {
     if let Some(ff) = &c.form_factor {
         writeln!(out, "\tForm Factor: {}", ff.text)?;
     }
-    match c.rotation_rate_rpm {
-        Some(0) => out.write_all(b"\tNominal Media Rotation Rate: Solid State Device\n")?,
-        Some(rpm) => writeln!(out, "\tNominal Media Rotation Rate: {rpm}")?,
+    match c.rotation {
+        Some(Rotation::SolidState) => {
+            out.write_all(b"\tNominal Media Rotation Rate: Solid State Device\n")?
+        }
+        Some(Rotation::Rpm { rpm }) => writeln!(out, "\tNominal Media Rotation Rate: {rpm}")?,
         None => {}
     }
     Ok(())
