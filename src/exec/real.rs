@@ -14,7 +14,10 @@ use std::path::Path;
 
 pub struct RealDevice {
     dev: Device,
-    options: AtaOptions,
+    /// `--prefer-ata12`; cleared after a failed IDENTIFY DEVICE, as hdparm does.
+    prefer_ata12: bool,
+    /// `--verbose`: the device layer's dumps go to stderr, as hdparm's do.
+    verbose: bool,
     identify: Option<Result<[u16; 256], AtaFailure>>,
 }
 
@@ -23,8 +26,7 @@ impl RealDevice {
     pub fn open(path: &OsString, flags: &Flags) -> io::Result<RealDevice> {
         let mode = OpenMode { direct: flags.direct, write: flags.trim_ranges.is_some() };
         let dev = Device::open(Path::new(path), mode)?;
-        let options = AtaOptions { prefer_ata12: flags.prefer_ata12, verbose: flags.verbose };
-        Ok(RealDevice { dev, options, identify: None })
+        Ok(RealDevice { dev, prefer_ata12: flags.prefer_ata12, verbose: flags.verbose, identify: None })
     }
 
     /// Whether `-m N` would go through SET MULTIPLE MODE (everything but the legacy IDE
@@ -44,9 +46,22 @@ impl RealDevice {
         self.description()
     }
 
+    /// Runs `f` with the ATA options of this device (and the verbose trace on stderr).
+    fn with_options<T>(&mut self, f: impl FnOnce(&Device, &mut AtaOptions<'_>) -> T) -> T {
+        let mut stderr = std::io::stderr();
+        let mut opts = AtaOptions {
+            prefer_ata12: self.prefer_ata12,
+            trace: if self.verbose { Some(&mut stderr) } else { None },
+            ..Default::default()
+        };
+        let result = f(&self.dev, &mut opts);
+        self.prefer_ata12 = opts.prefer_ata12;
+        result
+    }
+
     fn failure(&self, e: AtaError) -> AtaFailure {
         AtaFailure {
-            not_ata: e.is_not_ata(),
+            not_ata: e.class() == crate::error::ErrorClass::NotApplicable,
             status: e.registers().map(|r| r.status),
             error: e.registers().map(|r| r.error),
             reason: e.to_string(),
@@ -60,25 +75,25 @@ impl RealDevice {
 
 fn hdio_get_of(what: HdioSetting) -> HdioGet {
     match what {
-        HdioSetting::Multcount => HdioGet::Multcount,
-        HdioSetting::Io32bit => HdioGet::Io32bit,
-        HdioSetting::Unmask => HdioGet::Unmaskintr,
+        HdioSetting::Multcount => HdioGet::MultCount,
+        HdioSetting::Io32bit => HdioGet::Io32Bit,
+        HdioSetting::Unmask => HdioGet::UnmaskIntr,
         HdioSetting::Dma => HdioGet::Dma,
-        HdioSetting::KeepSettings => HdioGet::Keepsettings,
-        HdioSetting::Nowerr => HdioGet::Nowerr,
-        HdioSetting::Busstate => HdioGet::Busstate,
+        HdioSetting::KeepSettings => HdioGet::KeepSettings,
+        HdioSetting::Nowerr => HdioGet::NoWErr,
+        HdioSetting::Busstate => HdioGet::BusState,
     }
 }
 
 fn hdio_set_of(what: HdioSetting) -> HdioSet {
     match what {
-        HdioSetting::Multcount => HdioSet::Multcount,
-        HdioSetting::Io32bit => HdioSet::Io32bit,
-        HdioSetting::Unmask => HdioSet::Unmaskintr,
+        HdioSetting::Multcount => HdioSet::MultCount,
+        HdioSetting::Io32bit => HdioSet::Io32Bit,
+        HdioSetting::Unmask => HdioSet::UnmaskIntr,
         HdioSetting::Dma => HdioSet::Dma,
-        HdioSetting::KeepSettings => HdioSet::Keepsettings,
-        HdioSetting::Nowerr => HdioSet::Nowerr,
-        HdioSetting::Busstate => HdioSet::Busstate,
+        HdioSetting::KeepSettings => HdioSet::KeepSettings,
+        HdioSetting::Nowerr => HdioSet::NoWErr,
+        HdioSetting::Busstate => HdioSet::BusState,
     }
 }
 
@@ -128,9 +143,9 @@ impl DeviceAccess for RealDevice {
         if !self.ata_capable() {
             return Err(self.not_ata());
         }
-        match self.dev.ata_command(tf, data, &self.options) {
+        match self.with_options(|dev, opts| dev.ata_command(tf, data, opts)) {
             Ok(result) => {
-                let r = result.registers;
+                let r = result.registers.unwrap_or_default();
                 Ok(AtaOutput { status: r.status, error: r.error, count: (r.count & 0xff) as u8, lba: r.lba })
             }
             Err(e) => Err(self.failure(e)),
@@ -142,7 +157,7 @@ impl DeviceAccess for RealDevice {
             return cached.clone();
         }
         let result = if self.ata_capable() {
-            self.dev.identify(&self.options).map_err(|e| self.failure(e))
+            self.with_options(|dev, opts| dev.identify(opts)).map_err(|e| self.failure(e))
         } else {
             Err(self.not_ata())
         };
@@ -154,7 +169,7 @@ impl DeviceAccess for RealDevice {
         if !self.ata_capable() {
             return Err(self.not_ata());
         }
-        self.dev.read_log_ext(log, page, &self.options).map_err(|e| self.failure(e))
+        self.with_options(|dev, opts| dev.read_log_ext(log, u16::from(page), opts)).map_err(|e| self.failure(e))
     }
 
     fn forget_identify(&mut self) {
@@ -236,7 +251,7 @@ impl DeviceAccess for RealDevice {
     }
 
     fn hdio_set_wcache(&self, on: bool) -> io::Result<()> {
-        self.dev.hdio_set(HdioSet::Wcache, u64::from(on))
+        self.dev.hdio_set(HdioSet::WCache, u64::from(on))
     }
 
     fn hdio_reset(&self) -> io::Result<()> {

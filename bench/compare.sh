@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Compares our read timings with the reference tools on a loop device, in one go:
+#   our -T            vs  hdparm -T
+#   our -t            vs  hdparm -t
+#   our --direct -t   vs  hdparm --direct -t
+#   our --bench (one trial, depth 32, 2 MiB blocks, sequential)
+#                     vs  fio --ioengine=io_uring --direct=1 --bs=2M --iodepth=32 --rw=read --time_based
+# The two tools alternate (and swap which goes first every round) for ROUNDS rounds. Printed per
+# case: each tool's median MB/s (MB = 2^20 bytes), the ratio of the medians (ours / theirs), and
+# each tool's CPU seconds (user + system of the whole process, from bash's `time`) per GiB read.
+#
+# Which "ours": until the executor calls the timing step functions, target/release/hdparm does
+# not run -T/-t yet, so by default this script builds and runs examples/timing.rs, which opens
+# the device like hdparm and calls hdparm::exec::timing::{time_cache, time_device, bench}.
+# Set OURS=binary to use target/release/hdparm instead once it is wired.
+#
+# Needs root, losetup, hdparm, fio, python3. Never touches any device but the loop device it
+# creates over a file in $WORKDIR (default /tmp), which it detaches and deletes at the end.
+#
+# Settings (environment): ROUNDS=3, SIZE_MIB=1024, SECONDS_PER_RUN=3 (fio runtime and our
+# trial length), WORKDIR=/tmp, OURS=example|binary, CASES="T t dt depth".
+set -euo pipefail
+
+ROUNDS=${ROUNDS:-3}
+SIZE_MIB=${SIZE_MIB:-1024}
+SECONDS_PER_RUN=${SECONDS_PER_RUN:-3}
+WORKDIR=${WORKDIR:-/tmp}
+OURS=${OURS:-example}
+CASES=${CASES:-"T t dt depth"}
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+die() { echo "compare.sh: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || die "needs root (loop devices)"
+for tool in losetup hdparm fio python3; do command -v "$tool" >/dev/null || die "$tool is not installed"; done
+
+target_dir=${CARGO_TARGET_DIR:-$here/target}
+case "$OURS" in
+  example)
+    (cd "$here" && cargo build --release --quiet --example timing)
+    ours_bin="$target_dir/release/examples/timing" ;;
+  binary)
+    (cd "$here" && cargo build --release --quiet --bin hdparm)
+    ours_bin="$target_dir/release/hdparm" ;;
+  *) die "OURS must be example or binary" ;;
+esac
+theirs_hdparm=$(command -v hdparm)
+echo "ours:   $ours_bin ($OURS)"
+echo "theirs: $theirs_hdparm ($("$theirs_hdparm" -V)), $(fio --version)"
+
+scratch=$(mktemp -d "$WORKDIR/hdparm-rs-compare.XXXXXX")
+loopdev=""
+cleanup() {
+  [ -n "$loopdev" ] && losetup -d "$loopdev" 2>/dev/null || true
+  rm -rf "$scratch"
+}
+trap cleanup EXIT INT TERM
+
+# Real data, not a sparse file: reading holes would measure nothing.
+dd if=/dev/urandom of="$scratch/backing.img" bs=1M count="$SIZE_MIB" status=none
+loopdev=$(losetup -f --show --direct-io=on "$scratch/backing.img")
+echo "device: $loopdev over $SIZE_MIB MiB file (direct-io=$(cat /sys/block/"$(basename "$loopdev")"/loop/dio))"
+echo "rounds: $ROUNDS, $SECONDS_PER_RUN s per fio/bench run"
+# One direct pass over the device first, so the first tool of round 1 does not pay alone for
+# whatever caches sit below the loop device.
+dd if="$loopdev" of=/dev/null bs=2M iflag=direct status=none
+echo
+
+results="$scratch/results.txt"
+: >"$results"
+
+# run CASE TOOL COMMAND...: runs it, records "case tool mib_per_s bytes cpu_seconds".
+run() {
+  local case=$1 tool=$2; shift 2
+  local out="$scratch/out" err="$scratch/err" tf="$scratch/time"
+  local TIMEFORMAT='%U %S'
+  { time "$@" >"$out" 2>"$err"; } 2>"$tf" || { echo "FAILED: $*" >&2; cat "$err" >&2; return 1; }
+  python3 - "$case" "$tool" "$out" "$tf" >>"$results" <<'PY'
+import json, re, sys
+case, tool, out, tf = sys.argv[1:5]
+text = open(out).read()
+user, system = (float(x) for x in open(tf).read().split())
+if tool == "fio":
+    job = json.loads(text[text.index("{"):])["jobs"][0]["read"]
+    nbytes = job["io_bytes"]
+    rate = job["bw_bytes"] / 2**20
+elif case == "depth":
+    rep = json.loads(text[text.index("{"):])
+    nbytes = sum(t["bytes"] for t in rep["trials"])
+    rate = rep["mean_mib_per_second"]
+else:
+    m = re.search(r"(\d+) MB in +([\d.]+) seconds = +([\d.]+) (MB|kB)/sec", text)
+    if not m:
+        sys.exit("no result line in: " + text)
+    nbytes = int(m.group(1)) << 20
+    rate = float(m.group(3)) / (1024 if m.group(4) == "kB" else 1)
+print(case, tool, rate, nbytes, user + system)
+PY
+}
+
+ours_case() {
+  case "$1" in
+    T) run T ours "$ours_bin" -T "$loopdev" ;;
+    t) run t ours "$ours_bin" -t "$loopdev" ;;
+    dt) run dt ours "$ours_bin" --direct -t "$loopdev" ;;
+    depth) run depth ours "$ours_bin" --bench --bench-trials 1 --bench-seconds "$SECONDS_PER_RUN" \
+             --bench-depth 32 --bench-bs 2M --json "$loopdev" ;;
+  esac
+}
+theirs_case() {
+  case "$1" in
+    T) run T hdparm "$theirs_hdparm" -T "$loopdev" ;;
+    t) run t hdparm "$theirs_hdparm" -t "$loopdev" ;;
+    dt) run dt hdparm "$theirs_hdparm" --direct -t "$loopdev" ;;
+    depth) run depth fio fio --name=x --filename="$loopdev" --ioengine=io_uring --direct=1 --bs=2M \
+             --iodepth=32 --rw=read --runtime="$SECONDS_PER_RUN" --time_based --output-format=json ;;
+  esac
+}
+
+for round in $(seq 1 "$ROUNDS"); do
+  for c in $CASES; do
+    if [ $((round % 2)) = 1 ]; then ours_case "$c"; theirs_case "$c"; else theirs_case "$c"; ours_case "$c"; fi
+    echo "round $round: $c done"
+  done
+done
+
+echo
+python3 - "$results" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+names = {"T": "-T (cached)", "t": "-t (buffered)", "dt": "--direct -t", "depth": "depth 32 vs fio"}
+print(f"{'case':<16} {'tool':<7} {'median MB/s':>12} {'runs':>5} {'CPU s/GiB':>10} {'ratio':>7}")
+for case in ["T", "t", "dt", "depth"]:
+    by_tool = {}
+    for c, tool, rate, nbytes, cpu in rows:
+        if c == case:
+            by_tool.setdefault(tool, []).append((float(rate), int(nbytes), float(cpu)))
+    if not by_tool:
+        continue
+    medians = {t: statistics.median(r for r, _, _ in v) for t, v in by_tool.items()}
+    theirs = [t for t in by_tool if t != "ours"]
+    for tool, v in sorted(by_tool.items(), key=lambda kv: kv[0] != "ours"):
+        gib = sum(b for _, b, _ in v) / 2**30
+        cpu = sum(c for _, _, c in v)
+        ratio = ""
+        if tool == "ours" and theirs and medians[theirs[0]] > 0:
+            ratio = f"{medians['ours'] / medians[theirs[0]]:.3f}"
+        print(f"{names[case]:<16} {tool:<7} {medians[tool]:>12.2f} {len(v):>5} {cpu / gib if gib else float('nan'):>10.4f} {ratio:>7}")
+PY
