@@ -16,7 +16,7 @@
 #   --cmd-timeout S   limit per command inside the guest (default 60)
 #   --keep            keep the scratch dir (initramfs, disk images)
 # Output in DIR: results.log (framed, see guest/init), console.log (kernel console),
-# timing.txt, expected-kinds, qemu-cmdline.txt, and results split for reading:
+# timing.txt, expected-kinds, scenarios.tsv (the list used), qemu-cmdline.txt, and results split for reading:
 # DIR/<kind>/<scenario>/<tool>.<step>.{cmd,stdout,stderr,exit}.
 # exit: 0 the guest ran to the end, 77 a component is unavailable, 1 anything else.
 set -euo pipefail
@@ -161,6 +161,8 @@ KINDS=$(IFS=,; echo "${EXPECT[*]}")
 
 rm -rf "$OUT"; mkdir -p "$OUT"
 echo "$KINDS" | tr , '\n' > "$OUT/expected-kinds"
+# the comparison reads the list the guest ran, not whatever the repo holds later
+cp "$SCEN" "$OUT/scenarios.tsv"
 : > "$OUT/results.log"
 Q+=(-initrd "$INITRD"
     -append "console=ttyS0,115200 panic=-1 rdinit=/init bench.expect=$KINDS bench.timeout=$CMD_TMO"
