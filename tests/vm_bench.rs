@@ -43,6 +43,8 @@ struct Results {
     steps: BTreeMap<(String, String, String), Vec<Step>>,
     markers: Vec<String>,
     truncated: bool,
+    /// records whose framing did not check out (bytes lost on the serial port)
+    damaged: Vec<String>,
 }
 
 /// One line of a scenario list.
@@ -96,15 +98,25 @@ fn parse_results(log: &[u8]) -> Results {
         let stdout = blob(lens[1]);
         let stderr = blob(lens[2]);
         let _dmesg = blob(lens[3]);
-        r.steps
+        let name = format!("{} {} {} step {}", f[0], f[1], f[2], f[3]);
+        // each record ends with a newline, and a tool's steps arrive numbered 1, 2, 3 ...
+        if log.get(pos) != Some(&b'\n') {
+            r.damaged.push(format!("{name}: no end of record"));
+        }
+        let steps = r
+            .steps
             .entry((f[0].to_string(), f[1].to_string(), f[2].to_string()))
-            .or_default()
-            .push(Step {
-                cmd,
-                stdout,
-                stderr,
-                exit,
-            });
+            .or_default();
+        if f[3] != (steps.len() + 1).to_string() {
+            r.damaged
+                .push(format!("{name}: after step {}", steps.len()));
+        }
+        steps.push(Step {
+            cmd,
+            stdout,
+            stderr,
+            exit,
+        });
     }
     r
 }
@@ -407,6 +419,9 @@ fn check_profile(
             dir.display()
         ));
     }
+    for d in &results.damaged {
+        failures.push(format!("{profile}: record damaged in transport: {d}"));
+    }
     for m in results.markers.iter().filter(|m| m.starts_with("MISSING")) {
         failures.push(format!("{profile}: drive {m}"));
     }
@@ -565,6 +580,15 @@ mod unit {
         assert_eq!(steps[0].stderr, b"er");
         assert_eq!(steps[1].exit, 25);
         assert!(!r.truncated);
+        assert!(r.damaged.is_empty());
+    }
+
+    #[test]
+    fn a_lost_header_is_reported() {
+        let mut log = b"@@R nvme C hdparm 1 0 0.1 2 1 0 0\n-Cx\n".to_vec();
+        log.extend_from_slice(b"@@R nvme C hdparm 3 0 0.1 2 1 0 0\n-Cy\n");
+        let r = parse_results(&log);
+        assert_eq!(r.damaged, vec!["nvme C hdparm step 3: after step 1"]);
     }
 
     #[test]
