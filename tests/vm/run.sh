@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# tests/vm/run.sh - boot a Debian kernel in QEMU with emulated IDE, AHCI, ATAPI, NVMe,
+# virtio-scsi and virtio-blk drives; run a scenario list against every drive with Debian's
+# hdparm and with ours; leave the framed results on the host.
+#
+# usage: tests/vm/run.sh [options]
+#   --bin PATH        our binary (default: $HDPARM_RS_BIN, else $CARGO_TARGET_DIR/release/hdparm,
+#                     else target/release/hdparm)
+#   --profile P       main (default: every drive kind) | faults (blkdebug read errors at LBA
+#                     2048 on an IDE and an AHCI disk)
+#   --scenarios FILE  scenario list (default tests/vm/scenarios/<profile>.tsv)
+#   --out DIR         results (default tests/vm/out/<profile>); emptied first
+#   --accel A         auto (default) | tcg | kvm; auto takes KVM only when /dev/kvm is usable
+#                     and is not the kvm_pvm paravirtual backend (unmodified kernels crawl there)
+#   --timeout S       wall-clock limit for the whole VM (default 600)
+#   --cmd-timeout S   limit per command inside the guest (default 60)
+#   --keep            keep the scratch dir (initramfs, disk images)
+# Output in DIR: results.log (framed, see guest/init), console.log (kernel console),
+# timing.txt, expected-kinds, scenarios.tsv (the list used), qemu-cmdline.txt, and results split for reading:
+# DIR/<kind>/<scenario>/<tool>.<step>.{cmd,stdout,stderr,exit}.
+# exit: 0 the guest ran to the end, 77 a component is unavailable, 1 anything else.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+PROFILE=main
+BIN=${HDPARM_RS_BIN:-}
+SCEN=
+OUT=
+ACCEL=auto
+TIMEOUT=600
+CMD_TMO=60
+KEEP=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--bin) BIN=$2; shift 2;;
+	--profile) PROFILE=$2; shift 2;;
+	--scenarios) SCEN=$2; shift 2;;
+	--out) OUT=$2; shift 2;;
+	--accel) ACCEL=$2; shift 2;;
+	--timeout) TIMEOUT=$2; shift 2;;
+	--cmd-timeout) CMD_TMO=$2; shift 2;;
+	--keep) KEEP=1; shift;;
+	-h|--help) awk 'NR > 1 && /^#/ {sub(/^# ?/, ""); print} /^set -euo/ {exit}' "$0"; exit 0;;
+	*) echo "run.sh: unknown option $1" >&2; exit 1;;
+	esac
+done
+if [ -z "$BIN" ]; then
+	BIN=${CARGO_TARGET_DIR:-$REPO/target}/release/hdparm
+fi
+SCEN=${SCEN:-$HERE/scenarios/$PROFILE.tsv}
+OUT=${OUT:-$HERE/out/$PROFILE}
+T0=$(date +%s.%N)
+since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN {printf "%.2f", b - a}'; }
+log() { echo "[vm $(since "$T0")s] $*" >&2; }
+
+[ -x "$BIN" ] || { echo "run.sh: our binary $BIN does not exist (cargo build --release?)" >&2; exit 1; }
+[ -r "$SCEN" ] || { echo "run.sh: no scenario list $SCEN" >&2; exit 1; }
+rc=0; KDIR=$("$HERE/setup.sh") || rc=$?
+[ $rc = 0 ] || exit $rc
+REF=$(command -v hdparm || true)
+for p in /sbin/hdparm /usr/sbin/hdparm; do [ -z "$REF" ] && [ -x $p ] && REF=$p; done
+[ -n "$REF" ] || { echo "run.sh: UNAVAILABLE: no hdparm on the host" >&2; exit 77; }
+KREL=$(cat "$KDIR/release")
+
+# ------------------------------------------------------------------ initramfs ----
+WORK=$(mktemp -d /tmp/hdparm-rs-vm.XXXXXX)
+cleanup() {
+	[ -n "${QPID:-}" ] && kill "$QPID" 2>/dev/null
+	if [ "$KEEP" = 1 ]; then echo "scratch kept in $WORK" >&2; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+R=$WORK/root
+mkdir -p "$R"/{bin,sbin,etc/bench,lib/modules,proc,sys,dev,tmp,run}
+# an executable and the shared libraries ldd names, at the same paths in the guest
+put_exe() {
+	local src=$1 dst=$2 lib
+	mkdir -p "$R/$(dirname "$dst")"
+	cp -L "$src" "$R$dst"; chmod 755 "$R$dst"
+	# ldd lines: "libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x...)", "/lib64/ld-linux-x86-64.so.2 (0x...)"
+	for lib in $(ldd "$src" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}'); do
+		[ -e "$R$lib" ] && continue
+		mkdir -p "$R$(dirname "$lib")"; cp -L "$lib" "$R$lib"
+	done
+}
+cp -L "$(command -v busybox)" "$R/bin/busybox"
+cp "$HERE/guest/init" "$R/init"; chmod 755 "$R/init"
+put_exe "$REF" /sbin/hdparm
+put_exe "$BIN" /bin/hdparm-rs
+cp "$KDIR"/modules/*.ko "$R/lib/modules/"
+cp "$KDIR/modules.load" "$R/etc/bench/modules.load"
+cp "$SCEN" "$R/etc/bench/scenarios.tsv"
+INITRD=$WORK/initrd.gz
+(cd "$R" && find . | LC_ALL=C sort | busybox cpio -o -H newc 2>/dev/null | gzip -1 > "$INITRD")
+log "initramfs: $(($(stat -c %s "$INITRD") / 1024)) KiB (ours: $BIN, reference: $REF)"
+
+# ----------------------------------------------------------------------- disks ----
+IMG=$WORK/img; mkdir -p "$IMG"
+# sparse raw image whose sector 0 is recognisable: a text tag, then the bytes 0..255
+mkimg() {
+	truncate -s "$2" "$IMG/$1.raw"
+	perl -e '$t = "HDPARM-RS-VM $ARGV[0] SECTOR 0 "; print substr($t x 20, 0, 256), map { chr } 0 .. 255' "$1" |
+		dd of="$IMG/$1.raw" conv=notrunc status=none
+}
+# blkdebug: every read touching sector 2048 (byte 1 MiB) fails with EIO; QEMU's IDE/AHCI
+# device then reports an ATA error for the command (rerror=report is the default)
+cat > "$IMG/blkdebug.cfg" <<-'CFG'
+	[inject-error]
+	event = "read_aio"
+	errno = "5"
+	sector = "2048"
+	once = "off"
+CFG
+
+Q=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot -m 512 -smp 2 -machine pc)
+if [ "$ACCEL" = auto ]; then
+	if [ -w /dev/kvm ] && [ ! -d /sys/module/kvm_pvm ]; then ACCEL=kvm; else ACCEL=tcg; fi
+fi
+case $ACCEL in
+kvm) Q+=(-accel kvm -cpu host);;
+tcg) Q+=(-accel tcg);;
+*) echo "run.sh: --accel auto|tcg|kvm" >&2; exit 1;;
+esac
+# qboot + the uncompressed vmlinux (PVH entry) boots about 5 s faster than SeaBIOS + bzImage
+if [ -f "$KDIR/vmlinux" ] && [ -f /usr/share/qemu/qboot.rom ]; then
+	Q+=(-bios /usr/share/qemu/qboot.rom -kernel "$KDIR/vmlinux"); BOOT="qboot+vmlinux"
+else
+	Q+=(-kernel "$KDIR/vmlinuz"); BOOT="seabios+bzImage"
+fi
+EXPECT=()
+# drive SOURCE: the -drive file= for image NAME, through blkdebug when FAULT=1
+src() { if [ "${FAULT:-0}" = 1 ]; then echo "blkdebug:$IMG/blkdebug.cfg:$IMG/$1.raw"; else echo "$IMG/$1.raw"; fi; }
+ide_hd() { mkimg ide-hd 1G; EXPECT+=(ide-hd)
+	Q+=(-drive "if=none,id=idehd,format=raw,file=$(src ide-hd)"
+	    -device "ide-hd,drive=idehd,bus=ide.0,unit=0,model=HDPARM-RS IDE DISK,serial=HRS-IDE-0001,ver=1.0,wwn=0x5000c500a1b2c3d4,rotation_rate=1"); }
+ide_cd() { mkimg ide-cd 64M; EXPECT+=(ide-cd)
+	Q+=(-drive "if=none,id=idecd,format=raw,media=cdrom,readonly=on,file=$IMG/ide-cd.raw"
+	    -device "ide-cd,drive=idecd,bus=ide.1,unit=0,serial=HRS-IDECD-01"); }
+ahci() { Q+=(-device ich9-ahci,id=ahci); }
+ahci_hd() { mkimg ahci-hd 1G; EXPECT+=(ahci-hd)
+	Q+=(-drive "if=none,id=ahcihd,format=raw,file=$(src ahci-hd)"
+	    -device "ide-hd,drive=ahcihd,bus=ahci.0,serial=HRS-AHCI-0001,rotation_rate=7200"); }
+ahci_cd() { mkimg ahci-cd 64M; EXPECT+=(ahci-cd)
+	Q+=(-drive "if=none,id=ahcicd,format=raw,media=cdrom,readonly=on,file=$IMG/ahci-cd.raw"
+	    -device "ide-cd,drive=ahcicd,bus=ahci.1,serial=HRS-AHCICD-01"); }
+nvme() { mkimg nvme 1G; EXPECT+=(nvme)
+	Q+=(-drive "if=none,id=nvme0,format=raw,file=$IMG/nvme.raw" -device "nvme,drive=nvme0,serial=HRSNVME0001"); }
+virtio_scsi() { mkimg virtio-scsi 1G; EXPECT+=(virtio-scsi)
+	Q+=(-device virtio-scsi-pci,id=vscsi -drive "if=none,id=vscsihd,format=raw,file=$IMG/virtio-scsi.raw"
+	    -device "scsi-hd,drive=vscsihd,bus=vscsi.0,serial=HRS-VSCSI-0001"); }
+virtio_blk() { mkimg virtio-blk 1G; EXPECT+=(virtio-blk)
+	Q+=(-drive "if=none,id=vblk0,format=raw,file=$IMG/virtio-blk.raw" -device "virtio-blk-pci,drive=vblk0,serial=HRS-VBLK-0001"); }
+case $PROFILE in
+main) ide_hd; ide_cd; ahci; ahci_hd; ahci_cd; nvme; virtio_scsi; virtio_blk;;
+# libata retries a failed read and lowers the link speed for the rest of the boot, so the
+# fault scenarios get a boot (and drives) of their own
+faults) FAULT=1; ide_hd; ahci; ahci_hd;;
+*) echo "run.sh: unknown profile $PROFILE" >&2; exit 1;;
+esac
+KINDS=$(IFS=,; echo "${EXPECT[*]}")
+
+rm -rf "$OUT"; mkdir -p "$OUT"
+echo "$KINDS" | tr , '\n' > "$OUT/expected-kinds"
+# the comparison reads the list the guest ran, not whatever the repo holds later
+cp "$SCEN" "$OUT/scenarios.tsv"
+: > "$OUT/results.log"
+Q+=(-initrd "$INITRD"
+    -append "console=ttyS0,115200 panic=-1 rdinit=/init bench.expect=$KINDS bench.timeout=$CMD_TMO"
+    -serial "file:$OUT/console.log" -serial "file:$OUT/results.log")
+printf '%q ' "${Q[@]}" | sed "s#$WORK#\$WORK#g" > "$OUT/qemu-cmdline.txt"; echo >> "$OUT/qemu-cmdline.txt"
+
+# ----------------------------------------------------------------------- boot -----
+log "booting profile $PROFILE ($ACCEL, $BOOT): $KINDS"
+TQ=$(date +%s.%N)
+timeout "$TIMEOUT" "${Q[@]}" > "$OUT/qemu.out" 2>&1 &
+QPID=$!
+declare -A AT=()
+# the host-side clock for the guest's progress: when each marker first appears
+while kill -0 "$QPID" 2>/dev/null; do
+	for m in HELLO DEVICES R; do
+		[ -z "${AT[$m]:-}" ] && grep -qa "^@@$([ $m = R ] && echo R || echo "M $m")" "$OUT/results.log" &&
+			AT[$m]=$(since "$TQ")
+	done
+	[ -n "${AT[R]:-}" ] && break
+	sleep 0.05
+done
+QRC=0; wait "$QPID" || QRC=$?
+QPID=
+TOTAL=$(since "$TQ")
+log "qemu exited (status $QRC) after ${TOTAL}s"
+{
+	echo "profile: $PROFILE   accel: $ACCEL   boot: $BOOT   kernel: $KREL ($(cat "$KDIR/version"))"
+	echo "qemu: $(qemu-system-x86_64 --version | head -1)   host cpus: $(nproc)"
+	echo "qemu start -> guest init runs:       ${AT[HELLO]:-never}s"
+	echo "qemu start -> drives ready:          ${AT[DEVICES]:-never}s"
+	echo "qemu start -> first result:          ${AT[R]:-never}s"
+	echo "qemu start -> guest powered off:     ${TOTAL}s (qemu status $QRC)"
+	echo "run.sh start -> end:                 $(since "$T0")s"
+	grep -a '^@@M ' "$OUT/results.log" | sed 's/^@@M /guest: /'
+} > "$OUT/timing.txt"
+cat "$OUT/timing.txt" >&2
+
+# ------------------------------------------------------------ split for reading ----
+perl -e '
+	my ($out) = @ARGV; local $/; open my $f, "<", "$out/results.log" or die; binmode $f; my $s = <$f>;
+	my $n = 0;
+	while ($s =~ /^\@\@R (\S+) (\S+) (\S+) (\d+) (\d+) (\S+) (\d+) (\d+) (\d+) (\d+)\n/mg) {
+		my ($k, $id, $tool, $step, $rc, $sec, @len) = ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10);
+		my $pos = pos($s); my @blob;
+		for my $l (@len) { push @blob, substr($s, $pos, $l); $pos += $l }
+		pos($s) = $pos;
+		my $d = "$out/$k/$id"; system("mkdir", "-p", $d);
+		my %f = (cmd => $blob[0], stdout => $blob[1], stderr => $blob[2], dmesg => $blob[3], exit => "$rc\n");
+		for (keys %f) { open my $o, ">", "$d/$tool.$step.$_" or die; binmode $o; print $o $f{$_} }
+		$n++;
+	}
+	print STDERR "split: $n records\n";
+' "$OUT"
+grep -qa '^@@M DONE' "$OUT/results.log" || { echo "run.sh: the guest did not finish (see $OUT/console.log)" >&2; exit 1; }

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# tests/vm/setup.sh - prepare what the VM bench needs on the host; safe to run again.
+#
+# 1. Debian packages: qemu-system-x86, qemu-system-data (qboot.rom), busybox-static,
+#    hdparm (the reference), xz-utils, gzip, perl-base. Missing ones are installed with
+#    apt-get when we are root (or sudo works without a password); otherwise setup fails.
+# 2. The kernel: the package linux-image-amd64 currently depends on is fetched with
+#    `apt-get download` (nothing is installed), unpacked with dpkg-deb -x, given a
+#    modules.dep by `busybox depmod`; the uncompressed vmlinux (PVH boot, faster) and the
+#    storage modules in load order are kept in the cache, the rest is thrown away.
+#
+# usage: setup.sh [--no-install] [--refresh]     prints the kernel directory on stdout
+# env:   HDPARM_RS_VM_CACHE   cache dir (default tests/vm/cache)
+#        HDPARM_RS_VM_KPKG    kernel package (default: what linux-image-amd64 depends on)
+# exit:  0 ready, 77 a component is unavailable (no root for apt, no network, ...), 1 bug
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CACHE=${HDPARM_RS_VM_CACHE:-$HERE/cache}
+INSTALL=1
+REFRESH=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--no-install) INSTALL=0; shift;;
+	--refresh) REFRESH=1; shift;;
+	*) echo "setup.sh: unknown option $1" >&2; exit 1;;
+	esac
+done
+say() { echo "setup: $*" >&2; }
+unavailable() { say "UNAVAILABLE: $*"; exit 77; }
+
+# The storage stack the guest needs; their dependencies are found through modules.dep.
+# Expected result (24, kernel 6.1): scsi_common scsi_mod libata ata_piix libahci ahci
+# crct10dif_common crc-t10dif crc64 crc64-rocksoft t10-pi sd_mod cdrom sr_mod sg nvme-core
+# nvme virtio_pci_modern_dev virtio_pci_legacy_dev virtio_ring virtio virtio_pci virtio_blk
+# virtio_scsi
+ROOT_MODULES="ata_piix ahci sd_mod sr_mod sg nvme virtio_pci virtio_blk virtio_scsi"
+
+# ------------------------------------------------------------ packages ------
+# package:file-that-proves-it-is-there
+NEEDS="qemu-system-x86:/usr/bin/qemu-system-x86_64 qemu-system-data:/usr/share/qemu/qboot.rom
+busybox-static:/bin/busybox hdparm:/sbin/hdparm xz-utils:/usr/bin/xz gzip:/bin/gzip perl-base:/usr/bin/perl"
+missing=()
+for n in $NEEDS; do
+	pkg=${n%%:*}; file=${n#*:}
+	# /sbin and /bin may be merged into /usr; accept either spelling
+	[ -e "$file" ] || [ -e "/usr$file" ] || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	[ "$INSTALL" = 1 ] || unavailable "missing packages: ${missing[*]} (run tests/vm/setup.sh to install)"
+	if [ "$(id -u)" = 0 ]; then SUDO=(); elif sudo -n true 2>/dev/null; then SUDO=(sudo -n); else
+		unavailable "missing packages ${missing[*]} and no root to install them"; fi
+	say "installing ${missing[*]}"
+	# another apt may be running (image provisioning): wait for its lock rather than fail
+	"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -y \
+		install --no-install-recommends "${missing[@]}" >&2 ||
+		unavailable "apt-get install ${missing[*]} failed"
+fi
+for t in apt-get apt-cache dpkg-deb; do
+	command -v $t >/dev/null || unavailable "no $t: the kernel comes from Debian's archive"
+done
+
+# -------------------------------------------------------------- kernel ------
+mkdir -p "$CACHE"
+# Which kernel: remembered from the last run unless asked to refresh, so a changed apt
+# index does not trigger a download in the middle of a test run.
+if [ -n "${HDPARM_RS_VM_KPKG:-}" ]; then
+	KPKG=$HDPARM_RS_VM_KPKG
+elif [ "$REFRESH" = 0 ] && [ -s "$CACHE/kernel-package" ]; then
+	KPKG=$(cat "$CACHE/kernel-package")
+else
+	KPKG=$(apt-cache depends linux-image-amd64 2>/dev/null |
+		awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9]/ {print $2; exit}')
+	[ -n "$KPKG" ] || unavailable "apt-cache does not know linux-image-amd64 (apt-get update?)"
+	echo "$KPKG" > "$CACHE/kernel-package"
+fi
+KDIR=$CACHE/$KPKG
+if [ -f "$KDIR/ready" ]; then
+	echo "$KDIR"
+	exit 0
+fi
+
+say "fetching $KPKG"
+rm -rf "$KDIR" "$KDIR.tmp"
+mkdir -p "$KDIR.tmp/deb"
+(cd "$KDIR.tmp/deb" && apt-get download "$KPKG" >&2 2>"$KDIR.tmp/apt.err") || {
+	cat "$KDIR.tmp/apt.err" >&2; unavailable "apt-get download $KPKG failed"; }
+dpkg-deb -x "$KDIR.tmp"/deb/*.deb "$KDIR.tmp/root"
+KREL=$(ls "$KDIR.tmp/root/lib/modules")
+MODDIR=$KDIR.tmp/root/lib/modules/$KREL
+# The .deb has no modules.dep (its postinst runs depmod); busybox makes one. Its lines:
+# "kernel/drivers/ata/ahci.ko: kernel/drivers/ata/libahci.ko kernel/drivers/ata/libata.ko ..."
+busybox depmod -b "$KDIR.tmp/root" "$KREL"
+
+# Depth-first over modules.dep from the roots: every module after all it depends on.
+mkdir -p "$KDIR.tmp/modules"
+awk -v roots="$ROOT_MODULES" '
+	function base(p,  n) { n = p; sub(/^.*\//, "", n); sub(/\.ko.*$/, "", n); gsub(/-/, "_", n); return n }
+	function visit(n,  k, i, d) {
+		if (n in done) return
+		done[n] = 1
+		if (!(n in file)) { print "setup: module " n " not in modules.dep" > "/dev/stderr"; bad = 1; return }
+		k = split(deps[n], d, " ")
+		for (i = 1; i <= k; i++) visit(base(d[i]))
+		print file[n]
+	}
+	{ f = $1; sub(/:$/, "", f); n = base(f); file[n] = f; $1 = ""; deps[n] = $0 }
+	END { k = split(roots, r, " "); for (i = 1; i <= k; i++) visit(r[i]); exit bad }
+' "$MODDIR/modules.dep" > "$KDIR.tmp/modules.order"
+while read -r m; do
+	case $m in *.ko) ;; *) unavailable "module $m is compressed; busybox insmod cannot load it";; esac
+	cp "$MODDIR/$m" "$KDIR.tmp/modules/"
+	basename "$m" >> "$KDIR.tmp/modules.load"
+done < "$KDIR.tmp/modules.order"
+
+# vmlinuz is a bzImage whose payload is one xz stream; the ELF inside boots through PVH
+# with qboot, skipping real-mode setup and decompression (about 5 s under TCG).
+VMLINUZ=$KDIR.tmp/root/boot/vmlinuz-$KREL
+cp "$VMLINUZ" "$KDIR.tmp/vmlinuz"
+off=$(grep -abo $'\xfd7zXZ\x00' "$VMLINUZ" | head -1 | cut -d: -f1 || true)
+if [ -n "$off" ]; then
+	tail -c +$((off + 1)) "$VMLINUZ" | xz -dc > "$KDIR.tmp/vmlinux" 2>/dev/null || true
+fi
+if ! head -c 4 "$KDIR.tmp/vmlinux" 2>/dev/null | grep -q ELF; then
+	say "no vmlinux could be extracted; the bench will boot the bzImage (slower)"
+	rm -f "$KDIR.tmp/vmlinux"
+fi
+echo "$KREL" > "$KDIR.tmp/release"
+dpkg-deb -f "$KDIR.tmp"/deb/*.deb Version > "$KDIR.tmp/version"
+rm -rf "$KDIR.tmp/root" "$KDIR.tmp/deb" "$KDIR.tmp/modules.order" "$KDIR.tmp/apt.err"
+touch "$KDIR.tmp/ready"
+mv "$KDIR.tmp" "$KDIR"
+say "kernel $KREL ($(wc -l < "$KDIR/modules.load") modules) cached in $KDIR"
+echo "$KDIR"
