@@ -96,7 +96,8 @@ pub struct SgDiagnostics {
     pub raw_sense: [u8; SENSE_LEN],
     /// The line hdparm 9.65 prints on stderr for sense data it cannot read
     /// (`SG_IO: bad/missing sense data, sb[]:  70 00 ...`), under hdparm's conditions (never
-    /// for IDENTIFY DEVICE unless verbose).
+    /// for IDENTIFY DEVICE unless verbose). When a trace writer is given it has already been
+    /// written there, in hdparm's place among the dumps; print it only when not tracing.
     pub hdparm_complaint: Option<String>,
     /// hdparm would print `SG_IO: questionable sense data, results may be incorrect` (once
     /// per run): sense bytes present without DRIVER_SENSE.
@@ -512,6 +513,10 @@ impl Device {
             return SatOutcome::TryLegacy(bad("driver status", st.driver_status.into()));
         }
         let diag = diagnostics(&st, sb, command, opts.verbose());
+        if let Some(line) = &diag.hdparm_complaint {
+            // hdparm prints it here, between the data dump and the descriptor dump.
+            opts.trace(format_args!("{line}\n"));
+        }
         if opts.verbose() {
             // hdparm shows the descriptor header too: its length byte plus two.
             let len = (usize::from(sb[9]) + 2).min(SENSE_LEN - 8 - 2);

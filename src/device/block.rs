@@ -102,6 +102,12 @@ impl Device {
         sys::hdio_drive_reset(self)
     }
 
+    /// `HDIO_DRIVE_TASK`: seven taskfile bytes (command, feature, count, LBA low/mid/high,
+    /// device) in, the result registers out; only the old IDE driver implements it.
+    pub fn hdio_drive_task(&self, regs: &mut [u8; 7]) -> io::Result<()> {
+        sys::hdio_drive_task(self, regs)
+    }
+
     /// `HDIO_GET_IDENTITY`: the IDENTIFY data the kernel kept from probing (`-i`), as 256
     /// words converted from little-endian.
     pub fn hdio_identity(&self) -> io::Result<[u16; 256]> {

@@ -84,6 +84,11 @@ impl Device {
         &self.path
     }
 
+    /// The file descriptor, borrowed.
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.file.as_fd()
+    }
+
     /// The open file, for reads and seeks (timing, sector reads through the page cache).
     pub fn file(&self) -> &File {
         &self.file
