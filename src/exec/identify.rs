@@ -64,21 +64,21 @@ pub fn identify(ctx: &mut Ctx) {
 pub fn kernel_identity(ctx: &mut Ctx, multcount: Option<i64>) {
     match ctx.dev.hdio_identity() {
         Ok(bytes) => {
-            let mut words = [0u16; 256];
-            for (i, w) in words.iter_mut().enumerate() {
-                *w = u16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]]);
+            let multcount = multcount.map(|m| m as u16);
+            let report = crate::report::kernel_identity::kernel_identity_report(&bytes, multcount);
+            if !ctx.out.json {
+                let mut text = Vec::new();
+                let _ = crate::report::kernel_identity::render_kernel_identity(&report, &mut text);
+                ctx.out.text(&String::from_utf8_lossy(&text));
             }
-            match multcount {
-                Some(m) => words[59] = (m as u16) | 0x100,
-                None => words[59] &= !0x100,
-            }
-            // The -i layout renderer lands with the identify work; until then say so.
-            let _ = words;
-            let message = format!("{}: -i is not implemented in hdparm-rs yet", ctx.name);
-            ctx.out.error(&Error::not_applicable(message));
+            ctx.out.section("kernel_identity", serde_json::to_value(&report).unwrap_or_default());
         }
         Err(e) => {
-            let class = if e.raw_os_error() == Some(libc::ENOTTY) { ErrorClass::NotApplicable } else { ErrorClass::Failed };
+            let class = if matches!(e.raw_os_error(), Some(libc::ENOTTY) | Some(libc::EINVAL)) {
+                ErrorClass::NotApplicable
+            } else {
+                ErrorClass::Failed
+            };
             let mut message = format!(" HDIO_GET_IDENTITY failed: {}", strerror(&e));
             if class == ErrorClass::NotApplicable {
                 message.push_str(&format!(" ({})", ctx.dev.description()));

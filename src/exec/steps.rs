@@ -38,7 +38,10 @@ fn set_msg(option: &str, value: u32, message: String) -> SettingsItem {
 impl Ctx<'_, '_, '_> {
     fn ioctl_failed(&mut self, label: &str, err: &io::Error) {
         let class = match err.raw_os_error() {
-            Some(libc::ENOTTY) | Some(libc::EINVAL) | Some(libc::EOPNOTSUPP) => ErrorClass::NotApplicable,
+            // The driver lacks the request, or the attribute does not exist for this device.
+            Some(libc::ENOTTY) | Some(libc::EINVAL) | Some(libc::EOPNOTSUPP) | Some(libc::ENOENT) => {
+                ErrorClass::NotApplicable
+            }
             _ => ErrorClass::Failed,
         };
         let mut message = format!("{label}: {}", strerror(err));
