@@ -11,15 +11,26 @@ use crate::report::identify::{identify_report, render_report, IdentifyContext};
 /// `-I`, `--Istdout`, `--Iraw FILE`.
 pub fn identify(ctx: &mut Ctx) {
     if !ctx.dev.ata_capable() {
-        let message = format!("{}: no ATA IDENTIFY data: {}", ctx.name, ctx.dev.description());
+        let message = format!(
+            "{}: no ATA IDENTIFY data: {}",
+            ctx.name,
+            ctx.dev.description()
+        );
         ctx.out.error(&Error::not_applicable(message));
         return;
     }
     let words = match ctx.dev.identify() {
         Ok(words) => words,
         Err(f) => {
-            let class = if f.not_ata { ErrorClass::NotApplicable } else { ErrorClass::Failed };
-            ctx.out.error(&Error::new(class, format!("{}: IDENTIFY failed: {}", ctx.name, f.reason)));
+            let class = if f.not_ata {
+                ErrorClass::NotApplicable
+            } else {
+                ErrorClass::Failed
+            };
+            ctx.out.error(&Error::new(
+                class,
+                format!("{}: IDENTIFY failed: {}", ctx.name, f.reason),
+            ));
             return;
         }
     };
@@ -43,8 +54,16 @@ pub fn identify(ctx: &mut Ctx) {
         }
         return;
     }
-    let sector_config = if id.wants_sector_config_log() { ctx.dev.read_log(0x2f, 0).ok() } else { None };
-    let sata_settings = if id.wants_sata_settings_log() { ctx.dev.read_log(0x30, 8).ok() } else { None };
+    let sector_config = if id.wants_sector_config_log() {
+        ctx.dev.read_log(0x2f, 0).ok()
+    } else {
+        None
+    };
+    let sata_settings = if id.wants_sata_settings_log() {
+        ctx.dev.read_log(0x30, 8).ok()
+    } else {
+        None
+    };
     let log_ctx = IdentifyContext::from_log_pages(sector_config.as_ref(), sata_settings.as_ref());
     let report = identify_report(&id, &log_ctx);
     if !ctx.out.json {
@@ -52,7 +71,10 @@ pub fn identify(ctx: &mut Ctx) {
         let _ = render_report(&report, &mut text);
         ctx.out.text(&String::from_utf8_lossy(&text));
     }
-    ctx.out.section("identify", serde_json::to_value(&report).unwrap_or_default());
+    ctx.out.section(
+        "identify",
+        serde_json::to_value(&report).unwrap_or_default(),
+    );
     if report.exit_status() != 0 {
         // hdparm's own words for this are already on stdout ("Unknown device type").
         ctx.out.verdict.record(ErrorClass::Failed);
@@ -71,7 +93,10 @@ pub fn kernel_identity(ctx: &mut Ctx, multcount: Option<i64>) {
                 let _ = crate::report::kernel_identity::render_kernel_identity(&report, &mut text);
                 ctx.out.text(&String::from_utf8_lossy(&text));
             }
-            ctx.out.section("kernel_identity", serde_json::to_value(&report).unwrap_or_default());
+            ctx.out.section(
+                "kernel_identity",
+                serde_json::to_value(&report).unwrap_or_default(),
+            );
         }
         Err(e) => {
             let class = if matches!(e.raw_os_error(), Some(libc::ENOTTY) | Some(libc::EINVAL)) {
@@ -83,7 +108,11 @@ pub fn kernel_identity(ctx: &mut Ctx, multcount: Option<i64>) {
             if class == ErrorClass::NotApplicable {
                 message.push_str(&format!(" ({})", ctx.dev.description()));
             }
-            ctx.out.error(&Error { class, message, errno: e.raw_os_error() });
+            ctx.out.error(&Error {
+                class,
+                message,
+                errno: e.raw_os_error(),
+            });
         }
     }
 }
@@ -94,7 +123,10 @@ pub fn kernel_identity(ctx: &mut Ctx, multcount: Option<i64>) {
 pub fn identify_stdin(input: &[u8], out: &mut Output) {
     match parse_identify_hex(input) {
         Err(short) => {
-            let line = format!("read only {}/256 IDENTIFY words from stdin: Success", short.words_read);
+            let line = format!(
+                "read only {}/256 IDENTIFY words from stdin: Success",
+                short.words_read
+            );
             out.error(&Error::usage(line));
         }
         Ok(words) => {
@@ -105,7 +137,10 @@ pub fn identify_stdin(input: &[u8], out: &mut Output) {
                 out.text(&String::from_utf8_lossy(&text));
             }
             out.begin_device("stdin", true);
-            out.section("identify", serde_json::to_value(&report).unwrap_or_default());
+            out.section(
+                "identify",
+                serde_json::to_value(&report).unwrap_or_default(),
+            );
             out.end_device();
             if report.exit_status() != 0 {
                 // hdparm's own words for this are already on stdout ("Unknown device type").

@@ -10,7 +10,10 @@ use std::io::IsTerminal;
 /// Whether reads can be timed on this device at all.
 fn timable(ctx: &mut Ctx, option: &str) -> bool {
     if ctx.dev.is_directory() {
-        let message = format!("{}: {option} times reads of a device or file; this is a directory", ctx.name);
+        let message = format!(
+            "{}: {option} times reads of a device or file; this is a directory",
+            ctx.name
+        );
         ctx.out.error(&Error::not_applicable(message));
         return false;
     }
@@ -23,31 +26,55 @@ pub fn run(ctx: &mut Ctx) {
     let path = std::path::PathBuf::from(&ctx.name);
     if f.time_cache && timable(ctx, "-T") {
         let result = {
-            let tctx = TimingContext { path: &path, fd: ctx.dev.fd(), size_sectors, flags: &f };
+            let tctx = TimingContext {
+                path: &path,
+                fd: ctx.dev.fd(),
+                size_sectors,
+                flags: &f,
+            };
             let (stdout, stderr) = ctx.out.streams();
             time_cache(&tctx, stdout, stderr)
         };
-        file_result(ctx, result.map(|fig| serde_json::to_value(fig).unwrap_or_default()));
+        file_result(
+            ctx,
+            result.map(|fig| serde_json::to_value(fig).unwrap_or_default()),
+        );
     }
     if f.flush_drive_cache {
         flush_drive_cache(ctx);
     }
     if f.time_device && timable(ctx, "-t") {
         let result = {
-            let tctx = TimingContext { path: &path, fd: ctx.dev.fd(), size_sectors, flags: &f };
+            let tctx = TimingContext {
+                path: &path,
+                fd: ctx.dev.fd(),
+                size_sectors,
+                flags: &f,
+            };
             let (stdout, stderr) = ctx.out.streams();
             time_device(&tctx, stdout, stderr)
         };
-        file_result(ctx, result.map(|fig| serde_json::to_value(fig).unwrap_or_default()));
+        file_result(
+            ctx,
+            result.map(|fig| serde_json::to_value(fig).unwrap_or_default()),
+        );
     }
     if f.bench.is_some() && timable(ctx, "--bench") {
         let progress = std::io::stderr().is_terminal();
         let result = {
-            let tctx = TimingContext { path: &path, fd: ctx.dev.fd(), size_sectors, flags: &f };
+            let tctx = TimingContext {
+                path: &path,
+                fd: ctx.dev.fd(),
+                size_sectors,
+                flags: &f,
+            };
             let (stdout, stderr) = ctx.out.streams();
             bench(&tctx, stdout, stderr, progress)
         };
-        file_result(ctx, result.map(|report| serde_json::to_value(report).unwrap_or_default()));
+        file_result(
+            ctx,
+            result.map(|report| serde_json::to_value(report).unwrap_or_default()),
+        );
     }
 }
 
@@ -57,8 +84,16 @@ fn file_result(ctx: &mut Ctx, result: Result<serde_json::Value, Error>) {
         Err(e) => {
             // A timing that failed halfway leaves hdparm's prefix without a newline; the error
             // line follows it on stderr and no figure is printed.
-            let class = if e.class == ErrorClass::Usage { ErrorClass::Usage } else { e.class };
-            ctx.out.error(&Error { class, message: e.message, errno: e.errno });
+            let class = if e.class == ErrorClass::Usage {
+                ErrorClass::Usage
+            } else {
+                e.class
+            };
+            ctx.out.error(&Error {
+                class,
+                message: e.message,
+                errno: e.errno,
+            });
         }
     }
 }
