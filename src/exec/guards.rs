@@ -124,7 +124,7 @@ pub fn check(run: &DeviceRun, facts: &DeviceFacts) -> Option<Refusal> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::Flags;
+    use crate::cli::{Flags, GetSet, SetOnly};
 
     fn run(flags: Flags) -> DeviceRun {
         DeviceRun {
@@ -138,8 +138,10 @@ mod tests {
         let facts = DeviceFacts {
             multcount_via_ata: true,
         };
-        let mut f = Flags::default();
-        f.write_sector = Some(5);
+        let mut f = Flags {
+            write_sector: Some(5),
+            ..Flags::default()
+        };
         let refusal = check(&run(f.clone()), &facts)
             .map(|r| r.text)
             .unwrap_or_default();
@@ -148,8 +150,13 @@ mod tests {
         f.yes_i_know = true;
         assert!(check(&run(f), &facts).is_none());
 
-        let mut f = Flags::default();
-        f.multcount.set = true;
+        let f = Flags {
+            multcount: GetSet {
+                set: true,
+                ..GetSet::default()
+            },
+            ..Flags::default()
+        };
         assert!(check(&run(f.clone()), &facts).is_some());
         assert!(
             check(
@@ -162,8 +169,13 @@ mod tests {
             "old IDE driver: no guard"
         );
 
-        let mut f = Flags::default();
-        f.powerup_in_standby.set = true;
+        let mut f = Flags {
+            powerup_in_standby: SetOnly {
+                set: true,
+                ..SetOnly::default()
+            },
+            ..Flags::default()
+        };
         assert!(
             check(&run(f.clone()), &facts).is_none(),
             "-s0 is not guarded"
