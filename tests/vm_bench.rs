@@ -176,7 +176,11 @@ fn mask_timing(out: &[u8]) -> Vec<u8> {
                 if !digit {
                     masked.push(c);
                 } else if !prev_digit {
-                    masked.push('#');
+                    // printf pads the figures to a width (%3u, %6.2f): the padding varies
+                    // with the figure, so it is masked with it.
+                    let kept = masked.trim_end_matches(' ').len();
+                    masked.truncate(kept);
+                    masked.push_str(" #");
                 }
                 prev_digit = digit;
             }

@@ -22,6 +22,10 @@ pub struct AtaFailure {
 pub struct AtaOutput {
     pub error: u8,
     pub count: u8,
+    /// LBA registers (47:0 for 48-bit commands, 23:0 otherwise).
+    pub lba: u64,
+    /// DEVICE register (LBA 27:24 in its low nibble for 28-bit commands).
+    pub device: u8,
 }
 
 /// The legacy HDIO get/set ioctls by what they read or change.

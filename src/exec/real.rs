@@ -182,6 +182,8 @@ impl DeviceAccess for RealDevice {
                 Ok(AtaOutput {
                     error: r.error,
                     count: (r.count & 0xff) as u8,
+                    lba: r.lba,
+                    device: r.device,
                 })
             }
             Err(e) => Err(self.failure(e)),
@@ -257,7 +259,13 @@ impl DeviceAccess for RealDevice {
                 let lines = check.refusal_lines(&self.dev.path().to_string_lossy(), lba);
                 (!lines.is_empty()).then(|| lines.join("\n"))
             }
-            Err(_) => None,
+            // hdparm stops here too when the start cannot be found (CD/DVD drives have no
+            // geometry): the sector address would be a guess.
+            Err(e) => Some(format!(
+                "{}: {}",
+                e.label(),
+                crate::error::strerror(e.io_error())
+            )),
         }
     }
 

@@ -686,7 +686,7 @@ pub fn run(ctx: &mut Ctx) {
         );
     }
     if f.max_sectors.get {
-        ctx.not_built("-N");
+        max_sectors(ctx);
     }
 
     // --- timings and actions (§3 steps 67..76) ---
@@ -939,4 +939,67 @@ fn check_power(ctx: &mut Ctx) {
         PowerState::Unknown
     };
     ctx.out.item(SettingsItem::DriveState { state });
+}
+
+/// `-N`: visible sectors (IDENTIFY) against the native maximum (READ NATIVE MAX ADDRESS, or
+/// GET NATIVE MAX ADDRESS EXT on drives with Accessible Max Address), reference §4.5.
+fn max_sectors(ctx: &mut Ctx) {
+    let Some(words) = ctx.identify() else {
+        identify_unavailable(ctx, "-N");
+        return;
+    };
+    let id = crate::ata::identify::Identify::from_words(words);
+    let amax = id.supports_accessible_max_address();
+    let (mut tf, label) = if amax {
+        let mut tf = TaskFile::new(op::GET_NATIVE_MAX_EXT, 0, 0);
+        tf.lba48 = true;
+        (tf, " GET_NATIVE_MAX_ADDRESS_EXT failed")
+    } else if id.supports_48bit() {
+        (
+            TaskFile::new(op::READ_NATIVE_MAX_EXT, 0, 0),
+            " READ_NATIVE_MAX_ADDRESS_EXT failed",
+        )
+    } else {
+        (
+            TaskFile::new(op::READ_NATIVE_MAX, 0, 0),
+            " READ_NATIVE_MAX_ADDRESS failed",
+        )
+    };
+    tf.timeout_secs = 15;
+    let mut none = [0u8; 0];
+    let out = match ctx.dev.ata(&tf, &mut none) {
+        Ok(out) => out,
+        Err(f) => {
+            ctx.ata_failed(label, &f);
+            return;
+        }
+    };
+    let max_lba = if tf.lba48 {
+        out.lba
+    } else {
+        (out.lba & 0x00ff_ffff) | (u64::from(out.device & 0x0f) << 24)
+    };
+    let native = max_lba + 1;
+    let visible = id.capacity_sectors();
+    let mut line = format!(" max sectors   = {visible}/{native}");
+    match visible.cmp(&native) {
+        std::cmp::Ordering::Less if amax => {
+            line.push_str(", ACCESSIBLE MAX ADDRESS enabled\nPower cycle your device after every ACCESSIBLE MAX ADDRESS")
+        }
+        std::cmp::Ordering::Less => line.push_str(", HPA is enabled"),
+        std::cmp::Ordering::Equal if amax => line.push_str(", ACCESSIBLE MAX ADDRESS disabled"),
+        std::cmp::Ordering::Equal => line.push_str(", HPA is disabled"),
+        std::cmp::Ordering::Greater => {
+            line.push_str(", HPA setting seems invalid");
+            if native & 0xffff_ff00_0000 == 0 {
+                line.push_str(" (buggy kernel device driver?)");
+            }
+        }
+    }
+    line.push('\n');
+    ctx.out.text(&line);
+    ctx.out.section(
+        "max_sectors",
+        serde_json::json!({ "visible_sectors": visible, "native_sectors": native, "accessible_max_address": amax }),
+    );
 }
