@@ -68,7 +68,7 @@
 //! | key | type | text it stands for |
 //! |---|---|---|
 //! | `model`, `firmware`, `serial` | string | "Model=", "FwRev=", "SerialNo=" |
-//! | `config` | [string] | "Config={ ... }" (names with their leading space) |
+//! | `config` | [string] | "Config={ ... }" |
 //! | `raw_cylinders`, `raw_heads`, `raw_sectors`, `track_size`, `sector_size`, `ecc_bytes` | int | "RawCHS=", "TrkSize=", "SectSize=", "ECCbytes=" |
 //! | `buffer_type`, `buffer_size_kbytes` | string, int | "BuffType=", "BuffSize=" (absent: unknown) |
 //! | `max_mult_sect`, `mult_sect` | int, `{kind:invalid,value}` \| `{kind:off}` \| `{kind:on,value}` | "MaxMultSect=", "MultSect=" |

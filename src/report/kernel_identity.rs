@@ -15,24 +15,24 @@ use serde::Serialize;
 
 use super::identify::IdText;
 
-/// Word 0 bit names (bit 0 has none), each with its leading space as hdparm prints them.
+/// Word 0 bit names; bit 0 has none (hdparm prints nothing for it).
 const CONFIG_NAMES: [&str; 16] = [
     "",
-    " HardSect",
-    " SoftSect",
-    " NotMFM",
-    " HdSw>15uSec",
-    " SpinMotCtl",
-    " Fixed",
-    " Removable",
-    " DTR<=5Mbs",
-    " DTR>5Mbs",
-    " DTR>10Mbs",
-    " RotSpdTol>.5%",
-    " dStbOff",
-    " TrkOff",
-    " FmtGapReq",
-    " nonMagnetic",
+    "HardSect",
+    "SoftSect",
+    "NotMFM",
+    "HdSw>15uSec",
+    "SpinMotCtl",
+    "Fixed",
+    "Removable",
+    "DTR<=5Mbs",
+    "DTR>5Mbs",
+    "DTR>10Mbs",
+    "RotSpdTol>.5%",
+    "dStbOff",
+    "TrkOff",
+    "FmtGapReq",
+    "nonMagnetic",
 ];
 
 const BUFFER_TYPES: [&str; 4] = ["unknown", "1Sect", "DualPort", "DualPortCache"];
@@ -84,7 +84,7 @@ pub struct KernelIdentityReport {
     pub model: IdText,
     pub firmware: IdText,
     pub serial: IdText,
-    /// Word 0 bit names ("Config={ ... }").
+    /// Word 0 bit names ("Config={ ... }"), bits 1-15.
     pub config: Vec<&'static str>,
     pub raw_cylinders: u16,
     pub raw_heads: u16,
@@ -265,7 +265,7 @@ pub fn kernel_identity_report(raw: &[u8; 512], multcount: Option<u16>) -> Kernel
         model: text_field(&raw[54..94]),
         firmware: text_field(&raw[46..54]),
         serial: text_field(&raw[20..40]),
-        config: (0..16)
+        config: (1..16)
             .filter(|&i| w(0) & (1 << i) != 0)
             .map(|i| CONFIG_NAMES[i])
             .collect(),
@@ -335,7 +335,7 @@ pub fn render_kernel_identity(r: &KernelIdentityReport, out: &mut dyn Write) -> 
     out.write_all(&r.serial.0[..r.serial.0.len().min(20)])?;
     out.write_all(b"\n Config={")?;
     for name in &r.config {
-        out.write_all(name.as_bytes())?;
+        write!(out, " {name}")?;
     }
     out.write_all(b" }\n")?;
     writeln!(
