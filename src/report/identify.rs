@@ -22,6 +22,7 @@ use crate::ata::identify::{sata_settings_devslp, sector_config_sizes, DevSleepTi
 use crate::ata::identify_hex::parse_identify_hex;
 
 pub use decode::identify_report;
+pub(crate) use decode::{BUFFER_TYPES, MINOR_VERSIONS};
 pub use text::render_report;
 
 /// What only a live device gives the `-I` decode. Empty (the default) for `--Istdin`.

@@ -13,7 +13,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::identify::IdText;
+use super::identify::{IdText, BUFFER_TYPES, MINOR_VERSIONS};
 
 /// Word 0 bit names; bit 0 has none (hdparm prints nothing for it).
 const CONFIG_NAMES: [&str; 16] = [
@@ -35,45 +35,14 @@ const CONFIG_NAMES: [&str; 16] = [
     "nonMagnetic",
 ];
 
-const BUFFER_TYPES: [&str; 4] = ["unknown", "1Sect", "DualPort", "DualPortCache"];
-
-/// Word 81 text for codes 0..=31, as `-i` prints it after "Drive conforms to: ".
+/// Word 81 text for codes 0..=31, as `-i` prints it after "Drive conforms to: " (the same
+/// table `-I` uses; `-i` stops at 31).
 fn minor_text(code: u16) -> &'static str {
-    const TABLE: [&str; 32] = [
-        "Unspecified",
-        "ATA-1 X3T9.2 781D prior to revision 4",
-        "ATA-1 published, ANSI X3.221-1994",
-        "ATA-1 X3T9.2 781D revision 4",
-        "ATA-2 published, ANSI X3.279-1996",
-        "ATA-2 X3T10 948D prior to revision 2k",
-        "ATA-3 X3T10 2008D revision 1",
-        "ATA-2 X3T10 948D revision 2k",
-        "ATA-3 X3T10 2008D revision 0",
-        "ATA-2 X3T10 948D revision 3",
-        "ATA-3 published, ANSI X3.298-199x",
-        "ATA-3 X3T10 2008D revision 6",
-        "ATA-3 X3T13 2008D revision 7 and 7a",
-        "ATA/ATAPI-4 X3T13 1153D revision 6",
-        "ATA/ATAPI-4 T13 1153D revision 13",
-        "ATA/ATAPI-4 X3T13 1153D revision 7",
-        "ATA/ATAPI-4 T13 1153D revision 18",
-        "ATA/ATAPI-4 T13 1153D revision 15",
-        "ATA/ATAPI-4 published, ANSI INCITS 317-1998",
-        "ATA/ATAPI-5 T13 1321D revision 3",
-        "ATA/ATAPI-4 T13 1153D revision 14",
-        "ATA/ATAPI-5 T13 1321D revision 1",
-        "ATA/ATAPI-5 published, ANSI INCITS 340-2000",
-        "ATA/ATAPI-4 T13 1153D revision 17",
-        "ATA/ATAPI-6 T13 1410D revision 0",
-        "ATA/ATAPI-6 T13 1410D revision 3a",
-        "ATA/ATAPI-7 T13 1532D revision 1",
-        "ATA/ATAPI-6 T13 1410D revision 2",
-        "ATA/ATAPI-6 T13 1410D revision 1",
-        "ATA/ATAPI-7 published, ANSI INCITS 397-2005",
-        "ATA/ATAPI-7 T13 1532D revision 0",
-        "Reserved",
-    ];
-    TABLE.get(usize::from(code)).copied().unwrap_or("unknown")
+    if code <= 31 {
+        MINOR_VERSIONS[usize::from(code)].0
+    } else {
+        "unknown"
+    }
 }
 
 /// The `-i` decode.
