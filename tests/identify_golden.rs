@@ -408,3 +408,77 @@ fn kernel_identity_matches_real_hdparm() {
         "{mismatches} of {cases} -i cases differ from the real hdparm"
     );
 }
+
+/// Hand-made IDENTIFY data aimed at the rare branches of the decode (ATA-1 drives, swapped CHS
+/// capacity words, legacy DMA, CD-ROMs, ATAPI DMADIR, CompactFlash, word 2 values, security
+/// time formats, TLC, reset results, TRIM, native 4K and overflowing sizes), each compared with
+/// the real `hdparm --Istdin`.
+#[test]
+fn istdin_matches_real_hdparm_on_rare_branches() {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+
+    let Some(hdparm_bin) = real_hdparm() else {
+        assert!(!require_all(), "the real hdparm is not installed");
+        eprintln!("real hdparm not installed: rare-branch identify test skipped");
+        return;
+    };
+    #[rustfmt::skip]
+    let cases: &[(&str, &[(usize, u16)])] = &[
+        ("zero", &[]),
+        ("ata1", &[(0, 0x7FFE), (1, 100), (3, 4), (6, 17), (4, 0x1234), (5, 600), (20, 3), (21, 0x81), (22, 4), (48, 1), (53, 1), (54, 100), (55, 4), (56, 17), (57, 6800)]),
+        ("ata1 swapped capacity", &[(0, 0x0040), (1, 1000), (3, 16), (6, 63), (53, 1), (54, 1000), (55, 16), (56, 63), (57, 0x000F), (58, 0xC180), (21, 0x101), (22, 4)]),
+        ("ata1 capacity in order", &[(0, 0x0040), (1, 1000), (3, 16), (6, 63), (53, 1), (54, 1000), (55, 16), (56, 63), (58, 0x000F), (57, 0x6180)]),
+        ("ata2", &[(0, 0x0040), (49, 0x0B00), (51, 0x0200), (52, 0x0200), (53, 3), (64, 3), (67, 240), (68, 180), (47, 0x8010)]),
+        ("legacy sdma", &[(0, 0x0040), (49, 0x0100), (52, 0x0200)]),
+        ("cdrom", &[(0, 0x85C0), (49, 0x0F00), (73, 0x001E), (74, 9), (62, 0x8407), (63, 0x0407), (88, 0x203F), (53, 6), (71, 10), (72, 20), (128, 0x21), (82, 2)]),
+        ("cdrom without versions", &[(0, 0x8580)]),
+        ("atapi tape", &[(0, 0x81A1), (49, 0xFF00), (62, 0x0107), (63, 0x0107), (80, 0x001E), (81, 0x12)]),
+        ("cfa", &[(0, 0x848A), (160, 0xA064), (162, 1), (163, 0x0092), (164, 0x91FF), (83, 0x4004), (255, 0x00A5)]),
+        ("word 2 incomplete", &[(0, 0x0044), (2, 0x37C8)]),
+        ("security extended times", &[(0, 0x0040), (80, 0x07F0), (82, 0x0002), (128, 0x013F), (89, 0x8123), (90, 0xFFFF), (92, 0xFFFE)]),
+        ("security max time", &[(0, 0x0040), (80, 0x07F0), (82, 0x0002), (89, 0x00FF)]),
+        ("security no times", &[(0, 0x0040), (80, 0x07F0), (82, 0x0002), (128, 0x0010)]),
+        ("tlc", &[(0, 0x0040), (83, 0x4000), (84, 0x5800), (87, 0x4000), (116, 7), (80, 0x00F0)]),
+        ("reset device 0", &[(0, 0x0040), (93, 0x600B), (80, 0x0070)]),
+        ("reset device 1", &[(0, 0x0040), (93, 0x4C00), (80, 0x0070)]),
+        ("trim", &[(0, 0x0040), (80, 0x01F0), (169, 1), (105, 1), (69, 0x4020)]),
+        ("form factor and rpm", &[(0, 0x0040), (168, 7), (217, 0x0402)]),
+        ("native 4k", &[(0, 0x0040), (49, 0x0200), (60, 0x1000), (83, 0x4400), (100, 0x2000), (106, 0x7003), (117, 0x0800), (209, 0x4003)]),
+        ("overflowing sizes", &[(0, 0x0040), (49, 0x0200), (83, 0x4400), (100, 0xFFFF), (101, 0xFFFF), (102, 0xFFFF), (103, 0xFFFF), (106, 0x500F), (117, 0xFFFF), (118, 0xFFFF), (209, 0x5FFF)]),
+        ("unknown device", &[(0, 0xC000)]),
+    ];
+    let mut failures = Vec::new();
+    for (name, set) in cases {
+        let mut words = [0u16; 256];
+        for &(n, v) in set.iter() {
+            words[n] = v;
+        }
+        let input = to_hex(&words);
+        let mut child = Command::new(&hdparm_bin)
+            .arg("--Istdin")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn hdparm");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes())
+            .expect("write stdin");
+        let real = child.wait_with_output().expect("hdparm output");
+        let mut out = Vec::new();
+        let mut err = Vec::new();
+        let status = hdparm::report::identify::run_istdin(input.as_bytes(), &mut out, &mut err);
+        if out != real.stdout || i32::from(status) != real.status.code().unwrap_or(-1) {
+            failures.push(format!("{name}: {}", first_diff(&real.stdout, &out)));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} rare-branch cases differ: {failures:#?}",
+        failures.len()
+    );
+}
