@@ -129,7 +129,7 @@ mod tests {
     fn identify_json_carries_what_the_text_shows() {
         let ctx = IdentifyContext {
             live: true,
-            supported_logical_sector_sizes: Some(vec![512, 4096]),
+            sector_config_sizes: Some(vec![256, 2048]),
             devslp: None,
         };
         let v = identify_value(&identify_report(&drive(), &ctx));
