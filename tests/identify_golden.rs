@@ -524,6 +524,7 @@ fn istdin_matches_real_hdparm_on_rare_branches() {
 /// Differential test of live `-I`: the real `hdparm -I` on a fake drive (the shim answers
 /// IDENTIFY and the two log pages) against our decode with the context the device layer would
 /// build from the same pages: the "[ Supported: ... ]" list and the "Device Sleep:" block.
+/// The first cases also compare `--Istdout`'s dump.
 #[test]
 fn live_identify_matches_real_hdparm() {
     use std::process::Command;
@@ -604,6 +605,27 @@ fn live_identify_matches_real_hdparm() {
             .unwrap_or(&real.stdout)
             .to_vec();
 
+        if case < 30 {
+            // --Istdout of the same drive: the 32-line hex dump.
+            let dump = Command::new(&hdparm_bin)
+                .arg("--Istdout")
+                .arg(&disk)
+                .env("LD_PRELOAD", &lib)
+                .env("FAKE_ID", &id_file)
+                .output()
+                .expect("run hdparm");
+            let header = format!("\n{}:\n", disk.display());
+            let real_dump = dump
+                .stdout
+                .strip_prefix(header.as_bytes())
+                .unwrap_or(&dump.stdout);
+            let ours = hdparm::ata::identify_hex::format_identify_hex(&words);
+            assert_eq!(
+                String::from_utf8_lossy(real_dump),
+                ours,
+                "--Istdout differs (case {case})"
+            );
+        }
         // What the device layer does: read each log only when -I would print from it and
         // hdparm's word-84 test lets READ LOG EXT through.
         let id = hdparm::ata::identify::Identify::from_words(words);
