@@ -49,27 +49,15 @@ fn parse(args: Vec<OsString>) -> Result<(Flags, PathBuf), String> {
                 let v = value(&mut it, "--offset")?;
                 flags.offset_gib = Some(v.parse().map_err(|_| format!("--offset: bad value {v}"))?);
             }
-            "--bench" => {
-                bench_opts.get_or_insert_with(BenchOptions::default);
-            }
-            "--bench-trials" => {
-                bench_opts.get_or_insert_with(BenchOptions::default).trials =
-                    bench::parse_trials(&value(&mut it, &s)?)?
-            }
-            "--bench-depth" => {
-                bench_opts.get_or_insert_with(BenchOptions::default).depth =
-                    bench::parse_depth(&value(&mut it, &s)?)?
-            }
-            "--bench-bs" => {
-                bench_opts
-                    .get_or_insert_with(BenchOptions::default)
-                    .block_size = bench::parse_block_size(&value(&mut it, &s)?)?
-            }
-            "--bench-random" => bench_opts.get_or_insert_with(BenchOptions::default).random = true,
-            "--bench-seconds" => {
-                bench_opts
-                    .get_or_insert_with(BenchOptions::default)
-                    .trial_duration = bench::parse_seconds(&value(&mut it, &s)?)?
+            _ if s.starts_with("--bench") && s != "--bench-engine" => {
+                let name = &s[2..];
+                let takes_value = bench::LONG_OPTIONS.iter().any(|(n, v)| *n == name && *v);
+                let v = if takes_value {
+                    Some(value(&mut it, &s)?)
+                } else {
+                    None
+                };
+                bench::apply_option(&mut bench_opts, name, v.as_deref())?;
             }
             "--bench-engine" => {
                 bench_opts.get_or_insert_with(BenchOptions::default).engine =
@@ -83,6 +71,9 @@ fn parse(args: Vec<OsString>) -> Result<(Flags, PathBuf), String> {
             _ if s.starts_with('-') => return Err(format!("unknown option {s}")),
             _ => device = Some(PathBuf::from(arg)),
         }
+    }
+    if let Some(o) = &bench_opts {
+        o.validate()?;
     }
     flags.bench = bench_opts;
     let device = device.ok_or("no device given")?;
