@@ -503,8 +503,9 @@ impl<'a> Parser<'a> {
             if !c.is_ascii_digit() {
                 break;
             }
-            // C int arithmetic; overflow wraps on the machines hdparm runs on.
-            value = value.wrapping_mul(10).wrapping_add(i32::from(c - b'0'));
+            // hdparm's C int wraps, so -S4294967301 would set 5; saturating keeps every
+            // overflowing value out of range (DIFFERENCES.md: args:numeric-overflow).
+            value = value.saturating_mul(10).saturating_add(i32::from(c - b'0'));
             got_digit = true;
             self.pos += 1;
         }
