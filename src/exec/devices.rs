@@ -31,7 +31,9 @@ pub fn run_devices(runs: &[DeviceRun], out: &mut Output) {
             Ok(dev) => dev,
             Err(e) => {
                 out.begin_device(&name, true);
-                out.error(&Error::os(ErrorClass::CannotOpen, &name, &e));
+                // An empty name would print ": No such file or directory", naming nothing.
+                let label = if name.is_empty() { "''" } else { name.as_str() };
+                out.error(&Error::os(ErrorClass::CannotOpen, label, &e));
                 out.end_device();
                 continue;
             }
