@@ -36,7 +36,9 @@ pub fn run_devices(runs: &[DeviceRun], out: &mut Output) {
                 let mut error = Error::os(ErrorClass::CannotOpen, label, &e);
                 // open(2) says only "Invalid argument" when the node refuses O_DIRECT.
                 if run.flags.direct && e.raw_os_error() == Some(libc::EINVAL) {
-                    error.message.push_str(" (--direct asks for O_DIRECT, which it does not support)");
+                    error
+                        .message
+                        .push_str(" (--direct asks for O_DIRECT, which it does not support)");
                 }
                 out.error(&error);
                 out.end_device();

@@ -27,7 +27,11 @@ pub fn run(ctx: &mut Ctx) {
             let (stdout, stderr) = ctx.out.streams();
             time_cache(&tctx, stdout, stderr)
         };
-        file_result(ctx, "-T", result.map(|fig| serde_json::to_value(fig).unwrap_or_default()));
+        file_result(
+            ctx,
+            "-T",
+            result.map(|fig| serde_json::to_value(fig).unwrap_or_default()),
+        );
     }
     if f.flush_drive_cache {
         flush_drive_cache(ctx);
@@ -38,7 +42,11 @@ pub fn run(ctx: &mut Ctx) {
             let (stdout, stderr) = ctx.out.streams();
             time_device(&tctx, stdout, stderr)
         };
-        file_result(ctx, "-t", result.map(|fig| serde_json::to_value(fig).unwrap_or_default()));
+        file_result(
+            ctx,
+            "-t",
+            result.map(|fig| serde_json::to_value(fig).unwrap_or_default()),
+        );
     }
     if f.bench.is_some() && timable(ctx, "--bench") {
         let progress = std::io::stderr().is_terminal();
@@ -47,7 +55,11 @@ pub fn run(ctx: &mut Ctx) {
             let (stdout, stderr) = ctx.out.streams();
             bench(&tctx, stdout, stderr, progress)
         };
-        file_result(ctx, "--bench", result.map(|report| serde_json::to_value(report).unwrap_or_default()));
+        file_result(
+            ctx,
+            "--bench",
+            result.map(|report| serde_json::to_value(report).unwrap_or_default()),
+        );
     }
 }
 
@@ -58,7 +70,10 @@ fn context(ctx: &Ctx, option: &str, e: &Error) -> String {
     if e.message.starts_with(name.as_str()) {
         // --bench opens the device again with O_DIRECT, which some nodes refuse with EINVAL.
         if e.errno == Some(libc::EINVAL) && e.class == ErrorClass::CannotOpen {
-            return format!("{} ({option} reads with O_DIRECT, which {name} does not support)", e.message);
+            return format!(
+                "{} ({option} reads with O_DIRECT, which {name} does not support)",
+                e.message
+            );
         }
         return e.message.clone();
     }
