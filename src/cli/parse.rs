@@ -43,7 +43,8 @@ pub struct Parsed {
     pub result: Result<Invocation, ParseError>,
     /// Lines hdparm prints on stdout while parsing (the `security_password:` echo).
     pub stdout_lines: Vec<String>,
-    /// Lines hdparm prints on stderr while parsing without stopping (`-X: missing value`).
+    /// Lines printed on stderr while parsing without stopping (hdparm's `-X: missing value`
+    /// is a usage error here, so none at present).
     pub stderr_lines: Vec<String>,
 }
 
@@ -503,8 +504,9 @@ impl<'a> Parser<'a> {
             if !c.is_ascii_digit() {
                 break;
             }
-            // C int arithmetic; overflow wraps on the machines hdparm runs on.
-            value = value.wrapping_mul(10).wrapping_add(i32::from(c - b'0'));
+            // hdparm's C int wraps, so -S4294967301 would set 5; saturating keeps every
+            // overflowing value out of range (DIFFERENCES.md: args:numeric-overflow).
+            value = value.saturating_mul(10).saturating_add(i32::from(c - b'0'));
             got_digit = true;
             self.pos += 1;
         }
@@ -569,8 +571,11 @@ impl<'a> Parser<'a> {
         Ok(path)
     }
 
-    /// `-p` / `-X`: up to 31 alphanumerics, a mode name or a decimal number.
-    fn xfer_mode(&mut self) -> Option<u32> {
+    /// `-p` / `-X`: up to 31 alphanumerics, a mode name or a decimal number. A word that is
+    /// neither is a usage error naming the option and the word: hdparm 9.65 ignores it (`-p`)
+    /// or prints `-X: missing value`, and exits 0 having set nothing (DIFFERENCES.md:
+    /// args:-X foo*, args:-p foo*).
+    fn xfer_mode(&mut self, letter: u8) -> Step<u32> {
         if self.at_word_end()
             && self.remaining() > 0
             && self
@@ -588,7 +593,12 @@ impl<'a> Parser<'a> {
             name.push(c as char);
             self.pos += 1;
         }
-        translate_xfermode(&name)
+        translate_xfermode(&name).ok_or_else(|| {
+            message(format!(
+                "  -{}: bad transfer mode '{name}' (pio0..7, sdma0..7, mdma0..7, udma0..7 or a number)",
+                letter as char
+            ))
+        })
     }
 
     fn set_identify_output(&mut self, which: IdentifyOutput) {
@@ -668,23 +678,20 @@ impl<'a> Parser<'a> {
             }
             b'p' => {
                 let noisy = self.take_noisy();
-                let mode = self.xfer_mode();
+                let mode = self.xfer_mode(b'p')?;
                 let f = &mut self.flags.pio_mode;
                 f.noisy = noisy;
-                f.set = mode.is_some();
-                f.value = mode.unwrap_or(0);
+                f.set = true;
+                f.value = mode;
                 return Ok(Outcome::Continue);
             }
             b'X' => {
                 let noisy = self.take_noisy();
-                let mode = self.xfer_mode();
+                let mode = self.xfer_mode(b'X')?;
                 let f = &mut self.flags.xfer_mode;
                 f.noisy = noisy;
-                f.set = mode.is_some();
-                f.value = mode.unwrap_or(0);
-                if mode.is_none() {
-                    self.stderr_lines.push("-X: missing value".to_string());
-                }
+                f.set = true;
+                f.value = mode;
                 return Ok(Outcome::Continue);
             }
             b'-' => return self.long_option(),
@@ -1114,6 +1121,25 @@ mod tests {
         let d = devices(&["-q", "-W0", "/dev/a"]);
         assert!(d[0].flags.write_cache.set && !d[0].flags.write_cache.get);
         assert!(d[0].flags.quiet);
+    }
+
+    #[test]
+    fn unknown_transfer_modes_are_usage_errors() {
+        for (words, text) in [
+            (
+                &["-X", "udma9", "/dev/a"][..],
+                "-X: bad transfer mode 'udma9'",
+            ),
+            (&["-pfoo", "/dev/a"], "-p: bad transfer mode 'foo'"),
+        ] {
+            match error(words) {
+                ParseError::Message(m) => assert!(m.contains(text), "{words:?}: {m}"),
+                other => panic!("{words:?}: {other:?}"),
+            }
+        }
+        // No word (or one that is not alphanumeric) is mode 0, as in hdparm.
+        let d = devices(&["-X", "/dev/a"]);
+        assert!(d[0].flags.xfer_mode.set && d[0].flags.xfer_mode.value == 0);
     }
 
     #[test]

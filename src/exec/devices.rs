@@ -33,7 +33,16 @@ pub fn run_devices(runs: &[DeviceRun], out: &mut Output) {
             Ok(dev) => dev,
             Err(e) => {
                 out.begin_device(&name, true);
-                out.error(&Error::os(ErrorClass::CannotOpen, &name, &e));
+                // An empty name would print ": No such file or directory", naming nothing.
+                let label = if name.is_empty() { "''" } else { name.as_str() };
+                let mut error = Error::os(ErrorClass::CannotOpen, label, &e);
+                // open(2) says only "Invalid argument" when the node refuses O_DIRECT.
+                if run.flags.direct && e.raw_os_error() == Some(libc::EINVAL) {
+                    error
+                        .message
+                        .push_str(" (--direct asks for O_DIRECT, which it does not support)");
+                }
+                out.error(&error);
                 out.end_device();
                 continue;
             }
