@@ -14,6 +14,8 @@
 #                     and is not the kvm_pvm paravirtual backend (unmodified kernels crawl there)
 #   --timeout S       wall-clock limit for the whole VM (default 600)
 #   --cmd-timeout S   limit per command inside the guest (default 60)
+#   --smp N           guest CPUs (default 1: under TCG a second vCPU slows the fork-heavy
+#                     guest script down)
 #   --keep            keep the scratch dir (initramfs, disk images)
 # Output in DIR: results.log (framed, see guest/init), console.log (kernel console),
 # timing.txt, expected-kinds, scenarios.tsv (the list used), qemu-cmdline.txt, and results split for reading:
@@ -30,6 +32,7 @@ OUT=
 ACCEL=auto
 TIMEOUT=600
 CMD_TMO=60
+SMP=${HDPARM_RS_VM_SMP:-1}
 KEEP=0
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -40,6 +43,7 @@ while [ $# -gt 0 ]; do
 	--accel) ACCEL=$2; shift 2;;
 	--timeout) TIMEOUT=$2; shift 2;;
 	--cmd-timeout) CMD_TMO=$2; shift 2;;
+	--smp) SMP=$2; shift 2;;
 	--keep) KEEP=1; shift;;
 	-h|--help) awk 'NR > 1 && /^#/ {sub(/^# ?/, ""); print} /^set -euo/ {exit}' "$0"; exit 0;;
 	*) echo "run.sh: unknown option $1" >&2; exit 1;;
@@ -112,7 +116,7 @@ cat > "$IMG/blkdebug.cfg" <<-'CFG'
 	once = "off"
 CFG
 
-Q=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot -m 512 -smp 2 -machine pc)
+Q=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot -m 512 -smp "$SMP" -machine pc)
 if [ "$ACCEL" = auto ]; then
 	if [ -w /dev/kvm ] && [ ! -d /sys/module/kvm_pvm ]; then ACCEL=kvm; else ACCEL=tcg; fi
 fi
