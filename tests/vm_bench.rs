@@ -12,7 +12,7 @@
 //! results already in DIR/<profile>/ without booting). Without QEMU, the kernel package or the
 //! reference hdparm it says why and skips, or fails under `HDPARM_RS_REQUIRE_ALL=1`.
 //! Other knobs: `HDPARM_RS_BIN` (our binary; default: `cargo build --release`),
-//! `HDPARM_RS_VM_PROFILES` (default `main,faults`).
+//! `HDPARM_RS_VM_PROFILES` (default `main,faults,unplug`).
 //!
 //! This file only reads results and runs the bench script; it never opens a host disk.
 
@@ -512,7 +512,7 @@ fn vm_bench_matches_hdparm() {
         return;
     }
     let profiles: Vec<String> = std::env::var("HDPARM_RS_VM_PROFILES")
-        .unwrap_or_else(|_| "main,faults".to_string())
+        .unwrap_or_else(|_| "main,faults,unplug".to_string())
         .split(',')
         .filter(|p| !p.is_empty())
         .map(str::to_string)
