@@ -25,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
     let (log2f, log30) = rest.split_at(rest.len() / 2);
     let ctx = IdentifyContext {
         live: !rest.is_empty(),
-        supported_logical_sector_sizes: page(log2f).map(|p| sector_config_sizes(&p)),
+        sector_config_sizes: page(log2f).map(|p| sector_config_sizes(&p)),
         devslp: page(log30).and_then(|p| sata_settings_devslp(&p)),
     };
     let report = identify_report(&Identify::from_le_bytes(&bytes), &ctx);
