@@ -54,13 +54,14 @@ pub fn identify(ctx: &mut Ctx) {
         }
         return;
     }
-    let sector_config = if id.wants_sector_config_log() {
-        ctx.dev.read_log(0x2f, 0).ok()
+    let mut directory = LogDirectory::default();
+    let sector_config = if id.wants_sector_config_log() && id.log_ext_allowed() {
+        directory.read_page(ctx, 0x2f, 0)
     } else {
         None
     };
-    let sata_settings = if id.wants_sata_settings_log() {
-        ctx.dev.read_log(0x30, 8).ok()
+    let sata_settings = if id.wants_sata_settings_log() && id.log_ext_allowed() {
+        directory.read_page(ctx, 0x30, 8)
     } else {
         None
     };
@@ -78,6 +79,43 @@ pub fn identify(ctx: &mut Ctx) {
     if report.exit_status() != 0 {
         // hdparm's own words for this are already on stdout ("Unknown device type").
         ctx.out.verdict.record(ErrorClass::Failed);
+    }
+}
+
+/// The General Purpose Log directory (log 0), read once per `-I` as hdparm does, saying how
+/// many pages each log has; a page is read only when the directory lists it.
+#[derive(Default)]
+struct LogDirectory {
+    pages: Option<Option<[u8; 512]>>,
+}
+
+impl LogDirectory {
+    fn read_page(&mut self, ctx: &mut Ctx, log: u8, page: u8) -> Option<[u8; 512]> {
+        if self.pages.is_none() {
+            let read = ctx.dev.read_log(0, 0);
+            if let Err(f) = &read {
+                // Not fatal to -I (hdparm prints the same line and decodes without the log).
+                ctx.out
+                    .note(&format!("READ_LOG_EXT(0,0) failed: {}", f.reason));
+            }
+            self.pages = Some(read.ok());
+        }
+        let directory = self.pages.flatten()?;
+        let at = 2 * usize::from(log);
+        let count = u16::from_le_bytes([directory[at], directory[at + 1]]);
+        if count <= u16::from(page) {
+            return None;
+        }
+        match ctx.dev.read_log(log, page) {
+            Ok(data) => Some(data),
+            Err(f) => {
+                ctx.out.note(&format!(
+                    "READ_LOG_EXT(0x{log:02x}, {page}) failed: {}",
+                    f.reason
+                ));
+                None
+            }
+        }
     }
 }
 
