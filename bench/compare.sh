@@ -129,6 +129,7 @@ import statistics, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 names = {"T": "-T (cached)", "t": "-t (buffered)", "dt": "--direct -t", "depth": "depth 32 vs fio"}
 print(f"{'case':<16} {'tool':<7} {'median MB/s':>12} {'runs':>5} {'CPU s/GiB':>10} {'ratio':>7}")
+per_run = []
 for case in ["T", "t", "dt", "depth"]:
     by_tool = {}
     for c, tool, rate, nbytes, cpu in rows:
@@ -145,4 +146,8 @@ for case in ["T", "t", "dt", "depth"]:
         if tool == "ours" and theirs and medians[theirs[0]] > 0:
             ratio = f"{medians['ours'] / medians[theirs[0]]:.3f}"
         print(f"{names[case]:<16} {tool:<7} {medians[tool]:>12.2f} {len(v):>5} {cpu / gib if gib else float('nan'):>10.4f} {ratio:>7}")
+        per_run.append(f"  {names[case]:<16} {tool:<7} " + " ".join(f"{r:.0f}" for r, _, _ in v))
+print()
+print("each run, MB/s, in order:")
+print("\n".join(per_run))
 PY

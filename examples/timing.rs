@@ -49,35 +49,31 @@ fn parse(args: Vec<OsString>) -> Result<(Flags, PathBuf), String> {
                 let v = value(&mut it, "--offset")?;
                 flags.offset_gib = Some(v.parse().map_err(|_| format!("--offset: bad value {v}"))?);
             }
-            "--bench" => {
-                bench_opts.get_or_insert_with(BenchOptions::default);
-            }
-            "--bench-trials" => {
-                bench_opts.get_or_insert_with(BenchOptions::default).trials = bench::parse_trials(&value(&mut it, &s)?)?
-            }
-            "--bench-depth" => {
-                bench_opts.get_or_insert_with(BenchOptions::default).depth = bench::parse_depth(&value(&mut it, &s)?)?
-            }
-            "--bench-bs" => {
-                bench_opts.get_or_insert_with(BenchOptions::default).block_size =
-                    bench::parse_block_size(&value(&mut it, &s)?)?
-            }
-            "--bench-random" => bench_opts.get_or_insert_with(BenchOptions::default).random = true,
-            "--bench-seconds" => {
-                bench_opts.get_or_insert_with(BenchOptions::default).trial_duration =
-                    bench::parse_seconds(&value(&mut it, &s)?)?
+            _ if s.starts_with("--bench") && s != "--bench-engine" => {
+                let name = &s[2..];
+                let takes_value = bench::LONG_OPTIONS.iter().any(|(n, v)| *n == name && *v);
+                let v = if takes_value {
+                    Some(value(&mut it, &s)?)
+                } else {
+                    None
+                };
+                bench::apply_option(&mut bench_opts, name, v.as_deref())?;
             }
             "--bench-engine" => {
-                bench_opts.get_or_insert_with(BenchOptions::default).engine = match value(&mut it, &s)?.as_str() {
-                    "auto" => EngineChoice::Auto,
-                    "io_uring" => EngineChoice::IoUring,
-                    "threads" => EngineChoice::Threads,
-                    other => return Err(format!("--bench-engine: unknown engine {other}")),
-                }
+                bench_opts.get_or_insert_with(BenchOptions::default).engine =
+                    match value(&mut it, &s)?.as_str() {
+                        "auto" => EngineChoice::Auto,
+                        "io_uring" => EngineChoice::IoUring,
+                        "threads" => EngineChoice::Threads,
+                        other => return Err(format!("--bench-engine: unknown engine {other}")),
+                    }
             }
             _ if s.starts_with('-') => return Err(format!("unknown option {s}")),
             _ => device = Some(PathBuf::from(arg)),
         }
+    }
+    if let Some(o) = &bench_opts {
+        o.validate()?;
     }
     flags.bench = bench_opts;
     let device = device.ok_or("no device given")?;
@@ -108,7 +104,11 @@ fn main() -> ExitCode {
     if flags.direct {
         custom |= libc::O_DIRECT;
     }
-    let file = match OpenOptions::new().read(true).custom_flags(custom).open(&path) {
+    let file = match OpenOptions::new()
+        .read(true)
+        .custom_flags(custom)
+        .open(&path)
+    {
         Ok(f) => f,
         Err(e) => {
             let _ = writeln!(err, "{}: {}", path.display(), hdparm::error::strerror(&e));
@@ -118,7 +118,12 @@ fn main() -> ExitCode {
     let _ = write!(out, "\n{}:\n", path.display());
     let _ = out.flush();
     let size_sectors = reader::size_sectors_by_seek(file.as_fd()).ok();
-    let ctx = TimingContext { path: &path, fd: file.as_fd(), size_sectors, flags: &flags };
+    let ctx = TimingContext {
+        path: &path,
+        fd: file.as_fd(),
+        size_sectors,
+        flags: &flags,
+    };
     let mut verdict = Verdict::default();
     if flags.time_cache {
         let r = timing::time_cache(&ctx, &mut out, &mut err).map(|_| ());
@@ -127,13 +132,21 @@ fn main() -> ExitCode {
     if flags.time_device {
         let r = timing::time_device(&ctx, &mut out, &mut err).map(|_| ());
         report(&mut verdict, &mut err, r);
-        report(&mut verdict, &mut err, reader::flush_buffer_cache(file.as_fd()));
+        report(
+            &mut verdict,
+            &mut err,
+            reader::flush_buffer_cache(file.as_fd()),
+        );
     }
     if flags.bench.is_some() {
         match timing::bench(&ctx, &mut out, &mut err, terminal) {
             Ok(r) => {
                 if flags.json {
-                    let _ = writeln!(out, "{}", serde_json::to_string_pretty(&r).unwrap_or_default());
+                    let _ = writeln!(
+                        out,
+                        "{}",
+                        serde_json::to_string_pretty(&r).unwrap_or_default()
+                    );
                 }
             }
             Err(e) => report(&mut verdict, &mut err, Err(e)),

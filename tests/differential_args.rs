@@ -331,7 +331,10 @@ fn grammar_matches_reference_hdparm() {
             want.stdout == got.stdout && want.stderr == got.stderr && want.status == got.status;
         if same {
             identical += 1;
-        } else if !listed.iter().any(|k| key_matches(k, &format!("args:{}", c.name))) {
+        } else if !listed
+            .iter()
+            .any(|k| key_matches(k, &format!("args:{}", c.name)))
+        {
             unexpected.push(format!(
                 "[{}]\n  exit: hdparm {:?} ours {:?}\n  stdout: hdparm {:?}\n          ours   {:?}\n  stderr: hdparm {:?}\n          ours   {:?}",
                 c.name,

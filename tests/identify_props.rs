@@ -29,7 +29,7 @@ fn live_context(rng: &mut Rng) -> IdentifyContext {
     }
     IdentifyContext {
         live: true,
-        supported_logical_sector_sizes: Some(sizes),
+        sector_config_sizes: Some(sizes),
         devslp: Some(hdparm::ata::identify::DevSleepTimings {
             deto_ms: rng.next() as u8,
             mdat_ms: (rng.next() % 32) as u8,

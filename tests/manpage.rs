@@ -7,14 +7,23 @@ use std::process::Command;
 
 #[test]
 fn man_page_covers_every_option_of_help() {
-    let help = Command::new(common::our_hdparm()).arg("--help").output().expect("run --help");
+    let help = Command::new(common::our_hdparm())
+        .arg("--help")
+        .output()
+        .expect("run --help");
     let help = String::from_utf8_lossy(&help.stdout).into_owned();
-    let man = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/doc/hdparm.8")).expect("doc/hdparm.8");
+    let man = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/doc/hdparm.8"))
+        .expect("doc/hdparm.8");
     // Option entries in the man page: ".B -a" / ".B --offset", with roff's escaped dashes.
     let entries: Vec<String> = man
         .lines()
         .filter_map(|l| l.strip_prefix(".B "))
-        .map(|l| l.split_whitespace().next().unwrap_or("").replace("\\-", "-"))
+        .map(|l| {
+            l.split_whitespace()
+                .next()
+                .unwrap_or("")
+                .replace("\\-", "-")
+        })
         .collect();
     let mut missing = Vec::new();
     for line in help.lines() {
@@ -31,8 +40,14 @@ fn man_page_covers_every_option_of_help() {
             missing.push(option.to_string());
         }
     }
-    assert!(missing.is_empty(), "options in --help without a man page entry: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "options in --help without a man page entry: {missing:?}"
+    );
     for status in ["0", "1", "2", "5", "22", "25"] {
-        assert!(man.contains(&format!(".B {status}\n")), "exit status {status} not documented");
+        assert!(
+            man.contains(&format!(".B {status}\n")),
+            "exit status {status} not documented"
+        );
     }
 }

@@ -95,10 +95,17 @@ impl LoopDev {
             cmd.arg("--direct-io=on");
         }
         let out = cmd.arg(&backing).output().expect("run losetup");
-        assert!(out.status.success(), "losetup failed: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "losetup failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let name = String::from_utf8_lossy(&out.stdout).trim().to_string();
         assert!(name.starts_with("/dev/loop"), "unexpected device {name:?}");
-        LoopDev { dev: PathBuf::from(name), _scratch: scratch }
+        LoopDev {
+            dev: PathBuf::from(name),
+            _scratch: scratch,
+        }
     }
 }
 
@@ -114,12 +121,20 @@ fn open_like_hdparm(path: &Path, direct: bool) -> File {
     if direct {
         flags |= libc::O_DIRECT;
     }
-    OpenOptions::new().read(true).custom_flags(flags).open(path).expect("open device")
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(flags)
+        .open(path)
+        .expect("open device")
 }
 
 fn size_sectors(path: &Path) -> Option<u64> {
     let name = path.file_name()?.to_str()?;
-    std::fs::read_to_string(format!("/sys/class/block/{name}/size")).ok()?.trim().parse().ok()
+    std::fs::read_to_string(format!("/sys/class/block/{name}/size"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
 }
 
 /// Checks `%3u MB in %5.2f seconds = %6.2f MB/sec` (or kB/sec) and that the numbers agree with
@@ -133,18 +148,33 @@ fn check_result_line(line: &str) -> u32 {
     let (secs, rest) = rest.split_once(" seconds = ").expect("' seconds = '");
     assert!(secs.len() >= 5, "seconds are %5.2f: {secs:?}");
     let secs_v: f64 = secs.trim_start().parse().expect("seconds");
-    assert_eq!(secs.trim_start().split('.').nth(1).map(str::len), Some(2), "two decimals: {secs:?}");
+    assert_eq!(
+        secs.trim_start().split('.').nth(1).map(str::len),
+        Some(2),
+        "two decimals: {secs:?}"
+    );
     let (rate, unit) = rest.split_at(rest.len() - " MB/sec".len());
     assert!(unit == " MB/sec" || unit == " kB/sec", "unit: {unit:?}");
     assert!(rate.len() >= 6, "rate is %6.2f: {rate:?}");
-    assert_eq!(rate.trim_start().split('.').nth(1).map(str::len), Some(2), "two decimals: {rate:?}");
+    assert_eq!(
+        rate.trim_start().split('.').nth(1).map(str::len),
+        Some(2),
+        "two decimals: {rate:?}"
+    );
     let rate_v: f64 = rate.trim_start().parse().expect("rate");
-    let per_mb = if unit == " kB/sec" { rate_v / 1024.0 } else { rate_v };
+    let per_mb = if unit == " kB/sec" {
+        rate_v / 1024.0
+    } else {
+        rate_v
+    };
     // The printed seconds are rounded to 0.01: the rate must agree with MB / seconds within that.
     if secs_v >= 0.1 {
         let lo = f64::from(mb) / (secs_v + 0.005);
         let hi = f64::from(mb) / (secs_v - 0.005);
-        assert!(per_mb >= lo - 0.01 && per_mb <= hi + 0.01, "rate {per_mb} not MB/seconds for {line:?}");
+        assert!(
+            per_mb >= lo - 0.01 && per_mb <= hi + 0.01,
+            "rate {per_mb} not MB/seconds for {line:?}"
+        );
     }
     mb
 }
@@ -156,16 +186,29 @@ fn device_timing_prints_a_well_formed_line() {
     }
     let lo = LoopDev::new(64 << 20, false);
     let file = open_like_hdparm(&lo.dev, false);
-    let flags = Flags { time_device: true, ..Flags::default() };
-    let ctx = TimingContext { path: &lo.dev, fd: file.as_fd(), size_sectors: size_sectors(&lo.dev), flags: &flags };
+    let flags = Flags {
+        time_device: true,
+        ..Flags::default()
+    };
+    let ctx = TimingContext {
+        path: &lo.dev,
+        fd: file.as_fd(),
+        size_sectors: size_sectors(&lo.dev),
+        flags: &flags,
+    };
     let mut out = Vec::new();
     let mut err = Vec::new();
     let fig = timing::time_device(&ctx, &mut out, &mut err).expect("-t succeeds on a loop device");
     let out = String::from_utf8(out).unwrap();
-    let line = out.strip_prefix(" Timing buffered disk reads: ").expect("prefix");
+    let line = out
+        .strip_prefix(" Timing buffered disk reads: ")
+        .expect("prefix");
     let mb = check_result_line(line);
     // 64 MiB device: at most 32 reads of 2 MiB.
-    assert!(mb <= 64 && mb % 2 == 0 && mb > 0, "{mb} MB from a 64 MB device");
+    assert!(
+        mb <= 64 && mb % 2 == 0 && mb > 0,
+        "{mb} MB from a 64 MB device"
+    );
     assert_eq!(fig.bytes, u64::from(mb) << 20);
     assert!(err.is_empty(), "stderr: {}", String::from_utf8_lossy(&err));
 }
@@ -177,17 +220,35 @@ fn direct_timings_print_well_formed_lines() {
     }
     let lo = LoopDev::new(32 << 20, true);
     let file = open_like_hdparm(&lo.dev, true);
-    let flags = Flags { time_device: true, time_cache: true, direct: true, ..Flags::default() };
-    let ctx = TimingContext { path: &lo.dev, fd: file.as_fd(), size_sectors: size_sectors(&lo.dev), flags: &flags };
+    let flags = Flags {
+        time_device: true,
+        time_cache: true,
+        direct: true,
+        ..Flags::default()
+    };
+    let ctx = TimingContext {
+        path: &lo.dev,
+        fd: file.as_fd(),
+        size_sectors: size_sectors(&lo.dev),
+        flags: &flags,
+    };
     let mut out = Vec::new();
     let mut err = Vec::new();
     timing::time_cache(&ctx, &mut out, &mut err).expect("-T --direct succeeds");
     timing::time_device(&ctx, &mut out, &mut err).expect("-t --direct succeeds");
     let out = String::from_utf8(out).unwrap();
     let mut lines = out.split_inclusive('\n');
-    let cached = lines.next().unwrap().strip_prefix(" Timing O_DIRECT cached reads:   ").expect("-T prefix");
+    let cached = lines
+        .next()
+        .unwrap()
+        .strip_prefix(" Timing O_DIRECT cached reads:   ")
+        .expect("-T prefix");
     check_result_line(cached);
-    let disk = lines.next().unwrap().strip_prefix(" Timing O_DIRECT disk reads: ").expect("-t prefix");
+    let disk = lines
+        .next()
+        .unwrap()
+        .strip_prefix(" Timing O_DIRECT disk reads: ")
+        .expect("-t prefix");
     assert!(check_result_line(disk) <= 32);
     assert_eq!(lines.next(), None);
     assert!(err.is_empty(), "stderr: {}", String::from_utf8_lossy(&err));
@@ -200,15 +261,27 @@ fn too_small_device_is_one_clear_error() {
     }
     let lo = LoopDev::new(1 << 20, false);
     let file = open_like_hdparm(&lo.dev, false);
-    let flags = Flags { time_device: true, ..Flags::default() };
-    let ctx = TimingContext { path: &lo.dev, fd: file.as_fd(), size_sectors: size_sectors(&lo.dev), flags: &flags };
+    let flags = Flags {
+        time_device: true,
+        ..Flags::default()
+    };
+    let ctx = TimingContext {
+        path: &lo.dev,
+        fd: file.as_fd(),
+        size_sectors: size_sectors(&lo.dev),
+        flags: &flags,
+    };
     let mut out = Vec::new();
     let mut err = Vec::new();
-    let e = timing::time_device(&ctx, &mut out, &mut err).expect_err("1 MiB is less than one block");
+    let e =
+        timing::time_device(&ctx, &mut out, &mut err).expect_err("1 MiB is less than one block");
     assert_eq!(e.message, "read(2097152) returned 1048576 bytes");
     assert_eq!(e.class, ErrorClass::Failed);
     // The prefix was flushed before reading; no figure follows it.
-    assert_eq!(String::from_utf8(out).unwrap(), " Timing buffered disk reads: ");
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        " Timing buffered disk reads: "
+    );
     assert!(err.is_empty());
 }
 
@@ -219,14 +292,26 @@ fn offset_past_the_end_is_one_clear_error() {
     }
     let lo = LoopDev::new(8 << 20, false);
     let file = open_like_hdparm(&lo.dev, false);
-    let flags = Flags { time_device: true, offset_gib: Some(1), ..Flags::default() };
-    let ctx = TimingContext { path: &lo.dev, fd: file.as_fd(), size_sectors: size_sectors(&lo.dev), flags: &flags };
+    let flags = Flags {
+        time_device: true,
+        offset_gib: Some(1),
+        ..Flags::default()
+    };
+    let ctx = TimingContext {
+        path: &lo.dev,
+        fd: file.as_fd(),
+        size_sectors: size_sectors(&lo.dev),
+        flags: &flags,
+    };
     let mut out = Vec::new();
     let mut err = Vec::new();
     let e = timing::time_device(&ctx, &mut out, &mut err).expect_err("offset beyond 8 MiB");
     assert_eq!(e.message, "lseek() failed: Invalid argument");
     assert_ne!(e.class.exit_status(), 0);
-    assert_eq!(String::from_utf8(out).unwrap(), " Timing buffered disk reads (offset 1 GB): ");
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        " Timing buffered disk reads (offset 1 GB): "
+    );
     assert!(err.is_empty());
 }
 
@@ -236,11 +321,19 @@ fn regular_file_and_directory_give_one_line_each() {
     let scratch = Scratch::new();
     let regular = scratch.0.join("regular");
     std::fs::write(&regular, b"hi\n").unwrap();
-    let flags = Flags { time_device: true, ..Flags::default() };
+    let flags = Flags {
+        time_device: true,
+        ..Flags::default()
+    };
 
     let file = open_like_hdparm(&regular, false);
     let size = hdparm::device::reader::size_sectors_by_seek(file.as_fd()).ok();
-    let ctx = TimingContext { path: &regular, fd: file.as_fd(), size_sectors: size, flags: &flags };
+    let ctx = TimingContext {
+        path: &regular,
+        fd: file.as_fd(),
+        size_sectors: size,
+        flags: &flags,
+    };
     let mut out = Vec::new();
     let mut err = Vec::new();
     let e = timing::time_device(&ctx, &mut out, &mut err).expect_err("3-byte file");
@@ -250,7 +343,12 @@ fn regular_file_and_directory_give_one_line_each() {
     hdparm::device::reader::flush_buffer_cache(file.as_fd()).expect("flush of a regular file");
 
     let dir = open_like_hdparm(&scratch.0, false);
-    let ctx = TimingContext { path: &scratch.0, fd: dir.as_fd(), size_sectors: None, flags: &flags };
+    let ctx = TimingContext {
+        path: &scratch.0,
+        fd: dir.as_fd(),
+        size_sectors: None,
+        flags: &flags,
+    };
     let mut out = Vec::new();
     let e = timing::time_device(&ctx, &mut out, &mut err).expect_err("a directory");
     assert_eq!(e.message, "read() failed: Is a directory");
@@ -266,8 +364,16 @@ fn bench_runs_on_both_engines() {
     let lo = LoopDev::new(64 << 20, true);
     let file = open_like_hdparm(&lo.dev, false);
     let flags = Flags::default();
-    let ctx = TimingContext { path: &lo.dev, fd: file.as_fd(), size_sectors: size_sectors(&lo.dev), flags: &flags };
-    for (engine, random) in [(EngineChoice::IoUring, false), (EngineChoice::Threads, true)] {
+    let ctx = TimingContext {
+        path: &lo.dev,
+        fd: file.as_fd(),
+        size_sectors: size_sectors(&lo.dev),
+        flags: &flags,
+    };
+    for (engine, random) in [
+        (EngineChoice::IoUring, false),
+        (EngineChoice::Threads, true),
+    ] {
         let options = BenchOptions {
             trials: 2,
             depth: 4,
@@ -288,7 +394,11 @@ fn bench_runs_on_both_engines() {
         };
         assert_eq!(report.trials.len(), 2);
         for t in &report.trials {
-            assert!(t.bytes > 0 && t.bytes % (64 << 10) == 0, "whole blocks read: {}", t.bytes);
+            assert!(
+                t.bytes > 0 && t.bytes % (64 << 10) == 0,
+                "whole blocks read: {}",
+                t.bytes
+            );
             assert!(t.seconds > 0.0);
         }
         let text = String::from_utf8(out).unwrap();

@@ -12,7 +12,7 @@
 //! results already in DIR/<profile>/ without booting). Without QEMU, the kernel package or the
 //! reference hdparm it says why and skips, or fails under `HDPARM_RS_REQUIRE_ALL=1`.
 //! Other knobs: `HDPARM_RS_BIN` (our binary; default: `cargo build --release`),
-//! `HDPARM_RS_VM_PROFILES` (default `main,faults`).
+//! `HDPARM_RS_VM_PROFILES` (default `main,faults,unplug`).
 //!
 //! This file only reads results and runs the bench script; it never opens a host disk.
 
@@ -176,7 +176,11 @@ fn mask_timing(out: &[u8]) -> Vec<u8> {
                 if !digit {
                     masked.push(c);
                 } else if !prev_digit {
-                    masked.push('#');
+                    // printf pads the figures to a width (%3u, %6.2f): the padding varies
+                    // with the figure, so it is masked with it.
+                    let kept = masked.trim_end_matches(' ').len();
+                    masked.truncate(kept);
+                    masked.push_str(" #");
                 }
                 prev_digit = digit;
             }
@@ -334,6 +338,17 @@ fn our_binary() -> Result<PathBuf, String> {
 
 /// Boots one VM per profile, all at once (the fault profile is short and runs beside main).
 fn run_profiles(root: &Path, profiles: &[String], bin: &Path) -> Result<(), String> {
+    // Fetch and unpack the kernel once, before the VMs start: two setups at once would race
+    // on the same cache directory.
+    let setup = Command::new(repo().join("tests/vm/setup.sh"))
+        .stdout(std::process::Stdio::null())
+        .status()
+        .map_err(|e| format!("cannot start tests/vm/setup.sh: {e}"))?;
+    if setup.code() == Some(EXIT_UNAVAILABLE) {
+        return Err(
+            "UNAVAILABLE:tests/vm/setup.sh: a component is missing (see its messages above)".into(),
+        );
+    }
     let mut children: Vec<(String, Child)> = Vec::new();
     for p in profiles {
         let child = Command::new(repo().join("tests/vm/run.sh"))
@@ -497,7 +512,7 @@ fn vm_bench_matches_hdparm() {
         return;
     }
     let profiles: Vec<String> = std::env::var("HDPARM_RS_VM_PROFILES")
-        .unwrap_or_else(|_| "main,faults".to_string())
+        .unwrap_or_else(|_| "main,faults,unplug".to_string())
         .split(',')
         .filter(|p| !p.is_empty())
         .map(str::to_string)

@@ -16,6 +16,8 @@ pub mod op {
     pub const READ_PIO_EXT: u8 = 0x24;
     pub const READ_DMA_EXT: u8 = 0x25;
     pub const READ_NATIVE_MAX_EXT: u8 = 0x27;
+    /// GET NATIVE MAX ADDRESS EXT (ACS-3 Accessible Max Address, feature 0x0000).
+    pub const GET_NATIVE_MAX_EXT: u8 = 0x78;
     pub const READ_LOG_EXT: u8 = 0x2F;
     pub const WRITE_PIO: u8 = 0x30;
     pub const WRITE_LONG: u8 = 0x32;

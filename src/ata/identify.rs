@@ -438,14 +438,32 @@ impl Identify {
     }
 }
 
-/// The logical sector sizes listed in a Sector Configuration log page (0x2F page 0): one
-/// descriptor every 16 bytes in the first 128, valid when byte 0 bit 7 is set, the size (in
-/// words, little-endian 32 bits) at bytes 4-7. hdparm prints these numbers as they are.
+/// The "logical sector size" fields of the valid descriptors of a Sector Configuration log
+/// page (0x2F page 0), as the drive wrote them: one descriptor every 16 bytes in the first 128
+/// (the eight hdparm reads), valid when byte 0 bit 7 is set, the size (little-endian 32 bits) at
+/// bytes 4-7. ACS-4 gives the size in words; see [`supported_logical_sector_bytes`].
 pub fn sector_config_sizes(page: &[u8; 512]) -> Vec<u32> {
     page[..128]
         .chunks_exact(16)
         .filter(|d| d[0] & 0x80 != 0)
         .map(|d| u32::from_le_bytes([d[4], d[5], d[6], d[7]]))
+        .collect()
+}
+
+/// The sizes `-I` lists after "[ Supported:", in bytes, from the raw descriptor values.
+///
+/// hdparm 9.65 guesses the unit of the whole list from the drive's current logical sector
+/// size (`logical_bytes`): a value equal to that size suggests bytes, a different value whose
+/// double is that size suggests words. Words win; with no hint at all, words. In words every
+/// value is doubled, wrapping in 32 bits. (Observed behaviour of the real program, checked
+/// through an ioctl shim; a drive reporting 0-byte sectors shows the `!=`.)
+pub fn supported_logical_sector_bytes(raw: &[u32], logical_bytes: u32) -> Vec<u32> {
+    let in_words = raw
+        .iter()
+        .any(|&v| v != logical_bytes && v.wrapping_mul(2) == logical_bytes);
+    let in_bytes = !in_words && raw.contains(&logical_bytes);
+    raw.iter()
+        .map(|&v| if in_bytes { v } else { v.wrapping_mul(2) })
         .collect()
 }
 
@@ -570,6 +588,41 @@ mod tests {
     }
 
     #[test]
+    fn supported_sizes_unit_guess() {
+        // Words (a value is half the current size): all doubled, wrapping.
+        assert_eq!(
+            supported_logical_sector_bytes(&[256, 2048, 0x8000_0001], 512),
+            vec![512, 4096, 2]
+        );
+        assert_eq!(
+            supported_logical_sector_bytes(&[512, 256], 512),
+            vec![1024, 512]
+        );
+        // Bytes (a value is the current size, none is half of it): as they are.
+        assert_eq!(
+            supported_logical_sector_bytes(&[512, 1024], 512),
+            vec![512, 1024]
+        );
+        assert_eq!(
+            supported_logical_sector_bytes(&[256, 4096], 4096),
+            vec![256, 4096]
+        );
+        // Neither: words.
+        assert_eq!(supported_logical_sector_bytes(&[1024], 512), vec![2048]);
+        assert_eq!(supported_logical_sector_bytes(&[], 512), Vec::<u32>::new());
+        // A 0-byte logical sector: 0 equals it, so it is no hint of words.
+        assert_eq!(supported_logical_sector_bytes(&[0, 256], 0), vec![0, 256]);
+        assert_eq!(
+            supported_logical_sector_bytes(&[0x8000_0000, 256], 0),
+            vec![0, 512]
+        );
+        assert_eq!(
+            supported_logical_sector_bytes(&[0, 0x8000_0000, 3], 0),
+            vec![0, 0, 6]
+        );
+    }
+
+    #[test]
     fn log_pages() {
         let mut p = [0u8; 512];
         p[0] = 0x80;
@@ -578,7 +631,10 @@ mod tests {
         p[20..24].copy_from_slice(&2048u32.to_le_bytes());
         p[32] = 0x00;
         p[36..40].copy_from_slice(&9u32.to_le_bytes());
-        assert_eq!(sector_config_sizes(&p), vec![256, 2048]);
+        p[48] = 0x80;
+        p[52..56].copy_from_slice(&0x8000_0001u32.to_le_bytes());
+        p[128] = 0x80; // past the eight descriptors hdparm reads
+        assert_eq!(sector_config_sizes(&p), vec![256, 2048, 0x8000_0001]);
         let mut s = [0u8; 512];
         assert_eq!(sata_settings_devslp(&s), None);
         s[0x37] = 0x80;

@@ -739,13 +739,17 @@ impl<'a> Parser<'a> {
             }
             "bench-trials" | "bench-depth" | "bench-bs" | "bench-seconds" => {
                 // Ours: each takes the next word as its value and implies --bench.
-                let value = self.peek_word().map(|w| String::from_utf8_lossy(&w).into_owned());
+                let value = self
+                    .peek_word()
+                    .map(|w| String::from_utf8_lossy(&w).into_owned());
                 let Some(value) = value.filter(|_| self.remaining() > 1) else {
                     return Err(message(format!("--{lower}: missing value")));
                 };
                 self.take_next_word();
                 self.pos = self.word.len();
-                use crate::timing::bench::{parse_block_size, parse_depth, parse_seconds, parse_trials};
+                use crate::timing::bench::{
+                    parse_block_size, parse_depth, parse_seconds, parse_trials,
+                };
                 let options = self.flags.bench.get_or_insert_with(Default::default);
                 match lower.as_str() {
                     "bench-trials" => options.trials = parse_trials(&value).map_err(message)?,

@@ -7,7 +7,12 @@ use std::path::Path;
 
 /// Creates or truncates `path` with mode 0644 (as hdparm's `--Iraw` does) and writes `bytes`.
 pub fn write_new_or_truncate(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut file = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o644).open(path)?;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o644)
+        .open(path)?;
     file.write_all(bytes)
 }
 

@@ -408,3 +408,136 @@ impl BenchEngine for ThreadEngine<'_> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// A scratch file of `blocks` × 64 KiB, each block filled with its own number.
+    fn scratch_file(name: &str, blocks: u8) -> std::path::PathBuf {
+        let path =
+            std::env::temp_dir().join(format!("hdparm-rs-reader-{}-{name}", std::process::id()));
+        let mut f = File::create(&path).expect("create scratch file");
+        for b in 0..blocks {
+            f.write_all(&vec![b; 64 << 10]).expect("fill scratch file");
+        }
+        f.sync_all().expect("sync scratch file");
+        path
+    }
+
+    #[test]
+    fn fd_target_reads_seeks_and_shares_the_offset() {
+        let path = scratch_file("target", 4);
+        let file = File::open(&path).unwrap();
+        let mut t = FdTarget::new(file.as_fd()).unwrap();
+        let mut buf = vec![0u8; 64 << 10];
+        assert_eq!(t.read_block(&mut buf).unwrap(), 64 << 10);
+        assert!(buf.iter().all(|&b| b == 0));
+        assert_eq!(t.seek(3 * (64 << 10)).unwrap(), 3 * (64 << 10));
+        assert_eq!(t.read_block(&mut buf).unwrap(), 64 << 10);
+        assert!(buf.iter().all(|&b| b == 3));
+        assert_eq!(t.read_block(&mut buf).unwrap(), 0, "end of file");
+        // The duplicate shares the offset with the executor's descriptor.
+        assert_eq!((&file).stream_position().unwrap(), 4 * (64 << 10));
+        assert_eq!(
+            size_sectors_by_seek(file.as_fd()).unwrap(),
+            4 * (64 << 10) / 512
+        );
+        assert_eq!(
+            (&file).stream_position().unwrap(),
+            4 * (64 << 10),
+            "size query restores the offset"
+        );
+        // No block buffer cache on a regular file: the flush is quiet and succeeds.
+        t.flush_buffer_cache().expect("flush of a regular file");
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn timing_buffer_is_two_mib_and_writable() {
+        // mlock may be refused to an unprivileged user with a small RLIMIT_MEMLOCK; then the
+        // error must carry hdparm's message.
+        match TimingBuffer::prepare() {
+            Ok(mut b) => {
+                let s = b.as_mut_slice();
+                assert_eq!(s.len(), TIMING_BUF_BYTES);
+                s[TIMING_BUF_BYTES - 1] = 1;
+            }
+            Err(e) => assert!(
+                e.message.starts_with("mlock() failed on timing buf: "),
+                "{}",
+                e.message
+            ),
+        }
+    }
+
+    fn run_engine(engine: &mut dyn BenchEngine, plan: &OffsetPlan) -> TrialSample {
+        let mut calls = 0;
+        let sample = engine
+            .run_trial(plan, 0, Duration::from_millis(100), &mut |_, _| calls += 1)
+            .expect("trial");
+        assert!(calls > 0, "progress was reported");
+        sample
+    }
+
+    #[test]
+    fn both_engines_read_whole_blocks_of_a_file() {
+        let path = scratch_file("engines", 16);
+        let file = match open_direct(&path) {
+            Ok(f) => f,
+            // Some file systems (tmpfs before 6.6) refuse O_DIRECT; nothing to test then.
+            Err(e) if e.errno == Some(libc::EINVAL) => return,
+            Err(e) => panic!("{}", e.message),
+        };
+        let plan = OffsetPlan::new(0, 16 * (64 << 10), 64 << 10, false, 0).unwrap();
+        let mut threads = ThreadEngine::new(&file, 3, 64 << 10).unwrap();
+        let s = run_engine(&mut threads, &plan);
+        assert!(s.reads > 0 && s.bytes == s.reads * (64 << 10), "{s:?}");
+        match UringEngine::new(&file, 4, 64 << 10) {
+            Ok(mut uring) => {
+                let s = run_engine(&mut uring, &plan);
+                assert!(s.reads > 0 && s.bytes == s.reads * (64 << 10), "{s:?}");
+                // A second trial on the same ring works (nothing left in flight).
+                let s = run_engine(&mut uring, &plan);
+                assert!(s.reads > 0);
+            }
+            Err(e) => eprintln!("io_uring unavailable here: {e}"),
+        }
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn a_read_past_the_end_is_reported_with_its_offset() {
+        let path = scratch_file("eof", 2);
+        let file = match open_direct(&path) {
+            Ok(f) => f,
+            Err(e) if e.errno == Some(libc::EINVAL) => return,
+            Err(e) => panic!("{}", e.message),
+        };
+        // A plan that believes the file is 4 blocks long.
+        let plan = OffsetPlan::new(0, 4 * (64 << 10), 64 << 10, false, 0).unwrap();
+        let mut threads = ThreadEngine::new(&file, 1, 64 << 10).unwrap();
+        let e = threads
+            .run_trial(&plan, 0, Duration::from_secs(5), &mut |_, _| {})
+            .unwrap_err();
+        assert_eq!(
+            e.message,
+            format!(
+                "bench: read at offset {} hit the end of the device",
+                2 * (64 << 10)
+            )
+        );
+        if let Ok(mut uring) = UringEngine::new(&file, 4, 64 << 10) {
+            let e = uring
+                .run_trial(&plan, 0, Duration::from_secs(5), &mut |_, _| {})
+                .unwrap_err();
+            assert!(
+                e.message.contains("hit the end of the device"),
+                "{}",
+                e.message
+            );
+        }
+        let _ = std::fs::remove_file(&path);
+    }
+}

@@ -13,18 +13,19 @@ pub struct AtaFailure {
     /// The class of failure: the device cannot take ATA commands at all (NotApplicable), or
     /// the command was sent and failed (Failed).
     pub not_ata: bool,
-    /// ATA status and error registers, when the drive returned them.
-    pub status: Option<u8>,
-    pub error: Option<u8>,
+    /// The kernel (libata) refused to pass the command on (sense data, no ATA registers).
+    pub refused_by_kernel: bool,
 }
 
 /// Result registers of a successful ATA command (hdparm's args[0..3] after the call).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct AtaOutput {
-    pub status: u8,
     pub error: u8,
     pub count: u8,
+    /// LBA registers (47:0 for 48-bit commands, 23:0 otherwise).
     pub lba: u64,
+    /// DEVICE register (LBA 27:24 in its low nibble for 28-bit commands).
+    pub device: u8,
 }
 
 /// The legacy HDIO get/set ioctls by what they read or change.
@@ -61,8 +62,8 @@ pub trait DeviceAccess {
     fn is_directory(&self) -> bool;
     /// The descriptor the device was opened with (timings read through it).
     fn fd(&self) -> std::os::fd::BorrowedFd<'_>;
-    /// Whether it is an ATAPI (packet) device.
-    fn is_atapi(&self) -> bool;
+    /// Whether the libata driver runs it (its old IDE driver settings do not exist).
+    fn is_libata(&self) -> bool;
 
     /// A non-data or PIO-in ATA command with hdparm's `drive_cmd` conventions.
     fn ata(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure>;

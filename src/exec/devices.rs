@@ -15,7 +15,9 @@ pub fn run_devices(runs: &[DeviceRun], out: &mut Output) {
     // opened here is reported below, when its turn comes.
     let mut refused = false;
     for run in runs {
-        let facts = DeviceFacts { multcount_via_ata: RealDevice::multcount_needs_ata(&run.path) };
+        let facts = DeviceFacts {
+            multcount_via_ata: RealDevice::multcount_needs_ata(&run.path),
+        };
         if let Some(refusal) = guards::check(run, &facts) {
             out.error(&Error::guard(refusal.text));
             refused = true;
@@ -47,7 +49,12 @@ pub fn run_devices(runs: &[DeviceRun], out: &mut Output) {
         };
         out.begin_device(&name, run.flags.quiet);
         out.device_kind(&dev.kind_name_string(), &dev.description_string());
-        let mut ctx = Ctx { name, flags: run.flags.clone(), dev: &mut dev, out };
+        let mut ctx = Ctx {
+            name,
+            flags: run.flags.clone(),
+            dev: &mut dev,
+            out,
+        };
         steps::run(&mut ctx);
         out.end_device();
     }

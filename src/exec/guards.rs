@@ -37,10 +37,16 @@ pub fn check(run: &DeviceRun, facts: &DeviceFacts) -> Option<Refusal> {
     let know = f.yes_i_know;
     let destroy = f.please_destroy;
     if f.set_sector_size.is_some() && !destroy {
-        return Some(please_destroy("--set-sector-size", "This will likely destroy all data on the drive."));
+        return Some(please_destroy(
+            "--set-sector-size",
+            "This will likely destroy all data on the drive.",
+        ));
     }
     if f.trim_ranges_stdin && !destroy {
-        return Some(please_destroy("--trim-sector-ranges-stdin", "This might destroy the drive and/or all data on it."));
+        return Some(please_destroy(
+            "--trim-sector-ranges-stdin",
+            "This might destroy the drive and/or all data on it.",
+        ));
     }
     if f.wdidle3.set && !destroy {
         return Some(please_destroy(
@@ -55,15 +61,23 @@ pub fn check(run: &DeviceRun, facts: &DeviceFacts) -> Option<Refusal> {
         ));
     }
     if f.powerup_in_standby.set && f.powerup_in_standby.value != 0 && !know {
-        return Some(yes_i_know("-s1", "This requires BIOS and kernel support to recognize/boot the drive."));
+        return Some(yes_i_know(
+            "-s1",
+            "This requires BIOS and kernel support to recognize/boot the drive.",
+        ));
     }
     if let Some(s) = f.sanitize {
         let destructive = matches!(
             s,
-            SanitizeCommand::BlockErase | SanitizeCommand::CryptoScramble | SanitizeCommand::Overwrite { .. }
+            SanitizeCommand::BlockErase
+                | SanitizeCommand::CryptoScramble
+                | SanitizeCommand::Overwrite { .. }
         );
         if destructive && !know {
-            return Some(yes_i_know("--sanitize", "This sanitize command destroys all user data."));
+            return Some(yes_i_know(
+                "--sanitize",
+                "This sanitize command destroys all user data.",
+            ));
         }
     }
     if f.dco_restore && !know {
@@ -79,7 +93,10 @@ pub fn check(run: &DeviceRun, facts: &DeviceFacts) -> Option<Refusal> {
         ));
     }
     if f.trim_ranges.is_some() && !destroy {
-        return Some(please_destroy("--trim-sector-ranges", "This might destroy the drive and/or all data on it."));
+        return Some(please_destroy(
+            "--trim-sector-ranges",
+            "This might destroy the drive and/or all data on it.",
+        ));
     }
     if f.write_sector.is_some() && !know {
         return Some(yes_i_know(
@@ -95,7 +112,10 @@ pub fn check(run: &DeviceRun, facts: &DeviceFacts) -> Option<Refusal> {
             ));
         }
         if !destroy {
-            return Some(please_destroy("--fwdownload", "This might destroy the drive and well as all of the data on it."));
+            return Some(please_destroy(
+                "--fwdownload",
+                "This might destroy the drive and well as all of the data on it.",
+            ));
         }
     }
     None
@@ -104,31 +124,62 @@ pub fn check(run: &DeviceRun, facts: &DeviceFacts) -> Option<Refusal> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::Flags;
+    use crate::cli::{Flags, GetSet, SetOnly};
 
     fn run(flags: Flags) -> DeviceRun {
-        DeviceRun { path: "/dev/x".into(), flags }
+        DeviceRun {
+            path: "/dev/x".into(),
+            flags,
+        }
     }
 
     #[test]
     fn guarded_operations_need_their_flag() {
-        let facts = DeviceFacts { multcount_via_ata: true };
-        let mut f = Flags::default();
-        f.write_sector = Some(5);
-        let refusal = check(&run(f.clone()), &facts).map(|r| r.text).unwrap_or_default();
+        let facts = DeviceFacts {
+            multcount_via_ata: true,
+        };
+        let mut f = Flags {
+            write_sector: Some(5),
+            ..Flags::default()
+        };
+        let refusal = check(&run(f.clone()), &facts)
+            .map(|r| r.text)
+            .unwrap_or_default();
         assert!(refusal.starts_with("Use of --write-sector is VERY DANGEROUS.\n"));
         assert!(refusal.ends_with("Program aborted."));
         f.yes_i_know = true;
         assert!(check(&run(f), &facts).is_none());
 
-        let mut f = Flags::default();
-        f.multcount.set = true;
+        let f = Flags {
+            multcount: GetSet {
+                set: true,
+                ..GetSet::default()
+            },
+            ..Flags::default()
+        };
         assert!(check(&run(f.clone()), &facts).is_some());
-        assert!(check(&run(f), &DeviceFacts { multcount_via_ata: false }).is_none(), "old IDE driver: no guard");
+        assert!(
+            check(
+                &run(f),
+                &DeviceFacts {
+                    multcount_via_ata: false
+                }
+            )
+            .is_none(),
+            "old IDE driver: no guard"
+        );
 
-        let mut f = Flags::default();
-        f.powerup_in_standby.set = true;
-        assert!(check(&run(f.clone()), &facts).is_none(), "-s0 is not guarded");
+        let mut f = Flags {
+            powerup_in_standby: SetOnly {
+                set: true,
+                ..SetOnly::default()
+            },
+            ..Flags::default()
+        };
+        assert!(
+            check(&run(f.clone()), &facts).is_none(),
+            "-s0 is not guarded"
+        );
         f.powerup_in_standby.value = 1;
         assert!(check(&run(f), &facts).is_some());
     }

@@ -11,15 +11,26 @@ use crate::report::identify::{identify_report, render_report, IdentifyContext};
 /// `-I`, `--Istdout`, `--Iraw FILE`.
 pub fn identify(ctx: &mut Ctx) {
     if !ctx.dev.ata_capable() {
-        let message = format!("{}: no ATA IDENTIFY data: {}", ctx.name, ctx.dev.description());
+        let message = format!(
+            "{}: no ATA IDENTIFY data: {}",
+            ctx.name,
+            ctx.dev.description()
+        );
         ctx.out.error(&Error::not_applicable(message));
         return;
     }
     let words = match ctx.dev.identify() {
         Ok(words) => words,
         Err(f) => {
-            let class = if f.not_ata { ErrorClass::NotApplicable } else { ErrorClass::Failed };
-            ctx.out.error(&Error::new(class, format!("{}: IDENTIFY failed: {}", ctx.name, f.reason)));
+            let class = if f.not_ata {
+                ErrorClass::NotApplicable
+            } else {
+                ErrorClass::Failed
+            };
+            ctx.out.error(&Error::new(
+                class,
+                format!("{}: IDENTIFY failed: {}", ctx.name, f.reason),
+            ));
             return;
         }
     };
@@ -43,8 +54,17 @@ pub fn identify(ctx: &mut Ctx) {
         }
         return;
     }
-    let sector_config = if id.wants_sector_config_log() { ctx.dev.read_log(0x2f, 0).ok() } else { None };
-    let sata_settings = if id.wants_sata_settings_log() { ctx.dev.read_log(0x30, 8).ok() } else { None };
+    let mut directory = LogDirectory::default();
+    let sector_config = if id.wants_sector_config_log() && id.log_ext_allowed() {
+        directory.read_page(ctx, 0x2f, 0)
+    } else {
+        None
+    };
+    let sata_settings = if id.wants_sata_settings_log() && id.log_ext_allowed() {
+        directory.read_page(ctx, 0x30, 8)
+    } else {
+        None
+    };
     let log_ctx = IdentifyContext::from_log_pages(sector_config.as_ref(), sata_settings.as_ref());
     let report = identify_report(&id, &log_ctx);
     if !ctx.out.json {
@@ -52,10 +72,50 @@ pub fn identify(ctx: &mut Ctx) {
         let _ = render_report(&report, &mut text);
         ctx.out.text(&String::from_utf8_lossy(&text));
     }
-    ctx.out.section("identify", serde_json::to_value(&report).unwrap_or_default());
+    ctx.out.section(
+        "identify",
+        serde_json::to_value(&report).unwrap_or_default(),
+    );
     if report.exit_status() != 0 {
         // hdparm's own words for this are already on stdout ("Unknown device type").
         ctx.out.verdict.record(ErrorClass::Failed);
+    }
+}
+
+/// The General Purpose Log directory (log 0), read once per `-I` as hdparm does, saying how
+/// many pages each log has; a page is read only when the directory lists it.
+#[derive(Default)]
+struct LogDirectory {
+    pages: Option<Option<[u8; 512]>>,
+}
+
+impl LogDirectory {
+    fn read_page(&mut self, ctx: &mut Ctx, log: u8, page: u8) -> Option<[u8; 512]> {
+        if self.pages.is_none() {
+            let read = ctx.dev.read_log(0, 0);
+            if let Err(f) = &read {
+                // Not fatal to -I (hdparm prints the same line and decodes without the log).
+                ctx.out
+                    .note(&format!("READ_LOG_EXT(0,0) failed: {}", f.reason));
+            }
+            self.pages = Some(read.ok());
+        }
+        let directory = self.pages.flatten()?;
+        let at = 2 * usize::from(log);
+        let count = u16::from_le_bytes([directory[at], directory[at + 1]]);
+        if count <= u16::from(page) {
+            return None;
+        }
+        match ctx.dev.read_log(log, page) {
+            Ok(data) => Some(data),
+            Err(f) => {
+                ctx.out.note(&format!(
+                    "READ_LOG_EXT(0x{log:02x}, {page}) failed: {}",
+                    f.reason
+                ));
+                None
+            }
+        }
     }
 }
 
@@ -71,7 +131,10 @@ pub fn kernel_identity(ctx: &mut Ctx, multcount: Option<i64>) {
                 let _ = crate::report::kernel_identity::render_kernel_identity(&report, &mut text);
                 ctx.out.text(&String::from_utf8_lossy(&text));
             }
-            ctx.out.section("kernel_identity", serde_json::to_value(&report).unwrap_or_default());
+            ctx.out.section(
+                "kernel_identity",
+                serde_json::to_value(&report).unwrap_or_default(),
+            );
         }
         Err(e) => {
             let class = if matches!(e.raw_os_error(), Some(libc::ENOTTY) | Some(libc::EINVAL)) {
@@ -83,7 +146,11 @@ pub fn kernel_identity(ctx: &mut Ctx, multcount: Option<i64>) {
             if class == ErrorClass::NotApplicable {
                 message.push_str(&format!(" ({})", ctx.dev.description()));
             }
-            ctx.out.error(&Error { class, message, errno: e.raw_os_error() });
+            ctx.out.error(&Error {
+                class,
+                message,
+                errno: e.raw_os_error(),
+            });
         }
     }
 }
@@ -94,7 +161,10 @@ pub fn kernel_identity(ctx: &mut Ctx, multcount: Option<i64>) {
 pub fn identify_stdin(input: &[u8], out: &mut Output) {
     match parse_identify_hex(input) {
         Err(short) => {
-            let line = format!("read only {}/256 IDENTIFY words from stdin: Success", short.words_read);
+            let line = format!(
+                "read only {}/256 IDENTIFY words from stdin: Success",
+                short.words_read
+            );
             out.error(&Error::usage(line));
         }
         Ok(words) => {
@@ -105,7 +175,10 @@ pub fn identify_stdin(input: &[u8], out: &mut Output) {
                 out.text(&String::from_utf8_lossy(&text));
             }
             out.begin_device("stdin", true);
-            out.section("identify", serde_json::to_value(&report).unwrap_or_default());
+            out.section(
+                "identify",
+                serde_json::to_value(&report).unwrap_or_default(),
+            );
             out.end_device();
             if report.exit_status() != 0 {
                 // hdparm's own words for this are already on stdout ("Unknown device type").

@@ -95,7 +95,9 @@ fn report_parse_error(error: &ParseError, program: &str, stderr: &mut dyn Write)
 
 /// argv as strings, for the JSON envelope.
 fn argv_strings(args: &[OsString]) -> Vec<String> {
-    args.iter().map(|a| a.to_string_lossy().into_owned()).collect()
+    args.iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect()
 }
 
 mod access;

@@ -21,14 +21,29 @@ pub struct Output<'a> {
 }
 
 impl<'a> Output<'a> {
-    pub fn new(json: bool, argv: Vec<String>, stdout: &'a mut dyn Write, stderr: &'a mut dyn Write) -> Self {
-        Output { json, stdout, stderr, envelope: Envelope::new(argv), current: None, verdict: Verdict::default() }
+    pub fn new(
+        json: bool,
+        argv: Vec<String>,
+        stdout: &'a mut dyn Write,
+        stderr: &'a mut dyn Write,
+    ) -> Self {
+        Output {
+            json,
+            stdout,
+            stderr,
+            envelope: Envelope::new(argv),
+            current: None,
+            verdict: Verdict::default(),
+        }
     }
 
     /// Starts a device: hdparm's header (`\n/dev/sda:\n`) unless quiet, or a JSON device object.
     pub fn begin_device(&mut self, name: &str, quiet: bool) {
         if self.json {
-            self.current = Some(DeviceJson { name: name.to_string(), ..Default::default() });
+            self.current = Some(DeviceJson {
+                name: name.to_string(),
+                ..Default::default()
+            });
         } else if !quiet {
             let _ = write!(self.stdout, "\n{name}:\n");
         }
@@ -100,7 +115,11 @@ impl<'a> Output<'a> {
     }
 
     fn message(&mut self, severity: &'static str, class: Option<ErrorClass>, text: &str) {
-        let msg = Message { severity, class: class.map(ErrorClass::name), text: text.to_string() };
+        let msg = Message {
+            severity,
+            class: class.map(ErrorClass::name),
+            text: text.to_string(),
+        };
         match self.current.as_mut() {
             Some(dev) => dev.messages.push(msg),
             None => self.envelope.messages.push(msg),

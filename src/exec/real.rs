@@ -6,7 +6,9 @@
 use super::access::{AtaFailure, AtaOutput, DeviceAccess, Geometry, HdioSetting};
 use crate::ata::command::TaskFile;
 use crate::cli::Flags;
-use crate::device::{self, AtaError, AtaOptions, Device, DeviceKind, HdioGet, HdioSet, OpenMode, StartLba};
+use crate::device::{
+    self, AtaError, AtaOptions, Device, DeviceKind, HdioGet, HdioSet, OpenMode, StartLba,
+};
 use std::ffi::OsString;
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd};
@@ -24,9 +26,17 @@ pub struct RealDevice {
 impl RealDevice {
     /// Opens a device the way hdparm does for these flags.
     pub fn open(path: &OsString, flags: &Flags) -> io::Result<RealDevice> {
-        let mode = OpenMode { direct: flags.direct, write: flags.trim_ranges.is_some() };
+        let mode = OpenMode {
+            direct: flags.direct,
+            write: flags.trim_ranges.is_some(),
+        };
         let dev = Device::open(Path::new(path), mode)?;
-        Ok(RealDevice { dev, prefer_ata12: flags.prefer_ata12, verbose: flags.verbose, identify: None })
+        Ok(RealDevice {
+            dev,
+            prefer_ata12: flags.prefer_ata12,
+            verbose: flags.verbose,
+            identify: None,
+        })
     }
 
     /// Whether `-m N` would go through SET MULTIPLE MODE (everything but the legacy IDE
@@ -51,7 +61,11 @@ impl RealDevice {
         let mut stderr = std::io::stderr();
         let mut opts = AtaOptions {
             prefer_ata12: self.prefer_ata12,
-            trace: if self.verbose { Some(&mut stderr) } else { None },
+            trace: if self.verbose {
+                Some(&mut stderr)
+            } else {
+                None
+            },
             ..Default::default()
         };
         let result = f(&self.dev, &mut opts);
@@ -62,14 +76,17 @@ impl RealDevice {
     fn failure(&self, e: AtaError) -> AtaFailure {
         AtaFailure {
             not_ata: e.class() == crate::error::ErrorClass::NotApplicable,
-            status: e.registers().map(|r| r.status),
-            error: e.registers().map(|r| r.error),
+            refused_by_kernel: matches!(e, AtaError::Refused { .. }),
             reason: e.to_string(),
         }
     }
 
     fn not_ata(&self) -> AtaFailure {
-        AtaFailure { reason: self.dev.describe(), not_ata: true, status: None, error: None }
+        AtaFailure {
+            reason: self.dev.describe(),
+            not_ata: true,
+            refused_by_kernel: false,
+        }
     }
 }
 
@@ -100,9 +117,16 @@ fn hdio_set_of(what: HdioSetting) -> HdioSet {
 impl DeviceAccess for RealDevice {
     fn kind_name(&self) -> String {
         match self.dev.kind() {
-            DeviceKind::Scsi { scsi_type: 5, .. } | DeviceKind::ScsiGeneric { scsi_type: 5, .. } => "cdrom",
-            DeviceKind::Scsi { host: device::ScsiHost::Libata { .. }, .. } => "ata_disk",
-            DeviceKind::Scsi { host: device::ScsiHost::Usb { .. }, .. } => "usb_disk",
+            DeviceKind::Scsi { scsi_type: 5, .. }
+            | DeviceKind::ScsiGeneric { scsi_type: 5, .. } => "cdrom",
+            DeviceKind::Scsi {
+                host: device::ScsiHost::Libata { .. },
+                ..
+            } => "ata_disk",
+            DeviceKind::Scsi {
+                host: device::ScsiHost::Usb { .. },
+                ..
+            } => "usb_disk",
             DeviceKind::Scsi { .. } => "scsi_disk",
             DeviceKind::ScsiGeneric { .. } => "scsi_generic",
             DeviceKind::LegacyIde => "ide",
@@ -135,8 +159,17 @@ impl DeviceAccess for RealDevice {
         self.dev.file().as_fd()
     }
 
-    fn is_atapi(&self) -> bool {
-        self.dev.kind().is_cdrom()
+    fn is_libata(&self) -> bool {
+        matches!(
+            self.dev.kind(),
+            DeviceKind::Scsi {
+                host: device::ScsiHost::Libata { .. },
+                ..
+            } | DeviceKind::ScsiGeneric {
+                host: device::ScsiHost::Libata { .. },
+                ..
+            }
+        )
     }
 
     fn ata(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure> {
@@ -146,7 +179,12 @@ impl DeviceAccess for RealDevice {
         match self.with_options(|dev, opts| dev.ata_command(tf, data, opts)) {
             Ok(result) => {
                 let r = result.registers.unwrap_or_default();
-                Ok(AtaOutput { status: r.status, error: r.error, count: (r.count & 0xff) as u8, lba: r.lba })
+                Ok(AtaOutput {
+                    error: r.error,
+                    count: (r.count & 0xff) as u8,
+                    lba: r.lba,
+                    device: r.device,
+                })
             }
             Err(e) => Err(self.failure(e)),
         }
@@ -157,7 +195,8 @@ impl DeviceAccess for RealDevice {
             return cached.clone();
         }
         let result = if self.ata_capable() {
-            self.with_options(|dev, opts| dev.identify(opts)).map_err(|e| self.failure(e))
+            self.with_options(|dev, opts| dev.identify(opts))
+                .map_err(|e| self.failure(e))
         } else {
             Err(self.not_ata())
         };
@@ -169,7 +208,8 @@ impl DeviceAccess for RealDevice {
         if !self.ata_capable() {
             return Err(self.not_ata());
         }
-        self.with_options(|dev, opts| dev.read_log_ext(log, u16::from(page), opts)).map_err(|e| self.failure(e))
+        self.with_options(|dev, opts| dev.read_log_ext(log, u16::from(page), opts))
+            .map_err(|e| self.failure(e))
     }
 
     fn forget_identify(&mut self) {
@@ -206,7 +246,8 @@ impl DeviceAccess for RealDevice {
             }),
             Err(e) => {
                 let label = e.label();
-                let err = io::Error::from_raw_os_error(e.io_error().raw_os_error().unwrap_or(libc::EIO));
+                let err =
+                    io::Error::from_raw_os_error(e.io_error().raw_os_error().unwrap_or(libc::EIO));
                 Err((label, err))
             }
         }
@@ -218,7 +259,13 @@ impl DeviceAccess for RealDevice {
                 let lines = check.refusal_lines(&self.dev.path().to_string_lossy(), lba);
                 (!lines.is_empty()).then(|| lines.join("\n"))
             }
-            Err(_) => None,
+            // hdparm stops here too when the start cannot be found (CD/DVD drives have no
+            // geometry): the sector address would be a guess.
+            Err(e) => Some(format!(
+                "{}: {}",
+                e.label(),
+                crate::error::strerror(e.io_error())
+            )),
         }
     }
 
@@ -272,6 +319,7 @@ impl DeviceAccess for RealDevice {
     }
 
     fn set_queue_depth(&self, depth: u32) -> io::Result<()> {
-        self.dev.sysfs_write("device/queue_depth", &depth.to_string())
+        self.dev
+            .sysfs_write("device/queue_depth", &depth.to_string())
     }
 }

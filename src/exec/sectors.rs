@@ -24,7 +24,11 @@ pub fn read_sector(ctx: &mut Ctx, lba: u64) {
         return;
     }
     let sector_bytes = ctx.dev.logical_sector_size().unwrap_or(512).max(512) as usize;
-    let command = if lba >= LBA28_LIMIT { op::READ_PIO_EXT } else { op::READ_PIO };
+    let command = if lba >= LBA28_LIMIT {
+        op::READ_PIO_EXT
+    } else {
+        op::READ_PIO
+    };
     let mut tf = TaskFile::sector_command(command, lba, 1, Protocol::PioIn, false);
     tf.timeout_secs = 60;
     let mut data = vec![0u8; sector_bytes];
@@ -34,11 +38,19 @@ pub fn read_sector(ctx: &mut Ctx, lba: u64) {
             ctx.out.text("succeeded\n");
             ctx.out.text(&crate::report::hexdump::sector_dump(&data));
             let hex: String = data.iter().map(|b| format!("{b:02x}")).collect();
-            ctx.out.section("read_sector", serde_json::json!({ "lba": lba, "bytes": sector_bytes, "data_hex": hex }));
+            ctx.out.section(
+                "read_sector",
+                serde_json::json!({ "lba": lba, "bytes": sector_bytes, "data_hex": hex }),
+            );
         }
         Err(f) => {
-            let class = if f.not_ata { ErrorClass::NotApplicable } else { ErrorClass::Failed };
-            ctx.out.error(&Error::new(class, format!("FAILED: {}", f.reason)));
+            let class = if f.not_ata {
+                ErrorClass::NotApplicable
+            } else {
+                ErrorClass::Failed
+            };
+            ctx.out
+                .error(&Error::new(class, format!("FAILED: {}", f.reason)));
         }
     }
 }

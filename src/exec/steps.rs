@@ -32,29 +32,54 @@ fn on_off(v: u32) -> &'static str {
 
 /// A set message line (printed when the option was not made quiet).
 fn set_msg(option: &str, value: u32, message: String) -> SettingsItem {
-    SettingsItem::Set { option: option.to_string(), value: i64::from(value), message }
+    SettingsItem::Set {
+        option: option.to_string(),
+        value: i64::from(value),
+        message,
+    }
 }
 
 impl Ctx<'_, '_, '_> {
     fn ioctl_failed(&mut self, label: &str, err: &io::Error) {
         let class = match err.raw_os_error() {
             // The driver lacks the request, or the attribute does not exist for this device.
-            Some(libc::ENOTTY) | Some(libc::EINVAL) | Some(libc::EOPNOTSUPP) | Some(libc::ENOENT) => {
-                ErrorClass::NotApplicable
-            }
+            Some(libc::ENOTTY)
+            | Some(libc::EINVAL)
+            | Some(libc::EOPNOTSUPP)
+            | Some(libc::ENOENT) => ErrorClass::NotApplicable,
             _ => ErrorClass::Failed,
         };
         let mut message = format!("{label}: {}", strerror(err));
         if class == ErrorClass::NotApplicable {
-            message.push_str(&format!(" ({})", self.dev.description()));
+            if label.starts_with(" HDIO_") && self.dev.is_libata() {
+                // libata implements none of the old IDE driver's tuning ioctls but 32-bit I/O.
+                message.push_str(&format!(
+                    " ({}; libata has no such setting: the kernel manages DMA, interrupts and multiple-sector I/O itself)",
+                    self.dev.description()
+                ));
+            } else {
+                message.push_str(&format!(" ({})", self.dev.description()));
+            }
         }
-        self.out.error(&Error { class, message, errno: err.raw_os_error() });
+        self.out.error(&Error {
+            class,
+            message,
+            errno: err.raw_os_error(),
+        });
     }
 
     fn ata_failed(&mut self, label: &str, failure: &AtaFailure) {
-        let class = if failure.not_ata { ErrorClass::NotApplicable } else { ErrorClass::Failed };
+        let class = if failure.not_ata {
+            ErrorClass::NotApplicable
+        } else {
+            ErrorClass::Failed
+        };
         let message = format!("{label}: {}", failure.reason);
-        self.out.error(&Error { class, message, errno: None });
+        self.out.error(&Error {
+            class,
+            message,
+            errno: None,
+        });
     }
 
     /// Sends hdparm's 4-byte `drive_cmd`; reports a failure under `label`.
@@ -62,7 +87,12 @@ impl Ctx<'_, '_, '_> {
         self.drive_cmd_timeout(args, 0, label)
     }
 
-    fn drive_cmd_timeout(&mut self, args: [u8; 4], timeout: u32, label: &str) -> Option<super::access::AtaOutput> {
+    fn drive_cmd_timeout(
+        &mut self,
+        args: [u8; 4],
+        timeout: u32,
+        label: &str,
+    ) -> Option<super::access::AtaOutput> {
         let mut tf = TaskFile::drive_cmd(args);
         tf.timeout_secs = timeout;
         let mut no_data = [0u8; 0];
@@ -77,15 +107,26 @@ impl Ctx<'_, '_, '_> {
 
     /// Sends a command, and an alternative opcode if the first fails (hdparm's pairs such as
     /// STANDBY IMMEDIATE 0xE0 / 0x94). Reports only when both fail.
-    fn drive_cmd_either(&mut self, first: u8, second: u8, label: &str) -> Option<super::access::AtaOutput> {
+    fn drive_cmd_either(
+        &mut self,
+        first: u8,
+        second: u8,
+        label: &str,
+    ) -> Option<super::access::AtaOutput> {
         let mut none = [0u8; 0];
-        match self.dev.ata(&TaskFile::drive_cmd([first, 0, 0, 0]), &mut none) {
+        match self
+            .dev
+            .ata(&TaskFile::drive_cmd([first, 0, 0, 0]), &mut none)
+        {
             Ok(out) => Some(out),
             Err(f) if f.not_ata => {
                 self.ata_failed(label, &f);
                 None
             }
-            Err(_) => match self.dev.ata(&TaskFile::drive_cmd([second, 0, 0, 0]), &mut none) {
+            Err(_) => match self
+                .dev
+                .ata(&TaskFile::drive_cmd([second, 0, 0, 0]), &mut none)
+            {
                 Ok(out) => Some(out),
                 Err(f) => {
                     self.ata_failed(label, &f);
@@ -101,11 +142,21 @@ impl Ctx<'_, '_, '_> {
 
     /// Refuses an option whose capability is not built yet: one line, non-zero exit.
     fn not_built(&mut self, option: &str) {
-        let message = format!("{}: {option} is not implemented in hdparm-rs yet; nothing was sent", self.name);
+        let message = format!(
+            "{}: {option} is not implemented in hdparm-rs yet; nothing was sent",
+            self.name
+        );
         self.out.error(&Error::not_applicable(message));
     }
 
-    fn hdio_set(&mut self, gs: GetSet<u32>, what: HdioSetting, option: &str, message: String, label: &str) {
+    fn hdio_set(
+        &mut self,
+        gs: GetSet<u32>,
+        what: HdioSetting,
+        option: &str,
+        message: String,
+        label: &str,
+    ) {
         if !gs.set {
             return;
         }
@@ -134,7 +185,11 @@ pub fn run(ctx: &mut Ctx) {
     }
     if f.readahead.set {
         if f.readahead.get {
-            ctx.out.item(set_msg("-a", f.readahead.value, format!(" setting fs readahead to {}", f.readahead.value)));
+            ctx.out.item(set_msg(
+                "-a",
+                f.readahead.value,
+                format!(" setting fs readahead to {}", f.readahead.value),
+            ));
         }
         if let Err(e) = ctx.dev.set_readahead(u64::from(f.readahead.value)) {
             ctx.ioctl_failed(" BLKRASET failed", &e);
@@ -171,26 +226,52 @@ pub fn run(ctx: &mut Ctx) {
     if f.readonly.set {
         if f.readonly.get {
             let v = f.readonly.value;
-            ctx.out.item(set_msg("-r", v, format!(" setting readonly to {v}{}", on_off(v))));
+            ctx.out.item(set_msg(
+                "-r",
+                v,
+                format!(" setting readonly to {v}{}", on_off(v)),
+            ));
         }
         if let Err(e) = ctx.dev.set_readonly(f.readonly.value != 0) {
             ctx.ioctl_failed(" BLKROSET failed", &e);
         }
     }
     let v = f.unmask_irq.value;
-    ctx.hdio_set(f.unmask_irq, HdioSetting::Unmask, "-u", format!(" setting unmaskirq to {v}{}", on_off(v)), " HDIO_SET_UNMASKINTR failed");
+    ctx.hdio_set(
+        f.unmask_irq,
+        HdioSetting::Unmask,
+        "-u",
+        format!(" setting unmaskirq to {v}{}", on_off(v)),
+        " HDIO_SET_UNMASKINTR failed",
+    );
     let v = f.dma.value;
-    ctx.hdio_set(f.dma, HdioSetting::Dma, "-d", format!(" setting using_dma to {v}{}", on_off(v)), " HDIO_SET_DMA failed");
+    ctx.hdio_set(
+        f.dma,
+        HdioSetting::Dma,
+        "-d",
+        format!(" setting using_dma to {v}{}", on_off(v)),
+        " HDIO_SET_DMA failed",
+    );
     if f.queue_depth.set {
         if f.queue_depth.get {
-            ctx.out.item(set_msg("-Q", f.queue_depth.value, format!(" setting queue_depth to {}", f.queue_depth.value)));
+            ctx.out.item(set_msg(
+                "-Q",
+                f.queue_depth.value,
+                format!(" setting queue_depth to {}", f.queue_depth.value),
+            ));
         }
         if let Err(e) = ctx.dev.set_queue_depth(f.queue_depth.value) {
             ctx.ioctl_failed(" setting queue_depth failed", &e);
         }
     }
     let v = f.nowerr.value;
-    ctx.hdio_set(f.nowerr, HdioSetting::Nowerr, "-n", format!(" setting nowerr to {v}{}", on_off(v)), " HDIO_SET_NOWERR failed");
+    ctx.hdio_set(
+        f.nowerr,
+        HdioSetting::Nowerr,
+        "-n",
+        format!(" setting nowerr to {v}{}", on_off(v)),
+        " HDIO_SET_NOWERR failed",
+    );
     let v = f.keep_settings.value;
     ctx.hdio_set(
         f.keep_settings,
@@ -202,7 +283,11 @@ pub fn run(ctx: &mut Ctx) {
     if f.doorlock.set {
         let v = f.doorlock.value;
         if f.doorlock.noisy {
-            ctx.out.item(set_msg("-L", v, format!(" setting drive doorlock to {v}{}", on_off(v))));
+            ctx.out.item(set_msg(
+                "-L",
+                v,
+                format!(" setting drive doorlock to {v}{}", on_off(v)),
+            ));
         }
         let command = if v != 0 { op::DOORLOCK } else { op::DOORUNLOCK };
         ctx.drive_cmd_timeout([command, 0, 0, 0], 15, " HDIO_DRIVE_CMD(doorlock) failed");
@@ -210,23 +295,41 @@ pub fn run(ctx: &mut Ctx) {
     if f.keep_features.set {
         let v = f.keep_features.value;
         if f.keep_features.noisy {
-            ctx.out.item(set_msg("-K", v, format!(" setting drive keep features to {v}{}", on_off(v))));
+            ctx.out.item(set_msg(
+                "-K",
+                v,
+                format!(" setting drive keep features to {v}{}", on_off(v)),
+            ));
         }
-        ctx.drive_cmd([op::SETFEATURES, 0, if v != 0 { 0x66 } else { 0xcc }, 0], " HDIO_DRIVE_CMD(keepsettings) failed");
+        ctx.drive_cmd(
+            [op::SETFEATURES, 0, if v != 0 { 0x66 } else { 0xcc }, 0],
+            " HDIO_DRIVE_CMD(keepsettings) failed",
+        );
     }
     if f.defect_mgmt.set {
         let v = f.defect_mgmt.value;
         if f.defect_mgmt.noisy {
-            ctx.out.item(set_msg("-D", v, format!(" setting drive defect management to {v}")));
+            ctx.out.item(set_msg(
+                "-D",
+                v,
+                format!(" setting drive defect management to {v}"),
+            ));
         }
-        ctx.drive_cmd([op::SETFEATURES, 0, if v != 0 { 0x04 } else { 0x84 }, 0], " HDIO_DRIVE_CMD(defectmgmt) failed");
+        ctx.drive_cmd(
+            [op::SETFEATURES, 0, if v != 0 { 0x04 } else { 0x84 }, 0],
+            " HDIO_DRIVE_CMD(defectmgmt) failed",
+        );
     }
     if f.prefetch.set {
         let v = f.prefetch.value;
         if f.prefetch.noisy {
-            ctx.out.item(set_msg("-P", v, format!(" setting drive prefetch to {v}")));
+            ctx.out
+                .item(set_msg("-P", v, format!(" setting drive prefetch to {v}")));
         }
-        ctx.drive_cmd([op::SETFEATURES, v as u8, 0xab, 0], " HDIO_DRIVE_CMD(setprefetch) failed");
+        ctx.drive_cmd(
+            [op::SETFEATURES, v as u8, 0xab, 0],
+            " HDIO_DRIVE_CMD(setprefetch) failed",
+        );
     }
     if f.xfer_mode.set {
         set_xfer_mode(ctx, f.xfer_mode.value, f.xfer_mode.noisy);
@@ -234,28 +337,51 @@ pub fn run(ctx: &mut Ctx) {
     if f.lookahead.set {
         let v = f.lookahead.value;
         if f.lookahead.get {
-            ctx.out.item(set_msg("-A", v, format!(" setting drive read-lookahead to {v}{}", on_off(v))));
+            ctx.out.item(set_msg(
+                "-A",
+                v,
+                format!(" setting drive read-lookahead to {v}{}", on_off(v)),
+            ));
         }
-        ctx.drive_cmd([op::SETFEATURES, 0, if v != 0 { 0xaa } else { 0x55 }, 0], " HDIO_DRIVE_CMD(setreadahead) failed");
+        ctx.drive_cmd(
+            [op::SETFEATURES, 0, if v != 0 { 0xaa } else { 0x55 }, 0],
+            " HDIO_DRIVE_CMD(setreadahead) failed",
+        );
     }
     if f.powerup_in_standby.set {
         let v = f.powerup_in_standby.value;
         if v == 0 {
             ctx.out.text(" spin-up:");
             let mut none = [0u8; 0];
-            let _ = ctx.dev.ata(&TaskFile::drive_cmd([op::SETFEATURES, 0, 0x07, 0]), &mut none);
+            let _ = ctx.dev.ata(
+                &TaskFile::drive_cmd([op::SETFEATURES, 0, 0x07, 0]),
+                &mut none,
+            );
         }
         if f.powerup_in_standby.noisy {
-            ctx.out.item(set_msg("-s", v, format!(" setting power-up in standby to {v}{}", on_off(v))));
+            ctx.out.item(set_msg(
+                "-s",
+                v,
+                format!(" setting power-up in standby to {v}{}", on_off(v)),
+            ));
         }
-        ctx.drive_cmd([op::SETFEATURES, 0, if v != 0 { 0x06 } else { 0x86 }, 0], " HDIO_DRIVE_CMD(powerup_in_standby) failed");
+        ctx.drive_cmd(
+            [op::SETFEATURES, 0, if v != 0 { 0x06 } else { 0x86 }, 0],
+            " HDIO_DRIVE_CMD(powerup_in_standby) failed",
+        );
     }
     if f.apm.set {
         let v = f.apm.value;
         let (message, args) = if v == 255 {
-            (" setting Advanced Power Management level to disabled".to_string(), [op::SETFEATURES, 0, 0x85, 0])
+            (
+                " setting Advanced Power Management level to disabled".to_string(),
+                [op::SETFEATURES, 0, 0x85, 0],
+            )
         } else {
-            (format!(" setting Advanced Power Management level to 0x{v:02x} ({v})"), [op::SETFEATURES, v as u8, 0x05, 0])
+            (
+                format!(" setting Advanced Power Management level to 0x{v:02x} ({v})"),
+                [op::SETFEATURES, v as u8, 0x05, 0],
+            )
         };
         if f.apm.get {
             ctx.out.item(set_msg("-B", v, message));
@@ -268,16 +394,40 @@ pub fn run(ctx: &mut Ctx) {
     if f.acoustic.set {
         let v = f.acoustic.value;
         if f.acoustic.get {
-            ctx.out.item(set_msg("-M", v, format!(" setting acoustic management to {v}")));
+            ctx.out.item(set_msg(
+                "-M",
+                v,
+                format!(" setting acoustic management to {v}"),
+            ));
         }
-        ctx.drive_cmd([op::SETFEATURES, v as u8, if v != 0 { 0x42 } else { 0xc2 }, 0], " HDIO_DRIVE_CMD:ACOUSTIC failed");
+        ctx.drive_cmd(
+            [
+                op::SETFEATURES,
+                v as u8,
+                if v != 0 { 0x42 } else { 0xc2 },
+                0,
+            ],
+            " HDIO_DRIVE_CMD:ACOUSTIC failed",
+        );
     }
     if f.write_read_verify.set {
         let v = f.write_read_verify.value;
         if f.write_read_verify.get {
-            ctx.out.item(set_msg("-R", v, format!(" setting write-read-verify to {v}")));
+            ctx.out.item(set_msg(
+                "-R",
+                v,
+                format!(" setting write-read-verify to {v}"),
+            ));
         }
-        ctx.drive_cmd([op::SETFEATURES, v as u8, if v != 0 { 0x0b } else { 0x8b }, 0], " HDIO_DRIVE_CMD:WRV failed");
+        ctx.drive_cmd(
+            [
+                op::SETFEATURES,
+                v as u8,
+                if v != 0 { 0x0b } else { 0x8b },
+                0,
+            ],
+            " HDIO_DRIVE_CMD:WRV failed",
+        );
     }
     if f.write_cache.set {
         set_write_cache(ctx, f.write_cache);
@@ -285,9 +435,16 @@ pub fn run(ctx: &mut Ctx) {
     if f.standby.set {
         let v = f.standby.value;
         if f.standby.noisy {
-            ctx.out.item(set_msg("-S", v, format!(" setting standby to {v} ({})", standby_words(v))));
+            ctx.out.item(set_msg(
+                "-S",
+                v,
+                format!(" setting standby to {v} ({})", standby_words(v)),
+            ));
         }
-        ctx.drive_cmd([op::SETIDLE, v as u8, 0, 0], " HDIO_DRIVE_CMD(setidle) failed");
+        ctx.drive_cmd(
+            [op::SETIDLE, v as u8, 0, 0],
+            " HDIO_DRIVE_CMD(setidle) failed",
+        );
     }
     if f.security.is_some() {
         ctx.not_built("--security-*");
@@ -314,7 +471,10 @@ pub fn run(ctx: &mut Ctx) {
         if !f.quiet {
             ctx.out.text(" issuing security freeze command\n");
         }
-        ctx.drive_cmd([op::SECURITY_FREEZE_LOCK, 0, 0, 0], " HDIO_DRIVE_CMD(security_freeze) failed");
+        ctx.drive_cmd(
+            [op::SECURITY_FREEZE_LOCK, 0, 0, 0],
+            " HDIO_DRIVE_CMD(security_freeze) failed",
+        );
     }
     if f.seagate_powersave.set {
         if !f.quiet && f.seagate_powersave.noisy {
@@ -326,7 +486,11 @@ pub fn run(ctx: &mut Ctx) {
         let v = f.busstate.value;
         if !f.quiet && f.busstate.get {
             let name = crate::report::settings::busstate_name(i64::from(v));
-            ctx.out.item(set_msg("-b", v, format!(" setting bus state to {v} ({name})")));
+            ctx.out.item(set_msg(
+                "-b",
+                v,
+                format!(" setting bus state to {v} ({name})"),
+            ));
         }
         if let Err(e) = ctx.dev.hdio_set(HdioSetting::Busstate, u64::from(v)) {
             ctx.ioctl_failed(" HDIO_SET_BUSSTATE failed", &e);
@@ -355,7 +519,10 @@ pub fn run(ctx: &mut Ctx) {
     }
     ctx.dev.forget_identify();
     if f.hitachi_temp.set {
-        if let Some(out) = ctx.drive_cmd([0xf0, 0, 0x01, 0], " HDIO_DRIVE_CMD(hitachisensecondition) failed") {
+        if let Some(out) = ctx.drive_cmd(
+            [0xf0, 0, 0x01, 0],
+            " HDIO_DRIVE_CMD(hitachisensecondition) failed",
+        ) {
             let t = match out.count {
                 0 => "under -20".to_string(),
                 0xff => "over 107".to_string(),
@@ -374,13 +541,31 @@ pub fn run(ctx: &mut Ctx) {
         multcount = get_multcount(ctx, f.multcount.get, f.defaults || f.multcount.get);
     }
     if f.defaults || f.io32bit.get {
-        hdio_get_line(ctx, HdioSetting::Io32bit, f.io32bit.get, " HDIO_GET_32BIT failed", |v| SettingsItem::IoSupport { mode: v });
+        hdio_get_line(
+            ctx,
+            HdioSetting::Io32bit,
+            f.io32bit.get,
+            " HDIO_GET_32BIT failed",
+            |v| SettingsItem::IoSupport { mode: v },
+        );
     }
     if f.defaults || f.unmask_irq.get {
-        hdio_get_line(ctx, HdioSetting::Unmask, f.unmask_irq.get, " HDIO_GET_UNMASKINTR failed", |v| SettingsItem::Unmaskirq { value: v });
+        hdio_get_line(
+            ctx,
+            HdioSetting::Unmask,
+            f.unmask_irq.get,
+            " HDIO_GET_UNMASKINTR failed",
+            |v| SettingsItem::Unmaskirq { value: v },
+        );
     }
     if f.defaults || f.dma.get {
-        hdio_get_line(ctx, HdioSetting::Dma, f.dma.get, " HDIO_GET_DMA failed", |v| SettingsItem::UsingDma { value: v });
+        hdio_get_line(
+            ctx,
+            HdioSetting::Dma,
+            f.dma.get,
+            " HDIO_GET_DMA failed",
+            |v| SettingsItem::UsingDma { value: v },
+        );
     }
     if f.queue_depth.get {
         match ctx.dev.queue_depth() {
@@ -389,12 +574,22 @@ pub fn run(ctx: &mut Ctx) {
         }
     }
     if f.defaults || f.keep_settings.get {
-        hdio_get_line(ctx, HdioSetting::KeepSettings, f.keep_settings.get, " HDIO_GET_KEEPSETTINGS failed", |v| {
-            SettingsItem::Keepsettings { value: v }
-        });
+        hdio_get_line(
+            ctx,
+            HdioSetting::KeepSettings,
+            f.keep_settings.get,
+            " HDIO_GET_KEEPSETTINGS failed",
+            |v| SettingsItem::Keepsettings { value: v },
+        );
     }
     if f.nowerr.get {
-        hdio_get_line(ctx, HdioSetting::Nowerr, true, " HDIO_GET_NOWERR failed", |v| SettingsItem::Nowerr { value: v });
+        hdio_get_line(
+            ctx,
+            HdioSetting::Nowerr,
+            true,
+            " HDIO_GET_NOWERR failed",
+            |v| SettingsItem::Nowerr { value: v },
+        );
     }
     if f.defaults || f.readonly.get {
         match ctx.dev.readonly() {
@@ -482,10 +677,16 @@ pub fn run(ctx: &mut Ctx) {
         }
     }
     if f.busstate.get {
-        hdio_get_line(ctx, HdioSetting::Busstate, true, " HDIO_GET_BUSSTATE failed", |v| SettingsItem::Busstate { value: v });
+        hdio_get_line(
+            ctx,
+            HdioSetting::Busstate,
+            true,
+            " HDIO_GET_BUSSTATE failed",
+            |v| SettingsItem::Busstate { value: v },
+        );
     }
     if f.max_sectors.get {
-        ctx.not_built("-N");
+        max_sectors(ctx);
     }
 
     // --- timings and actions (§3 steps 67..76) ---
@@ -509,13 +710,20 @@ pub fn run(ctx: &mut Ctx) {
         if f.idle_immediate.noisy {
             ctx.out.text(" issuing idle_immediate command\n");
         }
-        ctx.drive_cmd([op::IDLEIMMEDIATE, 0, 0, 0], " HDIO_DRIVE_CMD(idle_immediate) failed");
+        ctx.drive_cmd(
+            [op::IDLEIMMEDIATE, 0, 0, 0],
+            " HDIO_DRIVE_CMD(idle_immediate) failed",
+        );
     }
     if f.standby_now.set {
         if f.standby_now.noisy {
             ctx.out.text(" issuing standby command\n");
         }
-        ctx.drive_cmd_either(op::STANDBYNOW1, op::STANDBYNOW2, " HDIO_DRIVE_CMD(standby) failed");
+        ctx.drive_cmd_either(
+            op::STANDBYNOW1,
+            op::STANDBYNOW2,
+            " HDIO_DRIVE_CMD(standby) failed",
+        );
     }
     if f.idle_unload.set {
         if f.idle_unload.noisy {
@@ -527,7 +735,11 @@ pub fn run(ctx: &mut Ctx) {
         if f.sleep_now.noisy {
             ctx.out.text(" issuing sleep command\n");
         }
-        ctx.drive_cmd_either(op::SLEEPNOW1, op::SLEEPNOW2, " HDIO_DRIVE_CMD(sleep) failed");
+        ctx.drive_cmd_either(
+            op::SLEEPNOW1,
+            op::SLEEPNOW2,
+            " HDIO_DRIVE_CMD(sleep) failed",
+        );
     }
     if f.reset.set {
         if f.reset.noisy {
@@ -541,7 +753,13 @@ pub fn run(ctx: &mut Ctx) {
 
 /// A get through a legacy HDIO ioctl: a line when it works; an error only when the option was
 /// asked for explicitly (the default report skips what the driver lacks, as hdparm does).
-fn hdio_get_line(ctx: &mut Ctx, what: HdioSetting, explicit: bool, label: &str, item: impl Fn(i64) -> SettingsItem) {
+fn hdio_get_line(
+    ctx: &mut Ctx,
+    what: HdioSetting,
+    explicit: bool,
+    label: &str,
+    item: impl Fn(i64) -> SettingsItem,
+) {
     match ctx.dev.hdio_get(what) {
         Ok(v) => ctx.out.item(item(v)),
         Err(e) if explicit => ctx.ioctl_failed(label, &e),
@@ -554,9 +772,17 @@ fn identify_unavailable(ctx: &mut Ctx, option: &str) {
     let message = if ctx.dev.ata_capable() {
         format!("{}: {option}: the drive did not answer IDENTIFY", ctx.name)
     } else {
-        format!("{}: {option} reads the drive's IDENTIFY data: {}", ctx.name, ctx.dev.description())
+        format!(
+            "{}: {option} reads the drive's IDENTIFY data: {}",
+            ctx.name,
+            ctx.dev.description()
+        )
     };
-    let class = if ctx.dev.ata_capable() { ErrorClass::Failed } else { ErrorClass::NotApplicable };
+    let class = if ctx.dev.ata_capable() {
+        ErrorClass::Failed
+    } else {
+        ErrorClass::NotApplicable
+    };
     ctx.out.error(&Error::new(class, message));
 }
 
@@ -565,7 +791,11 @@ fn get_multcount(ctx: &mut Ctx, explicit: bool, print: bool) -> Option<i64> {
     let count = match ctx.dev.hdio_get(HdioSetting::Multcount) {
         Ok(v) => Some(v),
         Err(e) => match ctx.identify() {
-            Some(id) => Some(if id[59] & 0xff00 == 0x100 { i64::from(id[59] & 0xff) } else { 0 }),
+            Some(id) => Some(if id[59] & 0xff00 == 0x100 {
+                i64::from(id[59] & 0xff)
+            } else {
+                0
+            }),
             None => {
                 if explicit {
                     ctx.ioctl_failed(" HDIO_GET_MULTCOUNT failed", &e);
@@ -585,7 +815,8 @@ fn get_multcount(ctx: &mut Ctx, explicit: bool, print: bool) -> Option<i64> {
 fn set_multcount(ctx: &mut Ctx, gs: GetSet<u32>) {
     let v = gs.value;
     if gs.get {
-        ctx.out.item(set_msg("-m", v, format!(" setting multcount to {v}")));
+        ctx.out
+            .item(set_msg("-m", v, format!(" setting multcount to {v}")));
     }
     match ctx.dev.hdio_set(HdioSetting::Multcount, u64::from(v)) {
         Ok(()) => {}
@@ -601,7 +832,10 @@ fn set_multcount(ctx: &mut Ctx, gs: GetSet<u32>) {
                     return;
                 }
             }
-            ctx.drive_cmd([op::SET_MULTIPLE, v as u8, 0, 0], " HDIO_DRIVE_CMD(set_multi_count) failed");
+            ctx.drive_cmd(
+                [op::SET_MULTIPLE, v as u8, 0, 0],
+                " HDIO_DRIVE_CMD(set_multi_count) failed",
+            );
         }
         Err(e) => ctx.ioctl_failed(" HDIO_SET_MULTCOUNT failed", &e),
     }
@@ -610,7 +844,11 @@ fn set_multcount(ctx: &mut Ctx, gs: GetSet<u32>) {
 /// `-X MODE`: SET FEATURES transfer mode, after checking the drive lists the mode.
 fn set_xfer_mode(ctx: &mut Ctx, mode: u32, noisy: bool) {
     if noisy {
-        ctx.out.item(set_msg("-X", mode, format!(" setting xfermode to {mode} ({})", xfermode_words(mode))));
+        ctx.out.item(set_msg(
+            "-X",
+            mode,
+            format!(" setting xfermode to {mode} ({})", xfermode_words(mode)),
+        ));
     }
     if ctx.dev.ata_capable() {
         if let Some(id) = ctx.identify() {
@@ -621,24 +859,49 @@ fn set_xfer_mode(ctx: &mut Ctx, mode: u32, noisy: bool) {
             }
         }
     }
-    ctx.drive_cmd([op::SETFEATURES, mode as u8, 3, 0], " HDIO_DRIVE_CMD(setxfermode) failed");
+    let mut none = [0u8; 0];
+    if let Err(failure) = ctx.dev.ata(
+        &TaskFile::drive_cmd([op::SETFEATURES, mode as u8, 3, 0]),
+        &mut none,
+    ) {
+        let mut failure = failure;
+        if failure.refused_by_kernel && ctx.dev.is_libata() {
+            // libata answers ILLEGAL REQUEST / INVALID FIELD IN CDB (hdparm prints "bad/missing
+            // sense data" and exits 0): the kernel owns the transfer mode.
+            failure.reason = format!(
+                "{}: libata does not pass SET FEATURES (set transfer mode) through; the kernel chooses the mode (the libata.force= boot option sets it)",
+                failure.reason
+            );
+        }
+        ctx.ata_failed(" HDIO_DRIVE_CMD(setxfermode) failed", &failure);
+    }
 }
 
 /// `-W 0|1`: HDIO_SET_WCACHE, else SET FEATURES 0x02/0x82; a flush before and after disabling.
 fn set_write_cache(ctx: &mut Ctx, gs: GetSet<u32>) {
     let v = gs.value;
     if gs.get {
-        ctx.out.item(set_msg("-W", v, format!(" setting drive write-caching to {v}{}", on_off(v))));
+        ctx.out.item(set_msg(
+            "-W",
+            v,
+            format!(" setting drive write-caching to {v}{}", on_off(v)),
+        ));
     }
     if !ctx.dev.ata_capable() {
-        ctx.drive_cmd([op::SETFEATURES, 0, if v != 0 { 0x02 } else { 0x82 }, 0], " HDIO_DRIVE_CMD(setcache) failed");
+        ctx.drive_cmd(
+            [op::SETFEATURES, 0, if v != 0 { 0x02 } else { 0x82 }, 0],
+            " HDIO_DRIVE_CMD(setcache) failed",
+        );
         return;
     }
     if v == 0 {
         flush_drive_cache(ctx);
     }
     if ctx.dev.hdio_set_wcache(v != 0).is_err() {
-        ctx.drive_cmd([op::SETFEATURES, 0, if v != 0 { 0x02 } else { 0x82 }, 0], " HDIO_DRIVE_CMD(setcache) failed");
+        ctx.drive_cmd(
+            [op::SETFEATURES, 0, if v != 0 { 0x02 } else { 0x82 }, 0],
+            " HDIO_DRIVE_CMD(setcache) failed",
+        );
     }
     if v == 0 {
         flush_drive_cache(ctx);
@@ -648,7 +911,11 @@ fn set_write_cache(ctx: &mut Ctx, gs: GetSet<u32>) {
 /// FLUSH CACHE (EXT when the drive has it), as `-F` and `-W0` send it.
 pub fn flush_drive_cache(ctx: &mut Ctx) {
     let ext = ctx.identify().is_some_and(|id| id[83] & 0xe000 == 0x6000);
-    let command = if ext { op::FLUSHCACHE_EXT } else { op::FLUSHCACHE };
+    let command = if ext {
+        op::FLUSHCACHE_EXT
+    } else {
+        op::FLUSHCACHE
+    };
     ctx.drive_cmd_timeout([command, 0, 0, 0], 60, " HDIO_DRIVE_CMD(flushcache) failed");
 }
 
@@ -656,12 +923,83 @@ pub fn flush_drive_cache(ctx: &mut Ctx) {
 /// on stdout, but the failure is reported and the exit status is not 0.
 fn check_power(ctx: &mut Ctx) {
     let state = if ctx.dev.ata_capable() {
-        ctx.drive_cmd_either(op::CHECKPOWERMODE1, op::CHECKPOWERMODE2, " drive state unknown")
-            .map_or(PowerState::Unknown, |out| PowerState::from_count(out.count))
+        ctx.drive_cmd_either(
+            op::CHECKPOWERMODE1,
+            op::CHECKPOWERMODE2,
+            " drive state unknown",
+        )
+        .map_or(PowerState::Unknown, |out| PowerState::from_count(out.count))
     } else {
-        let message = format!("{}: -C needs an ATA drive: {}", ctx.name, ctx.dev.description());
+        let message = format!(
+            "{}: -C needs an ATA drive: {}",
+            ctx.name,
+            ctx.dev.description()
+        );
         ctx.out.error(&Error::not_applicable(message));
         PowerState::Unknown
     };
     ctx.out.item(SettingsItem::DriveState { state });
+}
+
+/// `-N`: visible sectors (IDENTIFY) against the native maximum (READ NATIVE MAX ADDRESS, or
+/// GET NATIVE MAX ADDRESS EXT on drives with Accessible Max Address), reference §4.5.
+fn max_sectors(ctx: &mut Ctx) {
+    let Some(words) = ctx.identify() else {
+        identify_unavailable(ctx, "-N");
+        return;
+    };
+    let id = crate::ata::identify::Identify::from_words(words);
+    let amax = id.supports_accessible_max_address();
+    let (mut tf, label) = if amax {
+        let mut tf = TaskFile::new(op::GET_NATIVE_MAX_EXT, 0, 0);
+        tf.lba48 = true;
+        (tf, " GET_NATIVE_MAX_ADDRESS_EXT failed")
+    } else if id.supports_48bit() {
+        (
+            TaskFile::new(op::READ_NATIVE_MAX_EXT, 0, 0),
+            " READ_NATIVE_MAX_ADDRESS_EXT failed",
+        )
+    } else {
+        (
+            TaskFile::new(op::READ_NATIVE_MAX, 0, 0),
+            " READ_NATIVE_MAX_ADDRESS failed",
+        )
+    };
+    tf.timeout_secs = 15;
+    let mut none = [0u8; 0];
+    let out = match ctx.dev.ata(&tf, &mut none) {
+        Ok(out) => out,
+        Err(f) => {
+            ctx.ata_failed(label, &f);
+            return;
+        }
+    };
+    let max_lba = if tf.lba48 {
+        out.lba
+    } else {
+        (out.lba & 0x00ff_ffff) | (u64::from(out.device & 0x0f) << 24)
+    };
+    let native = max_lba + 1;
+    let visible = id.capacity_sectors();
+    let mut line = format!(" max sectors   = {visible}/{native}");
+    match visible.cmp(&native) {
+        std::cmp::Ordering::Less if amax => {
+            line.push_str(", ACCESSIBLE MAX ADDRESS enabled\nPower cycle your device after every ACCESSIBLE MAX ADDRESS")
+        }
+        std::cmp::Ordering::Less => line.push_str(", HPA is enabled"),
+        std::cmp::Ordering::Equal if amax => line.push_str(", ACCESSIBLE MAX ADDRESS disabled"),
+        std::cmp::Ordering::Equal => line.push_str(", HPA is disabled"),
+        std::cmp::Ordering::Greater => {
+            line.push_str(", HPA setting seems invalid");
+            if native & 0xffff_ff00_0000 == 0 {
+                line.push_str(" (buggy kernel device driver?)");
+            }
+        }
+    }
+    line.push('\n');
+    ctx.out.text(&line);
+    ctx.out.section(
+        "max_sectors",
+        serde_json::json!({ "visible_sectors": visible, "native_sectors": native, "accessible_max_address": amax }),
+    );
 }

@@ -10,7 +10,10 @@ use std::io::IsTerminal;
 /// Whether reads can be timed on this device at all.
 fn timable(ctx: &mut Ctx, option: &str) -> bool {
     if ctx.dev.is_directory() {
-        let message = format!("{}: {option} times reads of a device or file; this is a directory", ctx.name);
+        let message = format!(
+            "{}: {option} times reads of a device or file; this is a directory",
+            ctx.name
+        );
         ctx.out.error(&Error::not_applicable(message));
         return false;
     }
@@ -23,7 +26,12 @@ pub fn run(ctx: &mut Ctx) {
     let path = std::path::PathBuf::from(&ctx.name);
     if f.time_cache && timable(ctx, "-T") {
         let result = {
-            let tctx = TimingContext { path: &path, fd: ctx.dev.fd(), size_sectors, flags: &f };
+            let tctx = TimingContext {
+                path: &path,
+                fd: ctx.dev.fd(),
+                size_sectors,
+                flags: &f,
+            };
             let (stdout, stderr) = ctx.out.streams();
             time_cache(&tctx, stdout, stderr)
         };
@@ -38,7 +46,12 @@ pub fn run(ctx: &mut Ctx) {
     }
     if f.time_device && timable(ctx, "-t") {
         let result = {
-            let tctx = TimingContext { path: &path, fd: ctx.dev.fd(), size_sectors, flags: &f };
+            let tctx = TimingContext {
+                path: &path,
+                fd: ctx.dev.fd(),
+                size_sectors,
+                flags: &f,
+            };
             let (stdout, stderr) = ctx.out.streams();
             time_device(&tctx, stdout, stderr)
         };
@@ -51,7 +64,12 @@ pub fn run(ctx: &mut Ctx) {
     if f.bench.is_some() && timable(ctx, "--bench") {
         let progress = std::io::stderr().is_terminal();
         let result = {
-            let tctx = TimingContext { path: &path, fd: ctx.dev.fd(), size_sectors, flags: &f };
+            let tctx = TimingContext {
+                path: &path,
+                fd: ctx.dev.fd(),
+                size_sectors,
+                flags: &f,
+            };
             let (stdout, stderr) = ctx.out.streams();
             bench(&tctx, stdout, stderr, progress)
         };
@@ -92,9 +110,17 @@ fn file_result(ctx: &mut Ctx, option: &str, result: Result<serde_json::Value, Er
         Err(e) => {
             // A timing that failed halfway leaves hdparm's prefix without a newline; the error
             // line follows it on stderr and no figure is printed.
-            let class = if e.class == ErrorClass::Usage { ErrorClass::Usage } else { e.class };
+            let class = if e.class == ErrorClass::Usage {
+                ErrorClass::Usage
+            } else {
+                e.class
+            };
             let message = context(ctx, option, &e);
-            ctx.out.error(&Error { class, message, errno: e.errno });
+            ctx.out.error(&Error {
+                class,
+                message,
+                errno: e.errno,
+            });
         }
     }
 }

@@ -4,7 +4,10 @@
 pub fn sector_dump(data: &[u8]) -> String {
     let mut s = String::with_capacity(data.len() * 3);
     for line in data.chunks(16) {
-        let words: Vec<String> = line.chunks(2).map(|w| w.iter().map(|b| format!("{b:02x}")).collect()).collect();
+        let words: Vec<String> = line
+            .chunks(2)
+            .map(|w| w.iter().map(|b| format!("{b:02x}")).collect())
+            .collect();
         s.push_str(&words.join(" "));
         s.push('\n');
     }
@@ -20,6 +23,9 @@ mod tests {
         data[1] = 0x34;
         let dump = super::sector_dump(&data);
         assert_eq!(dump.lines().count(), 2);
-        assert_eq!(dump.lines().next(), Some("1234 0000 0000 0000 0000 0000 0000 0000"));
+        assert_eq!(
+            dump.lines().next(),
+            Some("1234 0000 0000 0000 0000 0000 0000 0000")
+        );
     }
 }

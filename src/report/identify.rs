@@ -22,6 +22,7 @@ use crate::ata::identify::{sata_settings_devslp, sector_config_sizes, DevSleepTi
 use crate::ata::identify_hex::parse_identify_hex;
 
 pub use decode::identify_report;
+pub(crate) use decode::{BUFFER_TYPES, MINOR_VERSIONS};
 pub use text::render_report;
 
 /// What only a live device gives the `-I` decode. Empty (the default) for `--Istdin`.
@@ -29,9 +30,10 @@ pub use text::render_report;
 pub struct IdentifyContext {
     /// A device is open (hdparm's `fd != -1`). Log-derived output needs it.
     pub live: bool,
-    /// Logical sector sizes from the Sector Configuration log (0x2F page 0), when it was read
-    /// successfully (see [`Identify::wants_sector_config_log`]).
-    pub supported_logical_sector_sizes: Option<Vec<u32>>,
+    /// The raw sizes of the valid descriptors of the Sector Configuration log (0x2F page 0),
+    /// when it was read successfully (see [`Identify::wants_sector_config_log`] and
+    /// [`sector_config_sizes`]); the decode turns them into bytes as hdparm does.
+    pub sector_config_sizes: Option<Vec<u32>>,
     /// DEVSLP timings from the SATA Settings log (0x30 page 8), when it was read and its valid
     /// bit is set (see [`Identify::wants_sata_settings_log`]).
     pub devslp: Option<DevSleepTimings>,
@@ -45,7 +47,7 @@ impl IdentifyContext {
     ) -> Self {
         IdentifyContext {
             live: true,
-            supported_logical_sector_sizes: sector_config.map(sector_config_sizes),
+            sector_config_sizes: sector_config.map(sector_config_sizes),
             devslp: sata_settings_page8.and_then(sata_settings_devslp),
         }
     }

@@ -17,21 +17,21 @@
 //! |---|---|---|
 //! | `device.kind` | `ata` \| `atapi` \| `cfa` \| `unknown` | first line; `unknown` = "Unknown device type" (exit 22, nothing else present) |
 //! | `device.general_configuration` | int | word 0 |
-//! | `device.atapi_device_type`, `device.atapi_device_type_name` | int, string | "ATAPI <name>" |
-//! | `device.removable_media` | bool | "with [non-]removable media" (absent for CFA) |
+//! | `device.atapi_device_type`, `device.atapi_device_type_name` | int, string | "ATAPI (name)" |
+//! | `device.removable_media` | bool | "with (non-)removable media" (absent for CFA) |
 //! | `specific_configuration.{word,powers_up_in_standby,response_incomplete}` | int, bool, bool | word 2 lines |
 //! | `model`, `serial`, `firmware`, `media_serial`, `media_manufacturer` | string | "Model Number:" ... |
 //! | `transport.{major,kind,description,revision}` | int, `parallel`\|`serial`\|`other`, string, string | "Transport:" |
 //! | `standards.kind` | `ata` \| `cdrom` | "Standards:" |
-//! | `standards.{minor_version_code,used,supported,likely_used,some_of}` | int, string, [int], int, int | "Used:", "Supported:", "Likely used:", "& some of" |
-//! | `standards.{used_sff_8020i,supported_atapi,likely_atapi_1}` | bool, [int], bool | CD-ROM variant |
-//! | `configuration.ata1_flags` | [string] | ATA-1 word 0 lines |
+//! | `standards.{minor_version_code,used,supported,likely_used,some_of}` | int, string, int[], int, int | "Used:", "Supported:", "Likely used:", "& some of" |
+//! | `standards.{used_sff_8020i,supported_atapi,likely_atapi_1}` | bool, int[], bool | CD-ROM variant |
+//! | `configuration.ata1_flags` | string[] | ATA-1 word 0 lines |
 //! | `configuration.atapi.{drq_response,packet_size}` | string | "DRQ response:", "Packet size:" |
 //! | `configuration.addressing.chs.{cylinders,heads,sectors_per_track}_{max,current}` | int | CHS table (absent: "CHS addressing not supported") |
 //! | `configuration.addressing.chs.{bytes_per_track,bytes_per_sector,current_addressable_sectors}` | int | ATA-1 line, "CHS current addressable sectors" |
 //! | `configuration.addressing.{lba28_sectors,lba48_sectors}` | int | "LBA    user addressable sectors", "LBA48 ..." |
 //! | `configuration.addressing.sector_size.{reported,logical_bytes,physical_bytes}` | bool, int, int | "Logical/Physical Sector size" or the two lines |
-//! | `configuration.addressing.sector_size.supported_logical_bytes` | [int] | "[ Supported: ... ]" (live devices) |
+//! | `configuration.addressing.sector_size.supported_logical_bytes` | int[] | `[ Supported: ... ]` (live devices) |
 //! | `configuration.addressing.sector_size.sector0_offset_bytes` | int | "Logical Sector-0 offset" |
 //! | `configuration.addressing.device_size_{bytes,mebibytes,mbytes,gbytes}` | int | "device size with M = 1024*1024 / 1000*1000", "(N GB)" |
 //! | `configuration.{cache_buffer_kbytes,cache_buffer_type}` | int, string | "cache/buffer size" (absent: unknown) |
@@ -40,46 +40,46 @@
 //! | `capabilities.{cmd_queuing,cmd_overlap,lba}` | bool | first capabilities line |
 //! | `capabilities.iordy.{supported,can_be_disabled}` | bool | "IORDY(may be)(can be disabled)" (absent: "IORDY not likely") |
 //! | `capabilities.{buffer_type,buffer_size_bytes,rw_long_bytes,queue_depth}` | int | "Buffer type", "Buffer size", "bytes avail on r/w long", "Queue depth" |
-//! | `capabilities.double_word_io` | bool | ATA-1 "Can[not] perform double-word IO" |
+//! | `capabilities.double_word_io` | bool | ATA-1 "Can(not) perform double-word IO" |
 //! | `capabilities.standby_timer.{standard_values,device_specific_minimum}` | bool | "Standby timer values:" |
 //! | `capabilities.multiple_sector_transfer` | `{kind:not_supported}` \| `{kind:supported,max_sectors,current_sectors}` | "R/W multiple sector transfer" |
 //! | `capabilities.advanced_power_management` | `{kind:disabled}` \| `{kind:level,level}` | "Advanced power management level" |
 //! | `capabilities.acoustic_management.{recommended,current}` | int | "Recommended acoustic management value" |
 //! | `capabilities.{atapi_sw_reset_required,dmadir_required}`, `capabilities.overlap.{release_bus_us,clear_bsy_us}` | bool, int | ATAPI lines |
-//! | `capabilities.dma.modes` | `{kind:not_supported}` \| `{kind:legacy,sdma}` \| `{kind:list,modes:[{name,selected}],questionable}` | "DMA:" (`questionable` = "(?)") |
+//! | `capabilities.dma.modes` | `{kind:not_supported}` \| `{kind:legacy,sdma}` \| `{kind:list,modes,questionable}` (modes: array of {name,selected}) | "DMA:" (`questionable` = "(?)") |
 //! | `capabilities.dma.{interleaved,cycle_min_ns,cycle_recommended_ns}` | bool, int, int | "Interleaved DMA support", "Cycle time:" |
-//! | `capabilities.pio.{modes,cycle_no_flow_control_ns,cycle_iordy_flow_control_ns}` | [int], int, int | "PIO:" (absent modes: unknown), "Cycle time:" |
-//! | `commands_features` | [{`word`, `features`:[{`bit`,`name`,`enabled`}], `tlc_completion_timer_msec`}] | "Commands/features:" table, one group per IDENTIFY word |
-//! | `additional_features.features` | [{`bit`,`name`,`enabled`}] | word 69 lines |
+//! | `capabilities.pio.{modes,cycle_no_flow_control_ns,cycle_iordy_flow_control_ns}` | int[], int, int | "PIO:" (absent modes: unknown), "Cycle time:" |
+//! | `commands_features` | array of {`word`, `features`: array of {`bit`,`name`,`enabled`}, `tlc_completion_timer_msec`} | "Commands/features:" table, one group per IDENTIFY word |
+//! | `additional_features.features` | array of {`bit`,`name`,`enabled`} | word 69 lines |
 //! | `additional_features.trim.{limit_blocks,deterministic_read}` | int, `zeros`\|`data` | "Data Set Management TRIM supported", "Deterministic read ..." |
 //! | `cfa.{max_io_udma_cycle_ns,max_mem_udma_cycle_ns,advanced_modes,power_level_1,cprm}` | ... | CompactFlash lines |
 //! | `removable_media_status_notification` | bool | "Removable Media Status Notification feature set supported" |
 //! | `security.master_password_revision` | int | "Master password revision code" |
-//! | `security.status.{supported,enabled,locked,frozen,count_expired,enhanced_erase_supported}` | bool | the six "[not]" lines |
+//! | `security.status.{supported,enabled,locked,frozen,count_expired,enhanced_erase_supported}` | bool | the six "(not)" lines |
 //! | `security.status.level` | `high` \| `maximum` | "Security level" |
-//! | `security.{erase_time,enhanced_erase_time}.{minutes,more_than}` | int, bool | "Nmin for [ENHANCED ]SECURITY ERASE UNIT." |
+//! | `security.{erase_time,enhanced_erase_time}.{minutes,more_than}` | int, bool | "Nmin for (ENHANCED )SECURITY ERASE UNIT." |
 //! | `wwn.{wwn,naa,ieee_oui,unique_id}` | hex string, int, int, int | "Logical Unit WWN Device Identifier" block |
 //! | `hw_reset.{cblid_above_vih,device_number,determined_by}` | bool, int, `jumper`\|`csel` | "HW reset results:" |
 //! | `device_sleep.{exit_timeout_ms,exit_timeout_source,min_assertion_ms,min_assertion_source}` | int, `drive`\|`default` | "Device Sleep:" (live devices) |
-//! | `integrity.{signature_present,byte_sum,word,checksum_correct}` | bool, int, int, bool | "Checksum: [in]correct" / "Integrity word not set" |
+//! | `integrity.{signature_present,byte_sum,word,checksum_correct}` | bool, int, int, bool | "Checksum: (in)correct" / "Integrity word not set" |
 //!
 //! # `-i` object ([`kernel_identity_value`])
 //!
 //! | key | type | text it stands for |
 //! |---|---|---|
 //! | `model`, `firmware`, `serial` | string | "Model=", "FwRev=", "SerialNo=" |
-//! | `config` | [string] | "Config={ ... }" (names with their leading space) |
+//! | `config` | string[] | "Config={ ... }" |
 //! | `raw_cylinders`, `raw_heads`, `raw_sectors`, `track_size`, `sector_size`, `ecc_bytes` | int | "RawCHS=", "TrkSize=", "SectSize=", "ECCbytes=" |
 //! | `buffer_type`, `buffer_size_kbytes` | string, int | "BuffType=", "BuffSize=" (absent: unknown) |
 //! | `max_mult_sect`, `mult_sect` | int, `{kind:invalid,value}` \| `{kind:off}` \| `{kind:on,value}` | "MaxMultSect=", "MultSect=" |
 //! | `current_chs_uncertain` | bool | " (maybe):" |
 //! | `current_cylinders`, `current_heads`, `current_sectors`, `current_capacity_sectors` | int | "CurCHS=", "CurSects=" |
 //! | `lba`, `lba_sectors` | bool, int | "LBA=", "LBAsects=" |
-//! | `iordy`, `pio_cycle_ns`, `dma_cycle_ns` | `on/off`\|`yes`\|`no`, [min, iordy], [min, rec] | "IORDY=", "tPIO=", "tDMA=" |
-//! | `pio_modes`, `dma_modes`, `udma_modes` | [string] (`*` prefix = active) | "PIO modes:", "DMA modes:", "UDMA modes:" |
+//! | `iordy`, `pio_cycle_ns`, `dma_cycle_ns` | `on/off`\|`yes`\|`no`, two ints (min, iordy), two ints (min, rec) | "IORDY=", "tPIO=", "tDMA=" |
+//! | `pio_modes`, `dma_modes`, `udma_modes` | string[] (`*` prefix = active) | "PIO modes:", "DMA modes:", "UDMA modes:" |
 //! | `advanced_pm`, `advanced_pm_level` | bool, `{kind:disabled}` \| `{kind:unknown}` \| `{kind:level,level}` | "AdvancedPM=" |
 //! | `write_cache_enabled` | bool | "WriteCache=" |
-//! | `conforms_to.{minor,ata_versions}` | string, [int] | "Drive conforms to:" |
+//! | `conforms_to.{minor,ata_versions}` | string, int[] | "Drive conforms to:" |
 
 use serde_json::Value;
 
@@ -129,7 +129,7 @@ mod tests {
     fn identify_json_carries_what_the_text_shows() {
         let ctx = IdentifyContext {
             live: true,
-            supported_logical_sector_sizes: Some(vec![512, 4096]),
+            sector_config_sizes: Some(vec![256, 2048]),
             devslp: None,
         };
         let v = identify_value(&identify_report(&drive(), &ctx));

@@ -13,67 +13,36 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::identify::IdText;
+use super::identify::{IdText, BUFFER_TYPES, MINOR_VERSIONS};
 
-/// Word 0 bit names (bit 0 has none), each with its leading space as hdparm prints them.
+/// Word 0 bit names; bit 0 has none (hdparm prints nothing for it).
 const CONFIG_NAMES: [&str; 16] = [
     "",
-    " HardSect",
-    " SoftSect",
-    " NotMFM",
-    " HdSw>15uSec",
-    " SpinMotCtl",
-    " Fixed",
-    " Removable",
-    " DTR<=5Mbs",
-    " DTR>5Mbs",
-    " DTR>10Mbs",
-    " RotSpdTol>.5%",
-    " dStbOff",
-    " TrkOff",
-    " FmtGapReq",
-    " nonMagnetic",
+    "HardSect",
+    "SoftSect",
+    "NotMFM",
+    "HdSw>15uSec",
+    "SpinMotCtl",
+    "Fixed",
+    "Removable",
+    "DTR<=5Mbs",
+    "DTR>5Mbs",
+    "DTR>10Mbs",
+    "RotSpdTol>.5%",
+    "dStbOff",
+    "TrkOff",
+    "FmtGapReq",
+    "nonMagnetic",
 ];
 
-const BUFFER_TYPES: [&str; 4] = ["unknown", "1Sect", "DualPort", "DualPortCache"];
-
-/// Word 81 text for codes 0..=31, as `-i` prints it after "Drive conforms to: ".
+/// Word 81 text for codes 0..=31, as `-i` prints it after "Drive conforms to: " (the same
+/// table `-I` uses; `-i` stops at 31).
 fn minor_text(code: u16) -> &'static str {
-    const TABLE: [&str; 32] = [
-        "Unspecified",
-        "ATA-1 X3T9.2 781D prior to revision 4",
-        "ATA-1 published, ANSI X3.221-1994",
-        "ATA-1 X3T9.2 781D revision 4",
-        "ATA-2 published, ANSI X3.279-1996",
-        "ATA-2 X3T10 948D prior to revision 2k",
-        "ATA-3 X3T10 2008D revision 1",
-        "ATA-2 X3T10 948D revision 2k",
-        "ATA-3 X3T10 2008D revision 0",
-        "ATA-2 X3T10 948D revision 3",
-        "ATA-3 published, ANSI X3.298-199x",
-        "ATA-3 X3T10 2008D revision 6",
-        "ATA-3 X3T13 2008D revision 7 and 7a",
-        "ATA/ATAPI-4 X3T13 1153D revision 6",
-        "ATA/ATAPI-4 T13 1153D revision 13",
-        "ATA/ATAPI-4 X3T13 1153D revision 7",
-        "ATA/ATAPI-4 T13 1153D revision 18",
-        "ATA/ATAPI-4 T13 1153D revision 15",
-        "ATA/ATAPI-4 published, ANSI INCITS 317-1998",
-        "ATA/ATAPI-5 T13 1321D revision 3",
-        "ATA/ATAPI-4 T13 1153D revision 14",
-        "ATA/ATAPI-5 T13 1321D revision 1",
-        "ATA/ATAPI-5 published, ANSI INCITS 340-2000",
-        "ATA/ATAPI-4 T13 1153D revision 17",
-        "ATA/ATAPI-6 T13 1410D revision 0",
-        "ATA/ATAPI-6 T13 1410D revision 3a",
-        "ATA/ATAPI-7 T13 1532D revision 1",
-        "ATA/ATAPI-6 T13 1410D revision 2",
-        "ATA/ATAPI-6 T13 1410D revision 1",
-        "ATA/ATAPI-7 published, ANSI INCITS 397-2005",
-        "ATA/ATAPI-7 T13 1532D revision 0",
-        "Reserved",
-    ];
-    TABLE.get(usize::from(code)).copied().unwrap_or("unknown")
+    if code <= 31 {
+        MINOR_VERSIONS[usize::from(code)].0
+    } else {
+        "unknown"
+    }
 }
 
 /// The `-i` decode.
@@ -84,7 +53,7 @@ pub struct KernelIdentityReport {
     pub model: IdText,
     pub firmware: IdText,
     pub serial: IdText,
-    /// Word 0 bit names ("Config={ ... }").
+    /// Word 0 bit names ("Config={ ... }"), bits 1-15.
     pub config: Vec<&'static str>,
     pub raw_cylinders: u16,
     pub raw_heads: u16,
@@ -265,7 +234,7 @@ pub fn kernel_identity_report(raw: &[u8; 512], multcount: Option<u16>) -> Kernel
         model: text_field(&raw[54..94]),
         firmware: text_field(&raw[46..54]),
         serial: text_field(&raw[20..40]),
-        config: (0..16)
+        config: (1..16)
             .filter(|&i| w(0) & (1 << i) != 0)
             .map(|i| CONFIG_NAMES[i])
             .collect(),
@@ -335,7 +304,7 @@ pub fn render_kernel_identity(r: &KernelIdentityReport, out: &mut dyn Write) -> 
     out.write_all(&r.serial.0[..r.serial.0.len().min(20)])?;
     out.write_all(b"\n Config={")?;
     for name in &r.config {
-        out.write_all(name.as_bytes())?;
+        write!(out, " {name}")?;
     }
     out.write_all(b" }\n")?;
     writeln!(

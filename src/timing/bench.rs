@@ -32,6 +32,9 @@
 //!   Range (min … max):      1416.00 MB/sec … 1420.67 MB/sec    5 trials
 //! ```
 //!
+//! When the trials' standard deviation exceeds 10% of their mean, a last line warns that the
+//! figures are distorted (`  Warning: the trials vary by N% of their mean; ...`).
+//!
 //! The CPU figure is the process's user + system time during the trials per GB read; it is left
 //! out when the engine cannot measure it. While trials run, a progress line is redrawn on stderr
 //! (only when the caller says stderr is a terminal) and erased at the end.
@@ -201,6 +204,42 @@ pub fn parse_seconds(s: &str) -> Result<Duration, String> {
         return Err(bad());
     }
     Ok(d)
+}
+
+/// The `--bench*` long options (without the leading `--`) and whether each takes a value, for
+/// the command-line parser.
+pub const LONG_OPTIONS: [(&str, bool); 6] = [
+    ("bench", false),
+    ("bench-trials", true),
+    ("bench-depth", true),
+    ("bench-bs", true),
+    ("bench-random", false),
+    ("bench-seconds", true),
+];
+
+/// Applies one `--bench*` option (name without `--`, lower case) to the flags' benchmark
+/// settings: any of them turns the benchmark on with the defaults for what is not given.
+/// Returns the usage message for a bad value or an unknown name. Call
+/// [`BenchOptions::validate`] after the last one.
+pub fn apply_option(
+    options: &mut Option<BenchOptions>,
+    name: &str,
+    value: Option<&str>,
+) -> Result<(), String> {
+    let o = options.get_or_insert_with(BenchOptions::default);
+    let value = || value.ok_or_else(|| format!("--{name}: missing value"));
+    match name {
+        "bench" => {}
+        "bench-trials" => o.trials = parse_trials(value()?)?,
+        "bench-depth" => o.depth = parse_depth(value()?)?,
+        "bench-bs" => o.block_size = parse_block_size(value()?)?,
+        "bench-random" => o.random = true,
+        "bench-seconds" => o.trial_duration = parse_seconds(value()?)?,
+        _ => return Err(format!("--{name}: not a benchmark option")),
+    }
+    // The depth × size cap is checked once all options are in ([`BenchOptions::validate`]), so
+    // that the order on the command line does not matter.
+    Ok(())
 }
 
 /// Where the `index`-th read of a run goes: block-aligned offsets inside `[start, start + span)`.
@@ -436,6 +475,24 @@ pub fn summary_lines(report: &BenchReport) -> [String; 2] {
     ]
 }
 
+/// Above this relative standard deviation the summary warns that the trials disagree.
+pub const NOISY_RELATIVE_STDDEV: f64 = 0.10;
+
+/// A warning line when the trials vary by more than 10% of their mean (hyperfine warns about
+/// outliers the same way): the figure then says more about the system than about the device.
+pub fn variability_warning(report: &BenchReport) -> Option<String> {
+    if report.trials.len() < 2 || report.mean_mib_per_second <= 0.0 {
+        return None;
+    }
+    let relative = report.stddev_mib_per_second / report.mean_mib_per_second;
+    (relative > NOISY_RELATIVE_STDDEV).then(|| {
+        format!(
+            "  Warning: the trials vary by {}% of their mean; other activity on the system or the device may be distorting them.",
+            c_fixed(relative * 100.0, 0, 0)
+        )
+    })
+}
+
 /// The progress line for stderr (starts with a carriage return, no newline).
 pub fn progress_line(
     trial: u32,
@@ -530,7 +587,10 @@ pub fn run_bench(
     let report = summarize_trials(name, options, plan, &samples)
         .ok_or_else(|| Error::failed("bench: no trial completed"))?;
     if let Some(o) = out {
-        for line in summary_lines(&report) {
+        for line in summary_lines(&report)
+            .iter()
+            .chain(variability_warning(&report).iter())
+        {
             writeln!(o, "{line}").map_err(write_err)?;
         }
         o.flush().map_err(write_err)?;
@@ -725,6 +785,7 @@ mod tests {
             // 0.15 s of CPU for 1800 MB = 1.7578125 GB.
             "  Throughput (mean ± σ):   200.00 MB/sec ± 100.00 MB/sec    [CPU: 0.085 s per GB]",
             "  Range (min … max):       100.00 MB/sec …  300.00 MB/sec    3 trials",
+            "  Warning: the trials vary by 50% of their mean; other activity on the system or the device may be distorting them.",
             "",
         ]
         .join("\n");
@@ -736,6 +797,69 @@ mod tests {
         assert!(p.contains("\r  Trial 2/3: 1.5 s of 3.0 s, 200.0 MB/sec "));
         assert!(p.ends_with(PROGRESS_ERASE));
         assert!(!p.contains('\n'));
+    }
+
+    #[test]
+    fn spread_out_trials_get_a_warning_and_steady_ones_do_not() {
+        let options = BenchOptions {
+            trials: 3,
+            ..BenchOptions::default()
+        };
+        let plan = OffsetPlan::new(0, 1 << 30, options.block_size, false, 0).unwrap();
+        let report = run_bench(
+            &mut fake(&[100.0, 200.0, 300.0]),
+            &options,
+            &plan,
+            None,
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            variability_warning(&report).as_deref(),
+            Some("  Warning: the trials vary by 50% of their mean; other activity on the system or the device may be distorting them.")
+        );
+        let report = run_bench(
+            &mut fake(&[100.0, 101.0, 99.0]),
+            &options,
+            &plan,
+            None,
+            None,
+        )
+        .unwrap();
+        assert_eq!(variability_warning(&report), None);
+    }
+
+    #[test]
+    fn options_apply_by_long_name() {
+        let mut o = None;
+        apply_option(&mut o, "bench-depth", Some("8")).unwrap();
+        assert_eq!(
+            o.as_ref().map(|o| (o.depth, o.trials)),
+            Some((8, DEFAULT_TRIALS))
+        );
+        apply_option(&mut o, "bench-random", None).unwrap();
+        apply_option(&mut o, "bench-bs", Some("4k")).unwrap();
+        apply_option(&mut o, "bench-seconds", Some("0.5")).unwrap();
+        apply_option(&mut o, "bench-trials", Some("2")).unwrap();
+        let o2 = o.clone().unwrap();
+        assert!(o2.random);
+        assert_eq!(
+            (o2.block_size, o2.trial_duration, o2.trials),
+            (4096, Duration::from_millis(500), 2)
+        );
+        assert!(apply_option(&mut o, "bench-depth", None).is_err());
+        assert!(apply_option(&mut o, "bench-nonsense", None).is_err());
+        let mut big = None;
+        apply_option(&mut big, "bench-bs", Some("1G")).unwrap();
+        apply_option(&mut big, "bench-depth", Some("1024")).unwrap();
+        assert!(big.unwrap().validate().is_err(), "1 TiB of buffers");
+        for (name, takes_value) in LONG_OPTIONS {
+            let mut o = None;
+            let v = if takes_value { Some("1") } else { None };
+            // "1" is a bad block size, but every name is known.
+            let r = apply_option(&mut o, name, v);
+            assert!(r.is_ok() || name == "bench-bs", "{name}: {r:?}");
+        }
     }
 
     #[test]

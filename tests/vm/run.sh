@@ -7,13 +7,16 @@
 #   --bin PATH        our binary (default: $HDPARM_RS_BIN, else $CARGO_TARGET_DIR/release/hdparm,
 #                     else target/release/hdparm)
 #   --profile P       main (default: every drive kind) | faults (blkdebug read errors at LBA
-#                     2048 on an IDE and an AHCI disk)
+#                     2048 on an IDE and an AHCI disk) | unplug (AHCI, NVMe and virtio-blk
+#                     drives that scenarios remove with `!host device_del ...`)
 #   --scenarios FILE  scenario list (default tests/vm/scenarios/<profile>.tsv)
 #   --out DIR         results (default tests/vm/out/<profile>); emptied first
 #   --accel A         auto (default) | tcg | kvm; auto takes KVM only when /dev/kvm is usable
 #                     and is not the kvm_pvm paravirtual backend (unmodified kernels crawl there)
 #   --timeout S       wall-clock limit for the whole VM (default 600)
 #   --cmd-timeout S   limit per command inside the guest (default 60)
+#   --smp N           guest CPUs (default 1: under TCG a second vCPU slows the fork-heavy
+#                     guest script down)
 #   --keep            keep the scratch dir (initramfs, disk images)
 # Output in DIR: results.log (framed, see guest/init), console.log (kernel console),
 # timing.txt, expected-kinds, scenarios.tsv (the list used), qemu-cmdline.txt, and results split for reading:
@@ -30,6 +33,7 @@ OUT=
 ACCEL=auto
 TIMEOUT=600
 CMD_TMO=60
+SMP=${HDPARM_RS_VM_SMP:-1}
 KEEP=0
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -40,6 +44,7 @@ while [ $# -gt 0 ]; do
 	--accel) ACCEL=$2; shift 2;;
 	--timeout) TIMEOUT=$2; shift 2;;
 	--cmd-timeout) CMD_TMO=$2; shift 2;;
+	--smp) SMP=$2; shift 2;;
 	--keep) KEEP=1; shift;;
 	-h|--help) awk 'NR > 1 && /^#/ {sub(/^# ?/, ""); print} /^set -euo/ {exit}' "$0"; exit 0;;
 	*) echo "run.sh: unknown option $1" >&2; exit 1;;
@@ -86,7 +91,8 @@ put_exe() {
 cp -L "$(command -v busybox)" "$R/bin/busybox"
 cp "$HERE/guest/init" "$R/init"; chmod 755 "$R/init"
 put_exe "$REF" /sbin/hdparm
-put_exe "$BIN" /bin/hdparm-rs
+# ours is installed as .../hdparm too: both print their basename in usage texts
+put_exe "$BIN" /rs/hdparm
 cp "$KDIR"/modules/*.ko "$R/lib/modules/"
 cp "$KDIR/modules.load" "$R/etc/bench/modules.load"
 cp "$SCEN" "$R/etc/bench/scenarios.tsv"
@@ -112,7 +118,7 @@ cat > "$IMG/blkdebug.cfg" <<-'CFG'
 	once = "off"
 CFG
 
-Q=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot -m 512 -smp 2 -machine pc)
+Q=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot -m 512 -smp "$SMP" -machine pc)
 if [ "$ACCEL" = auto ]; then
 	if [ -w /dev/kvm ] && [ ! -d /sys/module/kvm_pvm ]; then ACCEL=kvm; else ACCEL=tcg; fi
 fi
@@ -144,17 +150,20 @@ ahci_cd() { mkimg ahci-cd 64M; EXPECT+=(ahci-cd)
 	Q+=(-drive "if=none,id=ahcicd,format=raw,media=cdrom,readonly=on,file=$IMG/ahci-cd.raw"
 	    -device "ide-cd,drive=ahcicd,bus=ahci.1,serial=HRS-AHCICD-01"); }
 nvme() { mkimg nvme 1G; EXPECT+=(nvme)
-	Q+=(-drive "if=none,id=nvme0,format=raw,file=$IMG/nvme.raw" -device "nvme,drive=nvme0,serial=HRSNVME0001"); }
+	Q+=(-drive "if=none,id=nvme0,format=raw,file=$IMG/nvme.raw" -device "nvme,id=nvme,drive=nvme0,serial=HRSNVME0001"); }
 virtio_scsi() { mkimg virtio-scsi 1G; EXPECT+=(virtio-scsi)
 	Q+=(-device virtio-scsi-pci,id=vscsi -drive "if=none,id=vscsihd,format=raw,file=$IMG/virtio-scsi.raw"
 	    -device "scsi-hd,drive=vscsihd,bus=vscsi.0,serial=HRS-VSCSI-0001"); }
 virtio_blk() { mkimg virtio-blk 1G; EXPECT+=(virtio-blk)
-	Q+=(-drive "if=none,id=vblk0,format=raw,file=$IMG/virtio-blk.raw" -device "virtio-blk-pci,drive=vblk0,serial=HRS-VBLK-0001"); }
+	Q+=(-drive "if=none,id=vblk0,format=raw,file=$IMG/virtio-blk.raw" -device "virtio-blk-pci,id=vblk,drive=vblk0,serial=HRS-VBLK-0001"); }
 case $PROFILE in
 main) ide_hd; ide_cd; ahci; ahci_hd; ahci_cd; nvme; virtio_scsi; virtio_blk;;
 # libata retries a failed read and lowers the link speed for the rest of the boot, so the
 # fault scenarios get a boot (and drives) of their own
 faults) FAULT=1; ide_hd; ahci; ahci_hd;;
+# drives the guest asks the host to remove mid-run (`!host device_del ...` steps): each
+# on a PCI function of its own, which the pc machine's ACPI hotplug can take away
+unplug) ahci; ahci_hd; nvme; virtio_blk;;
 *) echo "run.sh: unknown profile $PROFILE" >&2; exit 1;;
 esac
 KINDS=$(IFS=,; echo "${EXPECT[*]}")
@@ -167,6 +176,10 @@ cp "$SCEN" "$OUT/scenarios.tsv"
 Q+=(-initrd "$INITRD"
     -append "console=ttyS0,115200 panic=-1 rdinit=/init bench.expect=$KINDS bench.timeout=$CMD_TMO"
     -serial "file:$OUT/console.log" -serial "file:$OUT/results.log")
+# QEMU's human monitor on a pair of FIFOs (QEMU opens DIR/mon.in and DIR/mon.out): the
+# guest's `!host CMD` steps are relayed there, with nothing but bash on the host side
+mkfifo "$WORK/mon.in" "$WORK/mon.out"
+Q+=(-chardev "pipe,id=mon,path=$WORK/mon" -mon chardev=mon,mode=readline)
 printf '%q ' "${Q[@]}" | sed "s#$WORK#\$WORK#g" > "$OUT/qemu-cmdline.txt"; echo >> "$OUT/qemu-cmdline.txt"
 
 # ----------------------------------------------------------------------- boot -----
@@ -174,6 +187,9 @@ log "booting profile $PROFILE ($ACCEL, $BOOT): $KINDS"
 TQ=$(date +%s.%N)
 timeout "$TIMEOUT" "${Q[@]}" > "$OUT/qemu.out" 2>&1 &
 QPID=$!
+# the monitor's answers, drained so QEMU never blocks on a full pipe
+cat "$WORK/mon.out" > "$OUT/monitor.log" &
+MPID=$!
 declare -A AT=()
 # the host-side clock for the guest's progress: when each marker first appears
 while kill -0 "$QPID" 2>/dev/null; do
@@ -184,8 +200,22 @@ while kill -0 "$QPID" 2>/dev/null; do
 	[ -n "${AT[R]:-}" ] && break
 	sleep 0.05
 done
+# relay the guest's "@@M HOST <n> <monitor command>" requests, if its scenarios make any
+if grep -q $'\t!host ' "$SCEN" || grep -q ' ;; !host ' "$SCEN"; then
+	done_host=0
+	while kill -0 "$QPID" 2>/dev/null; do
+		n=0
+		while IFS= read -r req; do
+			n=$((n + 1)); [ $n -le $done_host ] || {
+				log "monitor: ${req#* }"
+				echo "${req#* }" > "$WORK/mon.in"; done_host=$n; }
+		done < <(grep -a '^@@M HOST ' "$OUT/results.log" | cut -d' ' -f3-)
+		sleep 0.1
+	done
+fi
 QRC=0; wait "$QPID" || QRC=$?
 QPID=
+wait "$MPID" 2>/dev/null || true
 TOTAL=$(since "$TQ")
 log "qemu exited (status $QRC) after ${TOTAL}s"
 {

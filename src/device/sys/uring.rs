@@ -211,3 +211,56 @@ impl Drop for ReadRing<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs::File;
+    use std::io::Write;
+    use std::os::fd::AsFd;
+
+    #[test]
+    fn a_busy_slot_is_refused_and_drop_waits_for_reads() {
+        let path = std::env::temp_dir().join(format!("hdparm-rs-uring-{}", std::process::id()));
+        File::create(&path)
+            .unwrap()
+            .write_all(&[7u8; 8192])
+            .unwrap();
+        let file = File::open(&path).unwrap();
+        let mut ring = match ReadRing::new(file.as_fd(), 2, 4096) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("io_uring unavailable here: {e}");
+                return;
+            }
+        };
+        assert_eq!(ring.depth(), 2);
+        ring.queue_read(0, 4096).unwrap();
+        assert_eq!(
+            ring.queue_read(0, 0).unwrap_err().raw_os_error(),
+            Some(libc::EBUSY)
+        );
+        assert_eq!(
+            ring.queue_read(2, 0).unwrap_err().raw_os_error(),
+            Some(libc::EINVAL)
+        );
+        assert!(ring.slot(0).is_none(), "no access to a slot in flight");
+        let mut done = Vec::new();
+        while ring.in_flight() > 0 {
+            ring.submit_and_wait(1).unwrap();
+            ring.reap(&mut done);
+        }
+        assert_eq!(
+            done,
+            vec![Completion {
+                slot: 0,
+                result: 4096
+            }]
+        );
+        assert!(ring.slot(0).unwrap().iter().all(|&b| b == 7));
+        // Leave one in flight: dropping must wait for it rather than free its buffer.
+        ring.queue_read(1, 0).unwrap();
+        drop(ring);
+        let _ = std::fs::remove_file(&path);
+    }
+}

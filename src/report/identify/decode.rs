@@ -7,7 +7,7 @@
 //! Must not: format text, touch a device.
 
 use super::*;
-use crate::ata::identify::{DeviceClass, Identify};
+use crate::ata::identify::{supported_logical_sector_bytes, DeviceClass, Identify};
 
 /// ATAPI peripheral device types (word 0 bits 12:8), as hdparm names them.
 const ATAPI_TYPES: [&str; 32] = [
@@ -1001,7 +1001,9 @@ fn addressing(id: &Identify, ctx: &IdentifyContext, like_std: u16, min_std: u16)
             logical
         },
         supported_logical_bytes: if reported && ctx.live {
-            ctx.supported_logical_sector_sizes.clone()
+            ctx.sector_config_sizes
+                .as_deref()
+                .map(|raw| supported_logical_sector_bytes(raw, logical))
         } else {
             None
         },
