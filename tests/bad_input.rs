@@ -615,7 +615,6 @@ fn ata_only_options() -> Vec<(Vec<&'static str>, &'static str)> {
         (vec!["-D1"], "HDIO_DRIVE_CMD(defectmgmt) failed"),
         (vec!["-K1"], "HDIO_DRIVE_CMD(keepsettings) failed"),
         (vec!["-s0"], "HDIO_DRIVE_CMD(powerup_in_standby) failed"),
-        (vec!["--read-sector", "0"], "FAILED"),
         (vec!["-X", "udma5"], "HDIO_DRIVE_CMD(setxfermode) failed"),
         (
             vec!["--idle-immediate"],
@@ -642,6 +641,18 @@ fn ata_only_cases(dev: &str, why: &str) -> Vec<Case> {
         args.push(dev);
         v.push(case(&args, NOT_APPLICABLE, &[what, why]));
     }
+    // --read-sector first finds where the device starts (hdparm's raw-device check), which
+    // needs geometry: only a character device gets as far as the ATA command.
+    let read_sector = if why.contains("character device") {
+        "FAILED:"
+    } else {
+        "HDIO_GETGEO failed"
+    };
+    v.push(case(
+        &["--read-sector", "0", dev],
+        NOT_APPLICABLE,
+        &[read_sector, why],
+    ));
     // -m goes through SET MULTIPLE MODE on anything but the old IDE driver: guarded.
     v.push(case(
         &["-m16", dev],
@@ -794,6 +805,39 @@ fn timing_what_cannot_be_timed() {
     check_all("timing", &cases);
 }
 
+/// `-q` hides the header and the informational lines, and `--json` puts the report on stdout
+/// as data; neither may hide an error from stderr or turn it into success.
+#[test]
+fn quiet_and_json_keep_errors_on_stderr() {
+    let mut cases = Vec::new();
+    for modifier in ["-q", "--json"] {
+        for c in ata_only_cases("/dev/null", &char_device_why("/dev/null")) {
+            // `-q -W` (a get made quiet) asks for nothing at all, as in hdparm.
+            let get_only = c.args.len() == 2
+                && ["-B", "-W", "-M", "-A", "-R"]
+                    .iter()
+                    .any(|o| c.args[0] == *o);
+            if modifier == "-q" && get_only {
+                continue;
+            }
+            let mut args = vec![OsString::from(modifier)];
+            args.extend(c.args);
+            cases.push(Case { args, ..c });
+        }
+        cases.push(case(
+            &[modifier, "-C", "/dev/hdparm-rs-no-such-device"],
+            CANNOT_OPEN,
+            &["/dev/hdparm-rs-no-such-device: No such file or directory"],
+        ));
+        cases.push(case(
+            &[modifier, "-S300", "/dev/null"],
+            USAGE,
+            &["-S: bad/missing standby-interval value (0..255)"],
+        ));
+    }
+    check_all("quiet and JSON", &cases);
+}
+
 /// The acceptance floor of the issue: at least 200 invocations without needing root.
 #[test]
 fn the_tables_hold_at_least_200_cases() {
@@ -803,7 +847,9 @@ fn the_tables_hold_at_least_200_cases() {
         + xfer_mode_cases().len()
         + missing_device_cases("/tmp/f").len()
         + 5 * ata_only_cases("/dev/null", "").len()
-        + 5 * non_block_cases("/dev/null", "").len();
+        + 5 * non_block_cases("/dev/null", "").len()
+        + 2 * (ata_only_cases("/dev/null", "").len() + 2)
+        - 5;
     eprintln!("{n} table cases (plus the loop-device ones under root)");
     assert!(n >= 200, "only {n} cases");
 }
@@ -815,6 +861,8 @@ fn the_tables_hold_at_least_200_cases() {
 struct LoopDev {
     dev: String,
     backing: TempFile,
+    /// Read-ahead in sectors when attached, put back on drop.
+    readahead: String,
 }
 
 impl LoopDev {
@@ -832,7 +880,19 @@ impl LoopDev {
             ));
         }
         let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        Ok(LoopDev { dev, backing })
+        // A BLKROSET by an earlier user of this loop number survives its detach: start
+        // writable, whatever the last test left.
+        let _ = Command::new("blockdev").args(["--setrw", &dev]).status();
+        let readahead = Command::new("blockdev")
+            .args(["--getra", &dev])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_default();
+        Ok(LoopDev {
+            dev,
+            backing,
+            readahead,
+        })
     }
 
     /// The first 512 bytes, read through the loop device itself.
@@ -873,6 +933,16 @@ impl LoopDev {
 
 impl Drop for LoopDev {
     fn drop(&mut self) {
+        // The read-only flag set with BLKROSET outlives the detach and would make the next
+        // user of this loop number read-only: put it and the read-ahead back first.
+        let _ = Command::new("blockdev")
+            .args(["--setrw", &self.dev])
+            .status();
+        if !self.readahead.is_empty() {
+            let _ = Command::new("blockdev")
+                .args(["--setra", &self.readahead, &self.dev])
+                .status();
+        }
         let _ = Command::new("losetup").arg("-d").arg(&self.dev).status();
         let _ = &self.backing;
     }

@@ -11,6 +11,17 @@ const LBA28_LIMIT: u64 = (1 << 28) - 1;
 fn check_whole_device(ctx: &mut Ctx, lba: u64) -> bool {
     match ctx.dev.partition_refusal(lba) {
         None => true,
+        // The start could not be found (no geometry: a file, a directory, a loop device):
+        // the device cannot do this, as hdparm's ENOTTY exit says, and the line says which
+        // device it was. A partition's refusal ("Aborting.") stays a usage error.
+        Some(text)
+            if text.starts_with(" HDIO_GETGEO failed")
+                || text.starts_with(" BLKGETSIZE failed") =>
+        {
+            let message = format!("{text} ({})", ctx.dev.description());
+            ctx.out.error(&Error::not_applicable(message));
+            false
+        }
         Some(text) => {
             ctx.out.error(&Error::usage(text));
             false
