@@ -91,7 +91,8 @@ put_exe() {
 cp -L "$(command -v busybox)" "$R/bin/busybox"
 cp "$HERE/guest/init" "$R/init"; chmod 755 "$R/init"
 put_exe "$REF" /sbin/hdparm
-put_exe "$BIN" /bin/hdparm-rs
+# same basename as the reference: both tools print it in usage and -V
+put_exe "$BIN" /opt/hdparm-rs/hdparm
 cp "$KDIR"/modules/*.ko "$R/lib/modules/"
 cp "$KDIR/modules.load" "$R/etc/bench/modules.load"
 cp "$SCEN" "$R/etc/bench/scenarios.tsv"
