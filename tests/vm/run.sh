@@ -13,14 +13,14 @@
 #   --out DIR         results (default tests/vm/out/<profile>); emptied first
 #   --accel A         auto (default) | tcg | kvm; auto takes KVM only when /dev/kvm is usable
 #                     and is not the kvm_pvm paravirtual backend (unmodified kernels crawl there)
-#   --timeout S       wall-clock limit for the whole VM (default 600)
+#   --timeout S       wall-clock limit for the whole VM (default 900)
 #   --cmd-timeout S   limit per command inside the guest (default 60)
 #   --smp N           guest CPUs (default 1: under TCG a second vCPU slows the fork-heavy
 #                     guest script down)
 #   --keep            keep the scratch dir (initramfs, disk images)
 # Output in DIR: results.log (framed, see guest/init), console.log (kernel console),
-# timing.txt, expected-kinds, scenarios.tsv (the list used), qemu-cmdline.txt, and results split for reading:
-# DIR/<kind>/<scenario>/<tool>.<step>.{cmd,stdout,stderr,exit}.
+# timing.txt, expected-kinds, scenarios.tsv (the list used), qemu-cmdline.txt, monitor.log,
+# and the results split for reading: DIR/<kind>/<scenario>/<tool>.<step>.{cmd,stdout,...}.
 # exit: 0 the guest ran to the end, 77 a component is unavailable, 1 anything else.
 set -euo pipefail
 
@@ -31,7 +31,7 @@ BIN=${HDPARM_RS_BIN:-}
 SCEN=
 OUT=
 ACCEL=auto
-TIMEOUT=600
+TIMEOUT=900
 CMD_TMO=60
 SMP=${HDPARM_RS_VM_SMP:-1}
 KEEP=0
@@ -91,8 +91,8 @@ put_exe() {
 cp -L "$(command -v busybox)" "$R/bin/busybox"
 cp "$HERE/guest/init" "$R/init"; chmod 755 "$R/init"
 put_exe "$REF" /sbin/hdparm
-# ours is installed as .../hdparm too: both print their basename in usage texts
-put_exe "$BIN" /rs/hdparm
+# same basename as the reference: both tools print it in usage and -V
+put_exe "$BIN" /opt/hdparm-rs/hdparm
 cp "$KDIR"/modules/*.ko "$R/lib/modules/"
 cp "$KDIR/modules.load" "$R/etc/bench/modules.load"
 cp "$SCEN" "$R/etc/bench/scenarios.tsv"
@@ -168,6 +168,10 @@ unplug) ahci; ahci_hd; nvme; virtio_blk;;
 esac
 KINDS=$(IFS=,; echo "${EXPECT[*]}")
 
+# emptied first, but only if it is empty or holds an earlier run: --out / must not hurt
+if [ -d "$OUT" ] && [ -n "$(ls -A "$OUT")" ] && [ ! -e "$OUT/results.log" ]; then
+	echo "run.sh: $OUT is not empty and holds no earlier results; not emptying it" >&2; exit 1
+fi
 rm -rf "$OUT"; mkdir -p "$OUT"
 echo "$KINDS" | tr , '\n' > "$OUT/expected-kinds"
 # the comparison reads the list the guest ran, not whatever the repo holds later
