@@ -13,19 +13,25 @@ use crate::error::{Error, ErrorClass};
 pub fn run_devices(runs: &[DeviceRun], out: &mut Output) {
     // Guards first, for all devices, before anything is sent anywhere. A device that cannot be
     // opened here is reported below, when its turn comes.
-    let mut refused = false;
     for run in runs {
         let facts = DeviceFacts {
             multcount_via_ata: RealDevice::multcount_needs_ata(&run.path),
         };
         if let Some(refusal) = guards::check(run, &facts) {
             out.error(&Error::guard(refusal.text));
-            refused = true;
-            break;
+            return;
         }
     }
-    if refused {
-        return;
+    // Then options that are recognised but not built yet: refused before anything is sent.
+    for run in runs {
+        if let Some(option) = guards::unbuilt_option(&run.flags) {
+            let message = format!(
+                "{}: {option} is not implemented in hdparm-rs yet; nothing was sent to any device",
+                run.path.to_string_lossy()
+            );
+            out.error(&Error::not_applicable(message));
+            return;
+        }
     }
     for run in runs {
         let name = run.path.to_string_lossy().into_owned();

@@ -121,6 +121,33 @@ pub fn check(run: &DeviceRun, facts: &DeviceFacts) -> Option<Refusal> {
     None
 }
 
+/// The first option of a plan whose capability is not built yet. Such an invocation is refused
+/// before anything is sent to any device, so an option is never half done or silently ignored.
+pub fn unbuilt_option(f: &crate::cli::Flags) -> Option<&'static str> {
+    let unbuilt = [
+        (f.set_sector_size.is_some(), "--set-sector-size"),
+        (f.trim_ranges_stdin, "--trim-sector-ranges-stdin"),
+        (f.trim_ranges.is_some(), "--trim-sector-ranges"),
+        (f.wdidle3.set || f.wdidle3.get, "-J"),
+        (f.cdrom_speed.set, "-E"),
+        (f.security.is_some(), "--security-*"),
+        (f.sanitize.is_some(), "--sanitize-*"),
+        (f.dco_identify, "--dco-identify"),
+        (f.dco_restore, "--dco-restore"),
+        (f.dco_setmax.is_some(), "--dco-setmax"),
+        (f.max_sectors.set, "-N (set)"),
+        (f.make_bad_sector.is_some(), "--make-bad-sector"),
+        (f.write_sector.is_some(), "--write-sector"),
+        (f.fwdownload.is_some(), "--fwdownload"),
+        (f.drq_hsm_error, "--drq-hsm-error"),
+        (f.idle_unload.set, "--idle-unload"),
+    ];
+    unbuilt
+        .iter()
+        .find(|(asked, _)| *asked)
+        .map(|(_, name)| *name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -140,15 +140,6 @@ impl Ctx<'_, '_, '_> {
         self.dev.identify().ok()
     }
 
-    /// Refuses an option whose capability is not built yet: one line, non-zero exit.
-    fn not_built(&mut self, option: &str) {
-        let message = format!(
-            "{}: {option} is not implemented in hdparm-rs yet; nothing was sent",
-            self.name
-        );
-        self.out.error(&Error::not_applicable(message));
-    }
-
     fn hdio_set(
         &mut self,
         gs: GetSet<u32>,
@@ -174,15 +165,6 @@ pub fn run(ctx: &mut Ctx) {
     let f = ctx.flags.clone();
 
     // --- exclusive operations and sets (§3 steps 2..27) ---
-    if f.set_sector_size.is_some() {
-        ctx.not_built("--set-sector-size");
-    }
-    if f.trim_ranges_stdin {
-        ctx.not_built("--trim-sector-ranges-stdin");
-    }
-    if f.wdidle3.set {
-        ctx.not_built("-J");
-    }
     if f.readahead.set {
         if f.readahead.get {
             ctx.out.item(set_msg(
@@ -388,9 +370,6 @@ pub fn run(ctx: &mut Ctx) {
         }
         ctx.drive_cmd(args, " HDIO_DRIVE_CMD failed");
     }
-    if f.cdrom_speed.set {
-        ctx.not_built("-E");
-    }
     if f.acoustic.set {
         let v = f.acoustic.value;
         if f.acoustic.get {
@@ -446,26 +425,11 @@ pub fn run(ctx: &mut Ctx) {
             " HDIO_DRIVE_CMD(setidle) failed",
         );
     }
-    if f.security.is_some() {
-        ctx.not_built("--security-*");
-    }
-    if f.sanitize.is_some() {
-        ctx.not_built("--sanitize-*");
-    }
-    if f.dco_identify {
-        ctx.not_built("--dco-identify");
-    }
-    if f.dco_restore {
-        ctx.not_built("--dco-restore");
-    }
     if f.dco_freeze {
         if !f.quiet {
             ctx.out.text(" issuing DCO freeze command\n");
         }
         ctx.drive_cmd([op::DCO, 0, 0xc1, 0], " HDIO_DRIVE_CMD(dco_freeze) failed");
-    }
-    if f.dco_setmax.is_some() {
-        ctx.not_built("--dco-setmax");
     }
     if f.security_freeze {
         if !f.quiet {
@@ -496,26 +460,8 @@ pub fn run(ctx: &mut Ctx) {
             ctx.ioctl_failed(" HDIO_SET_BUSSTATE failed", &e);
         }
     }
-    if f.max_sectors.set {
-        ctx.not_built("-N (set)");
-    }
-    if f.make_bad_sector.is_some() {
-        ctx.not_built("--make-bad-sector");
-    }
-    if f.trim_ranges.is_some() {
-        ctx.not_built("--trim-sector-ranges");
-    }
-    if f.write_sector.is_some() {
-        ctx.not_built("--write-sector");
-    }
-    if f.fwdownload.is_some() {
-        ctx.not_built("--fwdownload");
-    }
     if let Some(lba) = f.read_sector {
         super::sectors::read_sector(ctx, lba);
-    }
-    if f.drq_hsm_error {
-        ctx.not_built("--drq-hsm-error");
     }
     ctx.dev.forget_identify();
     if f.hitachi_temp.set {
@@ -614,9 +560,6 @@ pub fn run(ctx: &mut Ctx) {
             }),
             Err((label, e)) => ctx.ioctl_failed(label, &e),
         }
-    }
-    if f.wdidle3.get {
-        ctx.not_built("-J");
     }
     if f.check_power.set {
         check_power(ctx);
@@ -724,12 +667,6 @@ pub fn run(ctx: &mut Ctx) {
             op::STANDBYNOW2,
             " HDIO_DRIVE_CMD(standby) failed",
         );
-    }
-    if f.idle_unload.set {
-        if f.idle_unload.noisy {
-            ctx.out.text(" issuing idle_immediate_unload command\n");
-        }
-        ctx.not_built("--idle-unload");
     }
     if f.sleep_now.set {
         if f.sleep_now.noisy {
