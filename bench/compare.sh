@@ -85,6 +85,8 @@ if tool == "fio":
     rate = job["bw_bytes"] / 2**20
 elif case == "depth":
     rep = json.loads(text[text.index("{"):])
+    if "devices" in rep:  # the binary's --json envelope: the bench report is a timing entry
+        rep = rep["devices"][0]["timing"][0]
     nbytes = sum(t["bytes"] for t in rep["trials"])
     rate = rep["mean_mib_per_second"]
 else:
