@@ -140,6 +140,20 @@ impl Ctx<'_, '_, '_> {
         self.dev.identify().ok()
     }
 
+    /// An old IDE driver on/off setting: ` setting NAME to V (on|off)`, then the ioctl.
+    fn hdio_set_on_off(
+        &mut self,
+        gs: GetSet<u32>,
+        what: HdioSetting,
+        option: &str,
+        name: &str,
+        label: &str,
+    ) {
+        let v = gs.value;
+        let message = format!(" setting {name} to {v}{}", on_off(v));
+        self.hdio_set(gs, what, option, message, label);
+    }
+
     fn hdio_set(
         &mut self,
         gs: GetSet<u32>,
@@ -218,20 +232,18 @@ pub fn run(ctx: &mut Ctx) {
             ctx.ioctl_failed(" BLKROSET failed", &e);
         }
     }
-    let v = f.unmask_irq.value;
-    ctx.hdio_set(
+    ctx.hdio_set_on_off(
         f.unmask_irq,
         HdioSetting::Unmask,
         "-u",
-        format!(" setting unmaskirq to {v}{}", on_off(v)),
+        "unmaskirq",
         " HDIO_SET_UNMASKINTR failed",
     );
-    let v = f.dma.value;
-    ctx.hdio_set(
+    ctx.hdio_set_on_off(
         f.dma,
         HdioSetting::Dma,
         "-d",
-        format!(" setting using_dma to {v}{}", on_off(v)),
+        "using_dma",
         " HDIO_SET_DMA failed",
     );
     if f.queue_depth.set {
@@ -246,20 +258,18 @@ pub fn run(ctx: &mut Ctx) {
             ctx.ioctl_failed(" setting queue_depth failed", &e);
         }
     }
-    let v = f.nowerr.value;
-    ctx.hdio_set(
+    ctx.hdio_set_on_off(
         f.nowerr,
         HdioSetting::Nowerr,
         "-n",
-        format!(" setting nowerr to {v}{}", on_off(v)),
+        "nowerr",
         " HDIO_SET_NOWERR failed",
     );
-    let v = f.keep_settings.value;
-    ctx.hdio_set(
+    ctx.hdio_set_on_off(
         f.keep_settings,
         HdioSetting::KeepSettings,
         "-k",
-        format!(" setting keep_settings to {v}{}", on_off(v)),
+        "keep_settings",
         " HDIO_SET_KEEPSETTINGS failed",
     );
     if f.doorlock.set {

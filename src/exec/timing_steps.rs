@@ -22,62 +22,75 @@ fn timable(ctx: &mut Ctx, option: &str) -> bool {
 
 pub fn run(ctx: &mut Ctx) {
     let f = ctx.flags.clone();
-    let size_sectors = ctx.dev.size_sectors().ok();
-    let path = std::path::PathBuf::from(&ctx.name);
     if f.time_cache && timable(ctx, "-T") {
-        let result = {
-            let tctx = TimingContext {
-                path: &path,
-                fd: ctx.dev.fd(),
-                size_sectors,
-                flags: &f,
-            };
-            let (stdout, stderr) = ctx.out.streams();
-            time_cache(&tctx, stdout, stderr)
-        };
-        file_result(
-            ctx,
-            "-T",
-            result.map(|fig| serde_json::to_value(fig).unwrap_or_default()),
-        );
+        measure(ctx, "-T", |t, out, err| {
+            time_cache(t, out, err).map(to_json)
+        });
     }
     if f.flush_drive_cache {
         flush_drive_cache(ctx);
     }
     if f.time_device && timable(ctx, "-t") {
-        let result = {
-            let tctx = TimingContext {
-                path: &path,
-                fd: ctx.dev.fd(),
-                size_sectors,
-                flags: &f,
-            };
-            let (stdout, stderr) = ctx.out.streams();
-            time_device(&tctx, stdout, stderr)
-        };
-        file_result(
-            ctx,
-            "-t",
-            result.map(|fig| serde_json::to_value(fig).unwrap_or_default()),
-        );
+        measure(ctx, "-t", |t, out, err| {
+            time_device(t, out, err).map(to_json)
+        });
     }
     if f.bench.is_some() && timable(ctx, "--bench") {
         let progress = std::io::stderr().is_terminal();
-        let result = {
-            let tctx = TimingContext {
-                path: &path,
-                fd: ctx.dev.fd(),
-                size_sectors,
-                flags: &f,
-            };
-            let (stdout, stderr) = ctx.out.streams();
-            bench(&tctx, stdout, stderr, progress)
+        measure(ctx, "--bench", |t, out, err| {
+            bench(t, out, err, progress).map(to_json)
+        });
+    }
+}
+
+fn to_json<T: serde::Serialize>(value: T) -> serde_json::Value {
+    serde_json::to_value(value).unwrap_or_default()
+}
+
+/// Runs one timing on the device's descriptor with both output streams, and files its result.
+fn measure(
+    ctx: &mut Ctx,
+    option: &str,
+    timing: impl FnOnce(
+        &TimingContext<'_>,
+        &mut dyn std::io::Write,
+        &mut dyn std::io::Write,
+    ) -> Result<serde_json::Value, Error>,
+) {
+    let flags = ctx.flags.clone();
+    let path = std::path::PathBuf::from(&ctx.name);
+    let size_sectors = ctx.dev.size_sectors().ok();
+    let result = {
+        let tctx = TimingContext {
+            path: &path,
+            fd: ctx.dev.fd(),
+            size_sectors,
+            flags: &flags,
         };
-        file_result(
-            ctx,
-            "--bench",
-            result.map(|report| serde_json::to_value(report).unwrap_or_default()),
-        );
+        let (stdout, stderr) = ctx.out.streams();
+        timing(&tctx, stdout, stderr)
+    };
+    file_result(ctx, option, result);
+}
+
+fn file_result(ctx: &mut Ctx, option: &str, result: Result<serde_json::Value, Error>) {
+    match result {
+        Ok(value) => ctx.out.section("timing", value),
+        Err(e) => {
+            // A timing that failed halfway leaves hdparm's prefix without a newline; the error
+            // line follows it on stderr and no figure is printed.
+            let class = if e.class == ErrorClass::Usage {
+                ErrorClass::Usage
+            } else {
+                e.class
+            };
+            let message = context(ctx, option, &e);
+            ctx.out.error(&Error {
+                class,
+                message,
+                errno: e.errno,
+            });
+        }
     }
 }
 
@@ -102,25 +115,4 @@ fn context(ctx: &Ctx, option: &str, e: &Error) -> String {
         _ => option.to_string(),
     };
     format!("{} ({name}: {why})", e.message)
-}
-
-fn file_result(ctx: &mut Ctx, option: &str, result: Result<serde_json::Value, Error>) {
-    match result {
-        Ok(value) => ctx.out.section("timing", value),
-        Err(e) => {
-            // A timing that failed halfway leaves hdparm's prefix without a newline; the error
-            // line follows it on stderr and no figure is printed.
-            let class = if e.class == ErrorClass::Usage {
-                ErrorClass::Usage
-            } else {
-                e.class
-            };
-            let message = context(ctx, option, &e);
-            ctx.out.error(&Error {
-                class,
-                message,
-                errno: e.errno,
-            });
-        }
-    }
 }
