@@ -4,7 +4,8 @@
 //!
 //! Per scenario and drive kind the two tools must agree on stdout and exit status (and on
 //! stderr where the scenario says `stderr`); a difference fails the test unless DIFFERENCES.md
-//! has a row `vm:<kind>:<scenario>` or `vm:*:<scenario>` naming every stream that differs.
+//! has a row `vm:<kind>:<scenario>` or `vm:*:<scenario>` naming every stream that differs
+//! (a scenario ending in `*` matches every scenario id that starts so).
 //! The test also fails when the VM did not finish or a drive kind is missing from the results.
 //!
 //! It boots VMs (about four minutes on two cores under TCG), so it runs only when asked:
@@ -382,6 +383,33 @@ fn run_profiles(root: &Path, profiles: &[String], bin: &Path) -> Result<(), Stri
     Ok(())
 }
 
+/// The DIFFERENCES.md row that excuses a difference: key `vm:<kind>:<id>` or `vm:*:<id>`,
+/// where an id ending in `*` matches every scenario id that starts so (the file's rule for
+/// all keys); the row must name every stream that differs. The most specific key wins.
+fn covering_row(rows: &BTreeMap<String, BTreeSet<String>>, o: &Outcome) -> Option<String> {
+    let mut best: Option<(usize, &String)> = None;
+    for (key, streams) in rows {
+        let Some((kind, id)) = key.strip_prefix("vm:").and_then(|k| k.split_once(':')) else {
+            continue;
+        };
+        let id_match = match id.strip_suffix('*') {
+            Some(prefix) => o.id.starts_with(prefix),
+            None => o.id == id,
+        };
+        if !(kind == "*" || kind == o.kind) || !id_match || !o.differs.is_subset(streams) {
+            continue;
+        }
+        // a named kind beats `*`, an exact id beats a prefix, a longer prefix a shorter one
+        let score =
+            usize::from(kind != "*") * 10_000 + usize::from(!id.ends_with('*')) * 1_000 + id.len();
+        match best {
+            Some((b, _)) if b >= score => {}
+            _ => best = Some((score, key)),
+        }
+    }
+    best.map(|(_, k)| k.clone())
+}
+
 /// Compares one profile's results; returns the report and the uncovered differences.
 fn check_profile(
     dir: &Path,
@@ -462,9 +490,7 @@ fn check_profile(
                 continue;
             }
             let streams: Vec<&str> = o.differs.iter().map(String::as_str).collect();
-            let cover = [format!("vm:{}:{}", o.kind, o.id), format!("vm:*:{}", o.id)]
-                .into_iter()
-                .find(|k| rows.get(k).is_some_and(|s| o.differs.is_subset(s)));
+            let cover = covering_row(rows, &o);
             let verdict = match &cover {
                 Some(k) => {
                     used.insert(k.clone());
@@ -627,6 +653,35 @@ mod unit {
         assert!(
             streams.contains("stdout") && streams.contains("exit") && !streams.contains("stderr")
         );
+    }
+
+    #[test]
+    fn rows_cover_by_kind_wildcard_and_id_prefix() {
+        let rows = parse_differences(
+            "| `vm:*:read-sector*` | stdout, exit | a |\n| `vm:nvme:read-sector-0` | exit | b |\n| `vm:ide-cd:I` | stdout | c |\n",
+        );
+        let outcome = |kind: &str, id: &str, streams: &[&str]| Outcome {
+            kind: kind.into(),
+            id: id.into(),
+            differs: streams.iter().map(|s| s.to_string()).collect(),
+            detail: String::new(),
+        };
+        let row = |o: Outcome| covering_row(&rows, &o);
+        assert_eq!(
+            row(outcome("ide-hd", "read-sector-2048", &["stdout"])).as_deref(),
+            Some("vm:*:read-sector*")
+        );
+        assert_eq!(
+            row(outcome("nvme", "read-sector-0", &["exit"])).as_deref(),
+            Some("vm:nvme:read-sector-0")
+        );
+        // the specific row does not name stdout, the wildcard row does
+        assert_eq!(
+            row(outcome("nvme", "read-sector-0", &["stdout", "exit"])).as_deref(),
+            Some("vm:*:read-sector*")
+        );
+        assert_eq!(row(outcome("ahci-cd", "I", &["stdout"])), None);
+        assert_eq!(row(outcome("ide-cd", "I", &["stdout", "exit"])), None);
     }
 
     #[test]
