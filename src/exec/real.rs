@@ -39,11 +39,22 @@ impl RealDevice {
         })
     }
 
-    /// Whether `-m N` would go through SET MULTIPLE MODE (everything but the legacy IDE
-    /// driver), which hdparm guards. Reads only the node's kind; sends nothing.
+    /// Whether `-m N` would go through SET MULTIPLE MODE, which hdparm guards: it does so when
+    /// `HDIO_SET_MULTCOUNT` answers ENOTTY, which is libata's answer (plain SCSI disks such as
+    /// virtio-scsi answer EINVAL, and the old IDE driver takes the ioctl). Reads only the
+    /// node's kind; sends nothing.
     pub fn multcount_needs_ata(path: &OsString) -> bool {
         match Device::open(Path::new(path), OpenMode::default()) {
-            Ok(dev) => !matches!(dev.kind(), DeviceKind::LegacyIde),
+            Ok(dev) => matches!(
+                dev.kind(),
+                DeviceKind::Scsi {
+                    host: device::ScsiHost::Libata { .. },
+                    ..
+                } | DeviceKind::ScsiGeneric {
+                    host: device::ScsiHost::Libata { .. },
+                    ..
+                }
+            ),
             // A device that cannot be opened gets its open error when its turn comes, not a
             // danger warning about an operation that could never run.
             Err(_) => false,
