@@ -21,13 +21,9 @@ pub struct Ctx<'d, 'o, 'w> {
     pub out: &'o mut Output<'w>,
 }
 
-/// hdparm's `(on)`/`(off)` suffix for set messages.
+/// hdparm's `(on)`/`(off)` suffix, for set messages (the same as the report's).
 fn on_off(v: u32) -> &'static str {
-    if v != 0 {
-        " (on)"
-    } else {
-        " (off)"
-    }
+    crate::report::settings::on_off(i64::from(v))
 }
 
 /// A set message line (printed when the option was not made quiet).

@@ -19,7 +19,7 @@ use serde::Serialize;
 use std::fmt::Write as _;
 
 /// hdparm's `on_off`: the `(on)` / `(off)` suffix.
-fn on_off(value: i64) -> &'static str {
+pub fn on_off(value: i64) -> &'static str {
     if value != 0 {
         " (on)"
     } else {
