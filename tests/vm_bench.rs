@@ -344,6 +344,17 @@ fn our_binary() -> Result<PathBuf, String> {
 
 /// Boots one VM per profile, all at once (the fault profile is short and runs beside main).
 fn run_profiles(root: &Path, profiles: &[String], bin: &Path) -> Result<(), String> {
+    // Fetch and unpack the kernel once, before the VMs start (setup.sh also takes a lock, so
+    // the run.sh of each profile then finds it cached).
+    let setup = Command::new(repo().join("tests/vm/setup.sh"))
+        .stdout(std::process::Stdio::null())
+        .status()
+        .map_err(|e| format!("cannot start tests/vm/setup.sh: {e}"))?;
+    if setup.code() == Some(EXIT_UNAVAILABLE) {
+        return Err(
+            "UNAVAILABLE:tests/vm/setup.sh: a component is missing (see its messages above)".into(),
+        );
+    }
     let mut children: Vec<(String, Child)> = Vec::new();
     for p in profiles {
         let child = Command::new(repo().join("tests/vm/run.sh"))

@@ -62,6 +62,10 @@ done
 
 # -------------------------------------------------------------- kernel ------
 mkdir -p "$CACHE"
+# One setup at a time: the bench boots several VMs at once, and each run.sh calls this script;
+# the first one fetches and unpacks the kernel, the others wait and then find it cached.
+exec 9>"$CACHE/.lock"
+flock 9
 # Which kernel: remembered from the last run unless asked to refresh, so a changed apt
 # index does not trigger a download in the middle of a test run.
 if [ -n "${HDPARM_RS_VM_KPKG:-}" ]; then
