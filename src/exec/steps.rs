@@ -136,6 +136,23 @@ impl Ctx<'_, '_, '_> {
         self.dev.identify().ok()
     }
 
+    /// A drive setting sent as one `drive_cmd`: its "setting ..." line when noisy, then the
+    /// command, reported under hdparm's label if it fails.
+    fn set_feature(
+        &mut self,
+        noisy: bool,
+        option: &str,
+        value: u32,
+        message: String,
+        args: [u8; 4],
+        label: &str,
+    ) {
+        if noisy {
+            self.out.item(set_msg(option, value, message));
+        }
+        self.drive_cmd(args, label);
+    }
+
     /// An old IDE driver on/off setting: ` setting NAME to V (on|off)`, then the ioctl.
     fn hdio_set_on_off(
         &mut self,
@@ -282,39 +299,33 @@ pub fn run(ctx: &mut Ctx) {
     }
     if f.keep_features.set {
         let v = f.keep_features.value;
-        if f.keep_features.noisy {
-            ctx.out.item(set_msg(
-                "-K",
-                v,
-                format!(" setting drive keep features to {v}{}", on_off(v)),
-            ));
-        }
-        ctx.drive_cmd(
+        ctx.set_feature(
+            f.keep_features.noisy,
+            "-K",
+            v,
+            format!(" setting drive keep features to {v}{}", on_off(v)),
             [op::SETFEATURES, 0, if v != 0 { 0x66 } else { 0xcc }, 0],
             " HDIO_DRIVE_CMD(keepsettings) failed",
         );
     }
     if f.defect_mgmt.set {
         let v = f.defect_mgmt.value;
-        if f.defect_mgmt.noisy {
-            ctx.out.item(set_msg(
-                "-D",
-                v,
-                format!(" setting drive defect management to {v}"),
-            ));
-        }
-        ctx.drive_cmd(
+        ctx.set_feature(
+            f.defect_mgmt.noisy,
+            "-D",
+            v,
+            format!(" setting drive defect management to {v}"),
             [op::SETFEATURES, 0, if v != 0 { 0x04 } else { 0x84 }, 0],
             " HDIO_DRIVE_CMD(defectmgmt) failed",
         );
     }
     if f.prefetch.set {
         let v = f.prefetch.value;
-        if f.prefetch.noisy {
-            ctx.out
-                .item(set_msg("-P", v, format!(" setting drive prefetch to {v}")));
-        }
-        ctx.drive_cmd(
+        ctx.set_feature(
+            f.prefetch.noisy,
+            "-P",
+            v,
+            format!(" setting drive prefetch to {v}"),
             [op::SETFEATURES, v as u8, 0xab, 0],
             " HDIO_DRIVE_CMD(setprefetch) failed",
         );
@@ -324,14 +335,11 @@ pub fn run(ctx: &mut Ctx) {
     }
     if f.lookahead.set {
         let v = f.lookahead.value;
-        if f.lookahead.get {
-            ctx.out.item(set_msg(
-                "-A",
-                v,
-                format!(" setting drive read-lookahead to {v}{}", on_off(v)),
-            ));
-        }
-        ctx.drive_cmd(
+        ctx.set_feature(
+            f.lookahead.get,
+            "-A",
+            v,
+            format!(" setting drive read-lookahead to {v}{}", on_off(v)),
             [op::SETFEATURES, 0, if v != 0 { 0xaa } else { 0x55 }, 0],
             " HDIO_DRIVE_CMD(setreadahead) failed",
         );
@@ -378,14 +386,11 @@ pub fn run(ctx: &mut Ctx) {
     }
     if f.acoustic.set {
         let v = f.acoustic.value;
-        if f.acoustic.get {
-            ctx.out.item(set_msg(
-                "-M",
-                v,
-                format!(" setting acoustic management to {v}"),
-            ));
-        }
-        ctx.drive_cmd(
+        ctx.set_feature(
+            f.acoustic.get,
+            "-M",
+            v,
+            format!(" setting acoustic management to {v}"),
             [
                 op::SETFEATURES,
                 v as u8,
@@ -397,14 +402,11 @@ pub fn run(ctx: &mut Ctx) {
     }
     if f.write_read_verify.set {
         let v = f.write_read_verify.value;
-        if f.write_read_verify.get {
-            ctx.out.item(set_msg(
-                "-R",
-                v,
-                format!(" setting write-read-verify to {v}"),
-            ));
-        }
-        ctx.drive_cmd(
+        ctx.set_feature(
+            f.write_read_verify.get,
+            "-R",
+            v,
+            format!(" setting write-read-verify to {v}"),
             [
                 op::SETFEATURES,
                 v as u8,
@@ -419,14 +421,11 @@ pub fn run(ctx: &mut Ctx) {
     }
     if f.standby.set {
         let v = f.standby.value;
-        if f.standby.noisy {
-            ctx.out.item(set_msg(
-                "-S",
-                v,
-                format!(" setting standby to {v} ({})", standby_words(v)),
-            ));
-        }
-        ctx.drive_cmd(
+        ctx.set_feature(
+            f.standby.noisy,
+            "-S",
+            v,
+            format!(" setting standby to {v} ({})", standby_words(v)),
             [op::SETIDLE, v as u8, 0, 0],
             " HDIO_DRIVE_CMD(setidle) failed",
         );

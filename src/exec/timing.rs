@@ -69,12 +69,13 @@ fn reader_for<'a>(ctx: &TimingContext<'a>) -> Result<FdTarget<'a>, Error> {
     FdTarget::new(ctx.fd).map_err(|e| Error::os(ErrorClass::Failed, "dup() failed", &e))
 }
 
-/// `-T`: hdparm's cached-read timing on `ctx.fd` (about 7 s: 3 s settle, 1 s, 2 s, 1 s).
-pub fn time_cache(
+/// Runs one of hdparm's timing loops with the real clock, sleeper, locked buffer and a reader on
+/// `ctx.fd`; the text goes to `stdout` unless JSON was asked for.
+fn with_timing_env<T>(
     ctx: &TimingContext<'_>,
     stdout: &mut dyn Write,
-    stderr: &mut dyn Write,
-) -> Result<ReadFigure, Error> {
+    timing: impl FnOnce(&mut Env<'_>, &mut [u8], &mut dyn Write) -> Result<T, Error>,
+) -> Result<T, Error> {
     let mut target = reader_for(ctx)?;
     let mut buffer = TimingBuffer::prepare()?;
     let mut clock = MonotonicClock::new();
@@ -86,13 +87,18 @@ pub fn time_cache(
     };
     let mut sink = io::sink();
     let out = text_out(ctx.flags, stdout, &mut sink);
-    reads::time_cache(
-        &mut env,
-        buffer.as_mut_slice(),
-        ctx.flags.direct,
-        out,
-        stderr,
-    )
+    timing(&mut env, buffer.as_mut_slice(), out)
+}
+
+/// `-T`: hdparm's cached-read timing on `ctx.fd` (about 7 s: 3 s settle, 1 s, 2 s, 1 s).
+pub fn time_cache(
+    ctx: &TimingContext<'_>,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<ReadFigure, Error> {
+    with_timing_env(ctx, stdout, |env, buf, out| {
+        reads::time_cache(env, buf, ctx.flags.direct, out, stderr)
+    })
 }
 
 /// `-t`: hdparm's device-read timing on `ctx.fd`, from `--offset` when given (about 6 s).
@@ -101,25 +107,16 @@ pub fn time_device(
     stdout: &mut dyn Write,
     _stderr: &mut dyn Write,
 ) -> Result<ReadFigure, Error> {
-    let mut target = reader_for(ctx)?;
-    let mut buffer = TimingBuffer::prepare()?;
-    let mut clock = MonotonicClock::new();
-    let mut sleeper = ThreadSleeper;
-    let mut env = Env {
-        clock: &mut clock,
-        sleeper: &mut sleeper,
-        target: &mut target,
-    };
-    let mut sink = io::sink();
-    let out = text_out(ctx.flags, stdout, &mut sink);
-    reads::time_device(
-        &mut env,
-        buffer.as_mut_slice(),
-        ctx.flags.direct,
-        ctx.flags.offset_gib,
-        ctx.size_sectors,
-        out,
-    )
+    with_timing_env(ctx, stdout, |env, buf, out| {
+        reads::time_device(
+            env,
+            buf,
+            ctx.flags.direct,
+            ctx.flags.offset_gib,
+            ctx.size_sectors,
+            out,
+        )
+    })
 }
 
 /// `--bench`: repeated trials of `O_DIRECT` reads at depth (see `timing::bench` for the
