@@ -133,8 +133,6 @@ fn istdin_output_matches_hdparm_for_qemu_drives() {
 /// header and no trailing text).
 #[test]
 fn binary_istdin_matches_hdparm_for_qemu_drives() {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
     let dir = PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/identify"
@@ -142,20 +140,7 @@ fn binary_istdin_matches_hdparm_for_qemu_drives() {
     for kind in ["ide-hd", "ahci-hd", "ide-cd", "ahci-cd"] {
         let hex = fs::read(dir.join(format!("{kind}.hex"))).expect("fixture");
         let expected = fs::read(dir.join(format!("{kind}.hdparm.txt"))).expect("fixture");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_hdparm"))
-            .arg("--Istdin")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("run hdparm");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(&hex)
-            .expect("write");
-        let out = child.wait_with_output().expect("wait");
+        let out = run_istdin_program(std::path::Path::new(env!("CARGO_BIN_EXE_hdparm")), &hex);
         assert_eq!(
             out.status.code(),
             Some(0),
@@ -168,6 +153,26 @@ fn binary_istdin_matches_hdparm_for_qemu_drives() {
             first_diff(&expected, &out.stdout)
         );
     }
+}
+
+/// Runs `program --Istdin` with `input` on its standard input.
+fn run_istdin_program(program: &std::path::Path, input: &[u8]) -> std::process::Output {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(program)
+        .arg("--Istdin")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn hdparm");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("write stdin");
+    child.wait_with_output().expect("hdparm output")
 }
 
 /// Small deterministic PRNG (xorshift64*), so failures reproduce.
@@ -275,9 +280,6 @@ fn mutate(rng: &mut Rng, base: &[u16; 256]) -> [u16; 256] {
 /// through ours; stdout, stderr and exit status must agree. Needs the real hdparm 9.65.
 #[test]
 fn istdin_matches_real_hdparm_on_mutated_dumps() {
-    use std::io::Write as _;
-    use std::process::{Command, Stdio};
-
     let Some(hdparm_bin) = real_hdparm() else {
         assert!(!require_all(), "the real hdparm is not installed");
         eprintln!("real hdparm not installed: differential identify test skipped");
@@ -294,20 +296,7 @@ fn istdin_matches_real_hdparm_on_mutated_dumps() {
         let base = &bases[rng.below(bases.len() as u64) as usize];
         let words = mutate(&mut rng, base);
         let input = to_hex(&words);
-        let mut child = Command::new(&hdparm_bin)
-            .arg("--Istdin")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn hdparm");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(input.as_bytes())
-            .expect("write stdin");
-        let real = child.wait_with_output().expect("hdparm output");
+        let real = run_istdin_program(std::path::Path::new(&hdparm_bin), input.as_bytes());
         let mut out = Vec::new();
         let mut err = Vec::new();
         let status = hdparm::report::identify::run_istdin(input.as_bytes(), &mut out, &mut err);
@@ -519,9 +508,6 @@ fn kernel_identity_matches_real_hdparm() {
 /// the real `hdparm --Istdin`.
 #[test]
 fn istdin_matches_real_hdparm_on_rare_branches() {
-    use std::io::Write as _;
-    use std::process::{Command, Stdio};
-
     let Some(hdparm_bin) = real_hdparm() else {
         assert!(!require_all(), "the real hdparm is not installed");
         eprintln!("real hdparm not installed: rare-branch identify test skipped");
@@ -559,20 +545,7 @@ fn istdin_matches_real_hdparm_on_rare_branches() {
             words[n] = v;
         }
         let input = to_hex(&words);
-        let mut child = Command::new(&hdparm_bin)
-            .arg("--Istdin")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn hdparm");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(input.as_bytes())
-            .expect("write stdin");
-        let real = child.wait_with_output().expect("hdparm output");
+        let real = run_istdin_program(std::path::Path::new(&hdparm_bin), input.as_bytes());
         let mut out = Vec::new();
         let mut err = Vec::new();
         let status = hdparm::report::identify::run_istdin(input.as_bytes(), &mut out, &mut err);

@@ -179,26 +179,40 @@ fn check_result_line(line: &str) -> u32 {
     mb
 }
 
+/// Runs `-t` on `dev`, opened as hdparm opens it, with `flags`: the result, stdout and stderr.
+fn time_device_on(
+    dev: &Path,
+    flags: &Flags,
+) -> (
+    Result<hdparm::timing::reads::ReadFigure, hdparm::error::Error>,
+    Vec<u8>,
+    Vec<u8>,
+) {
+    let file = open_like_hdparm(dev, flags.direct);
+    let ctx = TimingContext {
+        path: dev,
+        fd: file.as_fd(),
+        size_sectors: size_sectors(dev),
+        flags,
+    };
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let result = timing::time_device(&ctx, &mut out, &mut err);
+    (result, out, err)
+}
+
 #[test]
 fn device_timing_prints_a_well_formed_line() {
     if skip_or_fail("device_timing_prints_a_well_formed_line") {
         return;
     }
     let lo = LoopDev::new(64 << 20, false);
-    let file = open_like_hdparm(&lo.dev, false);
     let flags = Flags {
         time_device: true,
         ..Flags::default()
     };
-    let ctx = TimingContext {
-        path: &lo.dev,
-        fd: file.as_fd(),
-        size_sectors: size_sectors(&lo.dev),
-        flags: &flags,
-    };
-    let mut out = Vec::new();
-    let mut err = Vec::new();
-    let fig = timing::time_device(&ctx, &mut out, &mut err).expect("-t succeeds on a loop device");
+    let (result, out, err) = time_device_on(&lo.dev, &flags);
+    let fig = result.expect("-t succeeds on a loop device");
     let out = String::from_utf8(out).unwrap();
     let line = out
         .strip_prefix(" Timing buffered disk reads: ")
@@ -260,21 +274,12 @@ fn too_small_device_is_one_clear_error() {
         return;
     }
     let lo = LoopDev::new(1 << 20, false);
-    let file = open_like_hdparm(&lo.dev, false);
     let flags = Flags {
         time_device: true,
         ..Flags::default()
     };
-    let ctx = TimingContext {
-        path: &lo.dev,
-        fd: file.as_fd(),
-        size_sectors: size_sectors(&lo.dev),
-        flags: &flags,
-    };
-    let mut out = Vec::new();
-    let mut err = Vec::new();
-    let e =
-        timing::time_device(&ctx, &mut out, &mut err).expect_err("1 MiB is less than one block");
+    let (result, out, err) = time_device_on(&lo.dev, &flags);
+    let e = result.expect_err("1 MiB is less than one block");
     assert_eq!(e.message, "read(2097152) returned 1048576 bytes");
     assert_eq!(e.class, ErrorClass::Failed);
     // The prefix was flushed before reading; no figure follows it.
@@ -291,21 +296,13 @@ fn offset_past_the_end_is_one_clear_error() {
         return;
     }
     let lo = LoopDev::new(8 << 20, false);
-    let file = open_like_hdparm(&lo.dev, false);
     let flags = Flags {
         time_device: true,
         offset_gib: Some(1),
         ..Flags::default()
     };
-    let ctx = TimingContext {
-        path: &lo.dev,
-        fd: file.as_fd(),
-        size_sectors: size_sectors(&lo.dev),
-        flags: &flags,
-    };
-    let mut out = Vec::new();
-    let mut err = Vec::new();
-    let e = timing::time_device(&ctx, &mut out, &mut err).expect_err("offset beyond 8 MiB");
+    let (result, out, err) = time_device_on(&lo.dev, &flags);
+    let e = result.expect_err("offset beyond 8 MiB");
     assert_eq!(e.message, "lseek() failed: Invalid argument");
     assert_ne!(e.class.exit_status(), 0);
     assert_eq!(
