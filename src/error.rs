@@ -47,6 +47,29 @@ impl ErrorClass {
         }
     }
 
+    /// The class of a failed system call, decided by its errno: the one errno-to-class mapping
+    /// of the crate. The driver lacking the request (ENOTTY, ENOSYS, EOPNOTSUPP), refusing it
+    /// for this kind of device (EINVAL) or having no such attribute (ENOENT, ENODEV) means the
+    /// device cannot do what was asked; anything else means it tried and failed.
+    pub fn of_errno(errno: Option<i32>) -> ErrorClass {
+        match errno {
+            Some(
+                libc::ENOTTY
+                | libc::EINVAL
+                | libc::EOPNOTSUPP
+                | libc::ENOSYS
+                | libc::ENOENT
+                | libc::ENODEV,
+            ) => ErrorClass::NotApplicable,
+            _ => ErrorClass::Failed,
+        }
+    }
+
+    /// [`ErrorClass::of_errno`] of an I/O error.
+    pub fn of_io(err: &io::Error) -> ErrorClass {
+        ErrorClass::of_errno(err.raw_os_error())
+    }
+
     /// A short stable name, used in JSON messages.
     pub fn name(self) -> &'static str {
         match self {
@@ -155,6 +178,31 @@ mod tests {
         assert_eq!(v.exit_status(), 5);
         v.record(ErrorClass::Usage);
         assert_eq!(v.exit_status(), 22);
+    }
+
+    #[test]
+    fn errno_decides_between_cannot_and_failed() {
+        for errno in [
+            libc::ENOTTY,
+            libc::EINVAL,
+            libc::EOPNOTSUPP,
+            libc::ENOSYS,
+            libc::ENOENT,
+        ] {
+            assert_eq!(
+                ErrorClass::of_errno(Some(errno)),
+                ErrorClass::NotApplicable,
+                "{errno}"
+            );
+        }
+        for errno in [libc::EIO, libc::EPERM, libc::EBUSY, libc::ETIMEDOUT] {
+            assert_eq!(
+                ErrorClass::of_errno(Some(errno)),
+                ErrorClass::Failed,
+                "{errno}"
+            );
+        }
+        assert_eq!(ErrorClass::of_errno(None), ErrorClass::Failed);
     }
 
     #[test]
