@@ -48,7 +48,8 @@ pub struct Parsed {
     pub stderr_lines: Vec<String>,
 }
 
-const LBA_LIMIT: u64 = (1 << 48) - 1;
+use super::defs::{self, Apply, Label, OptionDef, Role, Value, LBA_LIMIT};
+
 const LBA_MSG: &str = "bad/missing sector value";
 const COUNT_MSG: &str = "bad/missing sector count";
 
@@ -61,49 +62,6 @@ pub fn parse(args: &[OsString]) -> Parsed {
         stdout_lines: parser.stdout_lines,
         stderr_lines: parser.stderr_lines,
     }
-}
-
-/// A numeric get/set or set-only option's definition (reference §1.3 table).
-struct NumericDef {
-    letter: u8,
-    name: &'static str,
-    min: i32,
-    max: i32,
-}
-
-fn numeric_def(letter: u8) -> Option<NumericDef> {
-    let (name, min, max) = match letter {
-        b'a' => ("filesystem-read-ahead", 0, 2048),
-        b'A' => ("look-ahead", 0, 1),
-        b'b' => ("bus-state", 0, 2),
-        b'B' => ("power-management-mode", 0, 255),
-        b'c' => ("32-bit-IO", 0, 3),
-        b'd' => ("dma-enable", 0, 1),
-        b'D' => ("defects-management", 0, 1),
-        b'E' => ("CDROM/DVD-speed", 0, 255),
-        b'J' => ("WDC-idle3-timeout", 0, 300),
-        b'k' => ("kernel-keep-settings", 0, 1),
-        b'K' => ("drive-keep-settings", 0, 1),
-        b'L' => ("door-lock", 0, 1),
-        b'm' => ("multmode-count", 0, 64),
-        b'M' => ("acoustic-management", 0, 255),
-        b'n' => ("ignore-write-errors", 0, 1),
-        b'P' => ("prefetch", 0, 255),
-        b'Q' => ("queue-depth", 0, 1024),
-        b's' => ("powerup-in-standby", 0, 1),
-        b'S' => ("standby-interval", 0, 255),
-        b'r' => ("read-only", 0, 1),
-        b'R' => ("write-read-verify", 0, 3),
-        b'u' => ("unmask-irq", 0, 1),
-        b'W' => ("write-cache", 0, 1),
-        _ => return None,
-    };
-    Some(NumericDef {
-        letter,
-        name,
-        min,
-        max,
-    })
 }
 
 /// Transfer-mode names for `-p` and `-X` (reference §1.4).
@@ -221,23 +179,25 @@ fn strtoll_auto(s: &[u8]) -> (i64, usize, bool) {
     (v, j, false)
 }
 
-struct Parser<'a> {
+pub(crate) struct Parser<'a> {
     args: &'a [OsString],
     /// Index of the next unread argv word.
     next: usize,
     /// The word being read as flags, and the position in it.
     word: Vec<u8>,
     pos: usize,
-    flags: Flags,
-    noisy: bool,
-    num_flags: i32,
+    pub(super) flags: Flags,
+    /// Whether the option being read prints (false right after `-q`).
+    pub(super) noisy: bool,
+    /// Action flags counted so far (modifiers do not count).
+    pub(super) num_flags: i32,
     devices: Vec<DeviceRun>,
     stdout_lines: Vec<String>,
     stderr_lines: Vec<String>,
 }
 
 /// What a letter handler tells the main loop.
-enum Outcome {
+pub(crate) enum Outcome {
     /// Go on reading letters.
     Continue,
     /// A standalone long option was read: no further flag word may follow.
@@ -246,7 +206,7 @@ enum Outcome {
     Done(Invocation),
 }
 
-type Step<T> = Result<T, ParseError>;
+pub(crate) type Step<T> = Result<T, ParseError>;
 
 fn usage(clue: u8) -> ParseError {
     ParseError::Usage { clue }
@@ -272,7 +232,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn remaining(&self) -> usize {
+    pub(super) fn remaining(&self) -> usize {
         self.args.len().saturating_sub(self.next)
     }
 
@@ -391,10 +351,10 @@ impl<'a> Parser<'a> {
                 return Ok(());
             }
             self.take_next_word();
-            let Some(def) = numeric_def(letter) else {
+            let Some(def) = defs::by_letter(letter) else {
                 return Ok(());
             };
-            let value = self.numeric(&def, true)?;
+            let value = self.numeric(def, true)?;
             let Some(run) = self.devices.last_mut() else {
                 return Ok(());
             };
@@ -421,60 +381,9 @@ fn bytes_to_path(b: &[u8]) -> PathBuf {
     PathBuf::from(std::ffi::OsStr::from_bytes(b))
 }
 
-/// Which field a get/set letter fills.
-fn get_set_field(flags: &mut Flags, letter: u8) -> Option<&mut GetSet<u32>> {
-    Some(match letter {
-        b'a' => &mut flags.readahead,
-        b'A' => &mut flags.lookahead,
-        b'b' => &mut flags.busstate,
-        b'B' => &mut flags.apm,
-        b'c' => &mut flags.io32bit,
-        b'd' => &mut flags.dma,
-        b'J' => &mut flags.wdidle3,
-        b'k' => &mut flags.keep_settings,
-        b'm' => &mut flags.multcount,
-        b'M' => &mut flags.acoustic,
-        b'n' => &mut flags.nowerr,
-        b'Q' => &mut flags.queue_depth,
-        b'r' => &mut flags.readonly,
-        b'R' => &mut flags.write_read_verify,
-        b'u' => &mut flags.unmask_irq,
-        b'W' => &mut flags.write_cache,
-        _ => return None,
-    })
-}
-
-/// Which field a set-only numeric letter fills.
-fn set_only_field(flags: &mut Flags, letter: u8) -> Option<&mut SetOnly<u32>> {
-    Some(match letter {
-        b'D' => &mut flags.defect_mgmt,
-        b'E' => &mut flags.cdrom_speed,
-        b'K' => &mut flags.keep_features,
-        b'L' => &mut flags.doorlock,
-        b'P' => &mut flags.prefetch,
-        b's' => &mut flags.powerup_in_standby,
-        b'S' => &mut flags.standby,
-        _ => return None,
-    })
-}
-
-/// Which field a plain set flag fills.
-fn action_field(flags: &mut Flags, letter: u8) -> Option<&mut Action> {
-    Some(match letter {
-        b'C' => &mut flags.check_power,
-        b'H' => &mut flags.hitachi_temp,
-        b'w' => &mut flags.reset,
-        b'y' => &mut flags.standby_now,
-        b'Y' => &mut flags.sleep_now,
-        b'z' => &mut flags.reread_partitions,
-        b'Z' => &mut flags.seagate_powersave,
-        _ => return None,
-    })
-}
-
 /// Which IDENTIFY output `-I`, `--Istdout` and `--Iraw` ask for: they share one setting in
 /// hdparm, so the last one given wins.
-enum IdentifyOutput {
+pub(super) enum IdentifyOutput {
     Decode,
     Hex,
     Raw(PathBuf),
@@ -483,12 +392,16 @@ enum IdentifyOutput {
 impl<'a> Parser<'a> {
     /// Takes the noisy state for the option being read and resets it, as every hdparm option
     /// does.
-    fn take_noisy(&mut self) -> bool {
+    pub(super) fn take_noisy(&mut self) -> bool {
         std::mem::replace(&mut self.noisy, true)
     }
 
     /// hdparm's `numeric_parm`: optional (or required) decimal digits, range-checked.
-    fn numeric(&mut self, def: &NumericDef, required: bool) -> Step<Option<u32>> {
+    pub(super) fn numeric(&mut self, def: &OptionDef, required: bool) -> Step<Option<u32>> {
+        let (letter, name, min, max) = match (def.short, def.value) {
+            (Some(letter), Value::Decimal { name, min, max }) => (letter, name, min, max),
+            _ => return Err(usage(10)),
+        };
         if self.at_word_end()
             && self.remaining() > 0
             && self
@@ -510,10 +423,10 @@ impl<'a> Parser<'a> {
             got_digit = true;
             self.pos += 1;
         }
-        if (required && !got_digit) || value < def.min || value > def.max {
+        if (required && !got_digit) || value < min || value > max {
             return Err(message(format!(
-                "  -{}: bad/missing {} value ({}..{})",
-                def.letter as char, def.name, def.min, def.max
+                "  -{}: bad/missing {name} value ({min}..{max})",
+                letter as char
             )));
         }
         Ok(if got_digit { Some(value as u32) } else { None })
@@ -521,7 +434,7 @@ impl<'a> Parser<'a> {
 
     /// hdparm's `get_u64_parm`: a C-notation 64-bit number, with an optional one-letter prefix.
     /// Returns the value (if one was given) and whether the prefix was present.
-    fn u64_parm(
+    pub(super) fn u64_parm(
         &mut self,
         optional: bool,
         prefix: Option<u8>,
@@ -559,7 +472,7 @@ impl<'a> Parser<'a> {
     }
 
     /// hdparm's `get_filename_parm`: the next word, whatever it is.
-    fn filename(&mut self, name: &str) -> Step<PathBuf> {
+    pub(super) fn filename(&mut self, name: &str) -> Step<PathBuf> {
         if self.at_word_end() && self.remaining() > 0 {
             self.take_next_word();
         }
@@ -601,7 +514,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn set_identify_output(&mut self, which: IdentifyOutput) {
+    pub(super) fn set_identify_output(&mut self, which: IdentifyOutput) {
         let f = &mut self.flags;
         f.identify = false;
         f.identify_stdout = false;
@@ -613,363 +526,187 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// One letter of a flag cluster.
+    /// One letter of a flag cluster: its definition decides what it reads and where it goes.
     fn letter(&mut self, letter: u8) -> Step<Outcome> {
-        if let Some(def) = numeric_def(letter) {
-            let noisy = self.take_noisy();
-            if get_set_field(&mut self.flags, letter).is_some() {
-                let value = self.numeric(&def, false)?;
-                if let Some(field) = get_set_field(&mut self.flags, letter) {
-                    field.get = noisy;
-                    // hdparm zeroes the value on every occurrence but never clears `set`.
-                    field.value = value.unwrap_or(0);
-                    if value.is_some() {
-                        field.set = true;
-                    }
-                }
-            } else {
-                let value = self.numeric(&def, true)?;
-                if let Some(field) = set_only_field(&mut self.flags, letter) {
-                    field.noisy = noisy;
-                    field.value = value.unwrap_or(0);
-                    field.set = true;
-                }
-            }
-            return Ok(Outcome::Continue);
+        if letter == b'-' {
+            return self.long_option();
         }
-        if action_field(&mut self.flags, letter).is_some() {
-            let noisy = self.take_noisy();
-            if let Some(field) = action_field(&mut self.flags, letter) {
-                field.noisy = noisy;
-                field.set = true;
-            }
-            return Ok(Outcome::Continue);
+        match defs::by_letter(letter) {
+            Some(def) => self.apply(def, ""),
+            None => Err(usage(10)),
         }
-        match letter {
-            b'f' => self.flags.flush_buffers = true,
-            b'F' => self.flags.flush_drive_cache = true,
-            b'g' => self.flags.geometry = true,
-            b'i' => self.flags.identity = true,
-            b'I' => self.set_identify_output(IdentifyOutput::Decode),
-            b't' => self.flags.time_device = true,
-            b'T' => self.flags.time_cache = true,
-            b'v' => self.flags.defaults = true,
-            b'h' => return Ok(Outcome::Done(Invocation::Help { extended: false })),
-            b'V' => return Ok(Outcome::Done(Invocation::Version)),
-            b'q' => {
-                self.flags.quiet = true;
-                self.noisy = false;
-                return Ok(Outcome::Continue);
-            }
-            b'N' => {
-                let noisy = self.take_noisy();
-                let (value, permanent) =
-                    self.u64_parm(true, Some(b'p'), 1, LBA_LIMIT, "-N", LBA_MSG)?;
-                let f = &mut self.flags;
-                f.max_sectors.get = noisy;
-                f.max_sectors_permanent = permanent;
-                if let Some(v) = value {
-                    f.max_sectors.set = true;
-                    f.max_sectors.value = v;
-                } else {
-                    f.max_sectors.set = false;
-                }
-                return Ok(Outcome::Continue);
-            }
-            b'p' => {
-                let noisy = self.take_noisy();
-                let mode = self.xfer_mode(b'p')?;
-                let f = &mut self.flags.pio_mode;
-                f.noisy = noisy;
-                f.set = true;
-                f.value = mode;
-                return Ok(Outcome::Continue);
-            }
-            b'X' => {
-                let noisy = self.take_noisy();
-                let mode = self.xfer_mode(b'X')?;
-                let f = &mut self.flags.xfer_mode;
-                f.noisy = noisy;
-                f.set = true;
-                f.value = mode;
-                return Ok(Outcome::Continue);
-            }
-            b'-' => return self.long_option(),
-            _ => return Err(usage(10)),
-        }
-        // Plain actions reset the quiet state of the next option too (hdparm's DO_FLAG).
-        self.noisy = true;
-        Ok(Outcome::Continue)
     }
 
     /// A long option: the rest of the current word is its name.
     fn long_option(&mut self) -> Step<Outcome> {
         let name_bytes = self.rest().to_vec();
         self.pos = self.word.len();
-        let name = String::from_utf8_lossy(&name_bytes).into_owned();
-        let lower = name.to_ascii_lowercase();
-        let f = &mut self.flags;
-        match lower.as_str() {
-            "verbose" => {
-                f.verbose = true;
-                self.num_flags -= 1;
-            }
-            "prefer-ata12" => {
-                f.prefer_ata12 = true;
-                self.num_flags -= 1;
-            }
-            "yes-i-know-what-i-am-doing" => {
-                f.yes_i_know = true;
-                self.num_flags -= 1;
-            }
-            "please-destroy-my-drive" => {
-                f.please_destroy = true;
-                self.num_flags -= 1;
-            }
-            "direct" => {
-                f.direct = true;
-                self.num_flags -= 1;
-            }
-            "help" => return Ok(Outcome::Done(Invocation::Help { extended: true })),
-            "bench" => {
-                f.bench.get_or_insert_with(Default::default);
-            }
-            "bench-random" => {
-                f.bench.get_or_insert_with(Default::default).random = true;
-            }
-            "bench-trials" | "bench-depth" | "bench-bs" | "bench-seconds" => {
-                // Ours: each takes the next word as its value and implies --bench.
-                let value = self
-                    .peek_word()
-                    .map(|w| String::from_utf8_lossy(&w).into_owned());
-                let Some(value) = value.filter(|_| self.remaining() > 1) else {
-                    return Err(message(format!("--{lower}: missing value")));
-                };
-                self.take_next_word();
-                self.pos = self.word.len();
-                use crate::timing::bench::{
-                    parse_block_size, parse_depth, parse_seconds, parse_trials,
-                };
-                let options = self.flags.bench.get_or_insert_with(Default::default);
-                match lower.as_str() {
-                    "bench-trials" => options.trials = parse_trials(&value).map_err(message)?,
-                    "bench-depth" => options.depth = parse_depth(&value).map_err(message)?,
-                    "bench-bs" => options.block_size = parse_block_size(&value).map_err(message)?,
-                    _ => options.trial_duration = parse_seconds(&value).map_err(message)?,
-                }
-                options.validate().map_err(message)?;
-            }
-            "json" => {
-                f.json = true;
-                self.num_flags -= 1;
-            }
-            "offset" => {
-                let (v, _) =
-                    self.u64_parm(false, None, 0, u64::MAX, &name, "GB offset for -t flag")?;
-                self.flags.offset_gib = v;
-            }
-            "sanitize-overwrite-passes" => {
-                let parsed = self.u64_parm(
-                    false,
-                    None,
-                    0,
-                    7,
-                    &name,
-                    "Number of passes must be in range 0..7",
-                );
-                match parsed {
-                    Ok((Some(v), _)) => self.flags.sanitize_passes = v as u32,
-                    _ => {
-                        return Err(message(format!(
-                            "  {name}: Number of passes must be in range 0..7"
-                        )))
-                    }
-                }
-                self.num_flags -= 1;
-            }
-            "drq-hsm-error" => f.drq_hsm_error = true,
-            "dco-freeze" => f.dco_freeze = true,
-            "dco-identify" => f.dco_identify = true,
-            "security-freeze" => f.security_freeze = true,
-            "idle-immediate" | "idle-unload" => {
+        let typed = String::from_utf8_lossy(&name_bytes).into_owned();
+        match defs::by_name(&typed) {
+            Some(def) => self.apply(def, &typed),
+            // An unknown name is judged as a standalone option would be (hdparm's fallthrough).
+            None if self.num_flags != 0 => Err(usage(1)),
+            None => Err(message(format!("{typed}: unknown flag"))),
+        }
+    }
+
+    /// Reads one option as its definition says. `typed` is the long name as the user typed it
+    /// (some error messages show it).
+    fn apply(&mut self, def: &OptionDef, typed: &str) -> Step<Outcome> {
+        if def.role == Role::Standalone && self.num_flags != 0 {
+            return Err(usage(1));
+        }
+        let outcome = match def.apply {
+            Apply::GetSet(field) => {
                 let noisy = self.take_noisy();
-                let field = if lower == "idle-immediate" {
-                    &mut self.flags.idle_immediate
-                } else {
-                    &mut self.flags.idle_unload
-                };
+                let value = self.numeric(def, false)?;
+                let field = field(&mut self.flags);
+                field.get = noisy;
+                // hdparm zeroes the value on every occurrence but never clears `set`.
+                field.value = value.unwrap_or(0);
+                if value.is_some() {
+                    field.set = true;
+                }
+                Outcome::Continue
+            }
+            Apply::SetOnly(field) => {
+                let noisy = self.take_noisy();
+                let value = self.numeric(def, true)?;
+                let field = field(&mut self.flags);
+                field.noisy = noisy;
+                field.value = value.unwrap_or(0);
+                field.set = true;
+                Outcome::Continue
+            }
+            Apply::PlainSet(field) => {
+                let noisy = self.take_noisy();
+                let field = field(&mut self.flags);
                 field.noisy = noisy;
                 field.set = true;
-                return Ok(Outcome::Continue);
+                Outcome::Continue
             }
-            "fallocate" => {
-                let (kib, _) =
-                    self.u64_parm(false, None, 0, 1 << 53, &name, "bad/missing block-count")?;
-                let path = self.filename(&name)?;
-                if self.num_flags != 0 || self.remaining() > 0 {
-                    return Err(usage(4));
+            Apply::Flag(field) => {
+                *field(&mut self.flags) = true;
+                if def.short.is_some() {
+                    self.end_quiet();
                 }
-                return Ok(Outcome::Done(Invocation::Fallocate {
-                    kib: kib.unwrap_or(0),
-                    path,
-                }));
+                Outcome::Continue
             }
-            "fibmap" => {
-                let path = self.filename(&name)?;
-                if self.num_flags != 0 || self.remaining() > 0 {
-                    return Err(usage(5));
-                }
-                return Ok(Outcome::Done(Invocation::Fibmap { path }));
+            Apply::Custom(read) => read(self, def, typed)?,
+            Apply::Rejected => return Err(usage(10)),
+        };
+        if def.role == Role::Modifier {
+            self.num_flags -= 1;
+        }
+        Ok(match outcome {
+            Outcome::Continue if def.role == Role::Standalone => Outcome::NoMoreFlags,
+            other => other,
+        })
+    }
+
+    /// A plain short action ends a `-q` too (hdparm's DO_FLAG).
+    pub(super) fn end_quiet(&mut self) {
+        self.noisy = true;
+    }
+
+    /// hdparm's `get_u64_parm` for an option whose definition holds a [`Value::Number`].
+    pub(super) fn number(&mut self, def: &OptionDef, typed: &str) -> Step<(Option<u64>, bool)> {
+        let Value::Number {
+            prefix,
+            min,
+            max,
+            label,
+            message,
+            optional,
+        } = def.value
+        else {
+            return Err(usage(10));
+        };
+        let label = match label {
+            Label::Typed => typed,
+            Label::Fixed(text) => text,
+        };
+        self.u64_parm(optional, prefix, min, max, label, message)
+    }
+
+    /// `-p` / `-X`: stores the transfer mode in `field`.
+    pub(super) fn set_transfer_mode(
+        &mut self,
+        def: &OptionDef,
+        field: fn(&mut Flags) -> &mut SetOnly<u32>,
+    ) -> Step<Outcome> {
+        let noisy = self.take_noisy();
+        let mode = self.xfer_mode(def.short.unwrap_or(b'X'))?;
+        let field = field(&mut self.flags);
+        field.noisy = noisy;
+        field.set = true;
+        field.value = mode;
+        Ok(Outcome::Continue)
+    }
+
+    /// `--fwdownload*`: the file and which protocol variant.
+    pub(super) fn set_fwdownload(&mut self, mode: FwMode, typed: &str) -> Step<Outcome> {
+        let path = self.filename(typed)?;
+        self.flags.fwdownload = Some((mode, path));
+        Ok(Outcome::Continue)
+    }
+
+    /// A `--sanitize-*` command.
+    pub(super) fn set_sanitize(&mut self, command: SanitizeCommand) -> Step<Outcome> {
+        self.flags.sanitize = Some(command);
+        Ok(Outcome::Continue)
+    }
+
+    /// A `--security-*` command and its password.
+    pub(super) fn set_security(&mut self, command: SecurityCommand) -> Step<Outcome> {
+        let password = self.password()?;
+        self.flags.security = Some((command, password));
+        Ok(Outcome::Continue)
+    }
+
+    /// `--security-mode h|m` / `--user-master u|m`: the next word, only when it starts with a
+    /// letter; another letter prints the security help (exit 22).
+    pub(super) fn security_letter(&mut self, def: &OptionDef) -> Step<Outcome> {
+        let starts_with_letter = self
+            .peek_word()
+            .and_then(|w| w.first().copied())
+            .is_some_and(|c| c.is_ascii_alphabetic());
+        if self.remaining() > 0 && starts_with_letter {
+            self.take_next_word();
+            let first = self.word[0];
+            self.pos = self.word.len();
+            let f = &mut self.flags;
+            match (def.long, first) {
+                (Some("security-mode"), b'm') => f.security_level = SecurityLevel::Maximum,
+                (Some("security-mode"), b'h') => f.security_level = SecurityLevel::High,
+                (Some("user-master"), b'u') => f.security_user = SecurityUser::User,
+                (Some("user-master"), b'm') => f.security_user = SecurityUser::Master,
+                _ => return Err(ParseError::SecurityHelp),
             }
-            "fwdownload"
-            | "fwdownload-mode3"
-            | "fwdownload-mode3-max"
-            | "fwdownload-mode7"
-            | "fwdownload-modee"
-            | "fwdownload-modee-max" => {
-                let mode = match lower.as_str() {
-                    "fwdownload-mode3" => FwMode::Mode3,
-                    "fwdownload-mode3-max" => FwMode::Mode3Max,
-                    "fwdownload-mode7" => FwMode::Mode7,
-                    "fwdownload-modee" => FwMode::ModeE,
-                    "fwdownload-modee-max" => FwMode::ModeEMax,
-                    _ => FwMode::Default,
-                };
-                let path = self.filename(&name)?;
-                self.flags.fwdownload = Some((mode, path));
-            }
-            "make-bad-sector" => {
-                let (v, flagged) =
-                    self.u64_parm(false, Some(b'f'), 0, LBA_LIMIT, &name, LBA_MSG)?;
-                self.flags.make_bad_sector = v.map(|lba| (lba, flagged));
-            }
-            "set-sector-size" => {
-                let (v, _) = self.u64_parm(
-                    false,
-                    None,
-                    0x200,
-                    0x1080,
-                    "--set-sector-size",
-                    "sector size out of range",
-                )?;
-                self.flags.set_sector_size = v;
-            }
-            "trim-sector-ranges-stdin" => f.trim_ranges_stdin = true,
-            "trim-sector-ranges" => {
-                let ranges = self.trim_ranges(&name)?;
-                self.flags.trim_ranges = if ranges.is_empty() {
-                    None
-                } else {
-                    Some(ranges)
-                };
-            }
-            "write-sector" | "repair-sector" => {
-                let (v, _) = self.u64_parm(false, None, 0, LBA_LIMIT, &name, LBA_MSG)?;
-                self.flags.write_sector = v;
-            }
-            "read-sector" => {
-                let (v, _) = self.u64_parm(false, None, 0, LBA_LIMIT, &name, LBA_MSG)?;
-                self.flags.read_sector = v;
-            }
-            "istdout" => self.set_identify_output(IdentifyOutput::Hex),
-            "iraw" => {
-                let path = self.filename(&name)?;
-                self.set_identify_output(IdentifyOutput::Raw(path));
-            }
-            "security-mode" | "user-master" => {
-                if self.remaining() > 0
-                    && self
-                        .peek_word()
-                        .and_then(|w| w.first().copied())
-                        .is_some_and(|c| c.is_ascii_alphabetic())
-                {
-                    self.take_next_word();
-                    let first = self.word[0];
-                    let f = &mut self.flags;
-                    match (lower.as_str(), first) {
-                        ("security-mode", b'm') => f.security_level = SecurityLevel::Maximum,
-                        ("security-mode", b'h') => f.security_level = SecurityLevel::High,
-                        ("user-master", b'u') => f.security_user = SecurityUser::User,
-                        ("user-master", b'm') => f.security_user = SecurityUser::Master,
-                        _ => return Err(ParseError::SecurityHelp),
-                    }
-                    self.pos = self.word.len();
-                }
-                self.num_flags -= 1;
-            }
-            "security-prompt-for-password" => {
-                f.security_prompt = true;
-                self.num_flags -= 1;
-            }
-            _ => return self.standalone(&name, &lower),
         }
         Ok(Outcome::Continue)
     }
 
-    /// The standalone long options: first action flag, and nothing may follow them.
-    fn standalone(&mut self, name: &str, lower: &str) -> Step<Outcome> {
-        if self.num_flags != 0 {
-            return Err(usage(1));
-        }
-        let security = |cmd| Some(cmd);
-        let command = match lower {
-            "istdin" => {
-                if self.remaining() > 0 {
-                    return Err(usage(2));
-                }
-                return Ok(Outcome::Done(Invocation::IdentifyStdin {
-                    json: self.flags.json,
-                }));
-            }
-            "security-help" => return Ok(Outcome::Done(Invocation::SecurityHelp)),
-            "dco-restore" => {
-                self.flags.dco_restore = true;
-                None
-            }
-            "dco-setmax" => {
-                let (v, _) = self.u64_parm(false, None, 1, LBA_LIMIT, "--dco-setmax", LBA_MSG)?;
-                self.flags.dco_setmax = v;
-                None
-            }
-            "security-unlock" => security(SecurityCommand::Unlock),
-            "security-set-pass" => security(SecurityCommand::SetPass),
-            "security-disable" => security(SecurityCommand::Disable),
-            "security-erase" => security(SecurityCommand::Erase),
-            "security-erase-enhanced" => security(SecurityCommand::EraseEnhanced),
-            "sanitize-status" => {
-                self.flags.sanitize = Some(SanitizeCommand::Status);
-                None
-            }
-            "sanitize-freeze-lock" => {
-                self.flags.sanitize = Some(SanitizeCommand::FreezeLock);
-                None
-            }
-            "sanitize-antifreeze-lock" => {
-                self.flags.sanitize = Some(SanitizeCommand::AntifreezeLock);
-                None
-            }
-            "sanitize-block-erase" => {
-                self.flags.sanitize = Some(SanitizeCommand::BlockErase);
-                None
-            }
-            "sanitize-crypto-scramble" => {
-                self.flags.sanitize = Some(SanitizeCommand::CryptoScramble);
-                None
-            }
-            "sanitize-overwrite" => {
-                let pattern = self.overwrite_pattern()?;
-                self.flags.sanitize = Some(SanitizeCommand::Overwrite { pattern });
-                None
-            }
-            _ => return Err(message(format!("{name}: unknown flag"))),
+    /// A `--bench-*` setting (ours): the next word is its value, and it implies `--bench`.
+    pub(super) fn bench_setting(
+        &mut self,
+        typed: &str,
+        store: fn(&mut crate::timing::bench::BenchOptions, &str) -> Result<(), String>,
+    ) -> Step<Outcome> {
+        let lower = typed.to_ascii_lowercase();
+        let value = self
+            .peek_word()
+            .map(|w| String::from_utf8_lossy(&w).into_owned());
+        let Some(value) = value.filter(|_| self.remaining() > 1) else {
+            return Err(message(format!("--{lower}: missing value")));
         };
-        if let Some(cmd) = command {
-            let password = self.password()?;
-            self.flags.security = Some((cmd, password));
-        }
-        Ok(Outcome::NoMoreFlags)
+        self.take_next_word();
+        self.pos = self.word.len();
+        let options = self.flags.bench.get_or_insert_with(Default::default);
+        store(options, &value).map_err(message)?;
+        options.validate().map_err(message)?;
+        Ok(Outcome::Continue)
     }
-
     /// The word after a password option (hdparm's `get_security_password`).
     fn password(&mut self) -> Step<Password> {
         if self.flags.security_prompt {
@@ -1020,7 +757,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `--sanitize-overwrite hex:XXXXXXXX`.
-    fn overwrite_pattern(&mut self) -> Step<u32> {
+    pub(super) fn overwrite_pattern(&mut self) -> Step<u32> {
         if self.remaining() < 2 {
             return Err(message("missing PATTERN"));
         }
@@ -1043,7 +780,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `--trim-sector-ranges LBA:COUNT ...`: consecutive words that start with a digit.
-    fn trim_ranges(&mut self, name: &str) -> Step<Vec<(u64, u64)>> {
+    pub(super) fn trim_ranges(&mut self, name: &str) -> Step<Vec<(u64, u64)>> {
         let max_ranges = self.remaining();
         let mut ranges = Vec::new();
         for i in 0..max_ranges {

@@ -1,0 +1,1539 @@
+//! Every option of hdparm 9.65, and every option of ours, as one definition each.
+//!
+//! A definition says everything the program knows about an option spelling: its short letter
+//! and/or long name, the kind and range of its value (with hdparm's exact range-error text), how
+//! it takes part in the grammar (get/set, set-only, action, modifier, standalone...), the guard
+//! flags it needs, its usage clue, its line in `-h`/`--help` and a one-line summary. The parser
+//! ([`super::parse`]), the help texts ([`super::usage`]), the man page test (`tests/manpage.rs`)
+//! and the option tables of the bad-input and differential tests read [`OPTIONS`]; nothing else
+//! lists options.
+//!
+//! To add an option: write its definition below (in hdparm's usage order, ours at the end), its
+//! field in [`Flags`], its step in `exec/`, and its man page entry. The tests below each
+//! definition check what it parses to.
+//!
+//! What this file must not do: touch the system, or know how an option is carried out.
+
+use super::flags::*;
+use super::parse::{IdentifyOutput, Outcome, ParseError, Parser, Step};
+
+/// Whose option it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// An option of hdparm 9.65: same grammar, same output.
+    Hdparm,
+    /// An option of hdparm-rs (hdparm 9.65 rejects it as an unknown flag).
+    Ours,
+}
+
+/// How an option takes part in hdparm's grammar (reference §1.3, §1.6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Optional value: with one it sets, and it always gets (prints) unless `-q` came before.
+    GetSet,
+    /// Value required; sets, with a message unless `-q` came before.
+    SetOnly,
+    /// No value; a command sent to the drive, with a message unless `-q` came before.
+    PlainSet,
+    /// An action or report, not affected by `-q`; counts as an action flag.
+    Action,
+    /// Changes how other options work; does not count as an action flag.
+    Modifier,
+    /// Must be the first action flag (clue 1), and no flag word may follow it (clue 7).
+    Standalone,
+    /// Decides the whole invocation while parsing (help, version, file helpers).
+    Immediate,
+    /// Listed in hdparm's usage text as "Obsolete" and rejected (clue 10).
+    Obsolete,
+}
+
+/// Which guard flags an option needs before anything is sent (reference §7). Some guards apply
+/// only to some values or devices (`-s1`, not `-s0`; `-m` only where SET MULTIPLE MODE would be
+/// sent): `exec/guards.rs` decides those conditions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Guard {
+    None,
+    /// `--yes-i-know-what-i-am-doing`.
+    YesIKnow,
+    /// `--please-destroy-my-drive`.
+    PleaseDestroy,
+    /// Both, `--yes-i-know-what-i-am-doing` checked first.
+    Both,
+}
+
+/// How an error names a 64-bit option: as the user typed it (`offset`, `OFFSET`), or fixed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Label {
+    Typed,
+    Fixed(&'static str),
+}
+
+/// The value an option takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Value {
+    None,
+    /// hdparm's `numeric_parm`: decimal digits in `min..=max`, attached or in the next word when
+    /// it starts with a digit; optional for get/set options, required for set-only ones. Error:
+    /// `  -<letter>: bad/missing <name> value (<min>..<max>)`.
+    Decimal {
+        name: &'static str,
+        min: i32,
+        max: i32,
+    },
+    /// hdparm's `get_u64_parm`: C notation (`0x` hex, leading-0 octal) in `min..=max`, with an
+    /// optional one-letter prefix. Error: `  <label>: <message>`.
+    Number {
+        prefix: Option<u8>,
+        min: u64,
+        max: u64,
+        label: Label,
+        message: &'static str,
+        optional: bool,
+    },
+    /// A `-p`/`-X` transfer mode: a name (`udma5`) or a number (reference §1.4).
+    TransferMode,
+    /// The next word, whatever it is (`  <name>: bad/missing filename parameter`).
+    Filename,
+    /// A KiB count (`bad/missing block-count`, 0..2^53) and a file name.
+    KibThenFilename,
+    /// A security password: text, `NULL` or `hex:` and 64 hex digits.
+    Password,
+    /// `hex:` and 8 hex digits.
+    Pattern,
+    /// `LBA:COUNT` words (LBA 0..2^48-1, COUNT 1..65535).
+    TrimRanges,
+    /// The next word when it starts with a letter; its first letter is one of `choices`.
+    Letter {
+        choices: &'static str,
+    },
+    /// The next word, checked by our own parser for it (the `--bench-*` values).
+    Word {
+        example: &'static str,
+    },
+}
+
+/// Where a parsed option's value goes.
+#[derive(Clone, Copy)]
+pub(crate) enum Apply {
+    GetSet(fn(&mut Flags) -> &mut GetSet<u32>),
+    SetOnly(fn(&mut Flags) -> &mut SetOnly<u32>),
+    PlainSet(fn(&mut Flags) -> &mut Action),
+    /// Switches a flag on. A short letter also ends a `-q` (hdparm's DO_FLAG); a long one does
+    /// not.
+    Flag(fn(&mut Flags) -> &mut bool),
+    /// Everything else: the function reads the value as the definition describes it.
+    Custom(fn(&mut Parser, &OptionDef, &str) -> Step<Outcome>),
+    Rejected,
+}
+
+/// One option spelling.
+#[derive(Clone, Copy)]
+pub struct OptionDef {
+    /// The letter after `-`, for short options.
+    pub short: Option<u8>,
+    /// The name after `--`, spelled as hdparm spells it (matched case-insensitively).
+    pub long: Option<&'static str>,
+    pub role: Role,
+    pub value: Value,
+    pub guard: Guard,
+    /// The usage clue printed when the option is misplaced (not alone, not first...).
+    pub clue: Option<u8>,
+    /// Its line in hdparm's usage text (`-h`), or in our part of `--help`, byte for byte.
+    pub usage: Option<&'static str>,
+    /// What it does, in one line.
+    pub summary: &'static str,
+    /// A command line fragment that uses it with a valid value (for the test tables).
+    pub example: &'static [&'static str],
+    pub origin: Origin,
+    pub(crate) apply: Apply,
+}
+
+impl OptionDef {
+    /// How a user writes it: `-B` or `--security-erase`.
+    pub fn spelling(&self) -> String {
+        match (self.short, self.long) {
+            (Some(c), _) => format!("-{}", c as char),
+            (None, Some(name)) => format!("--{name}"),
+            (None, None) => String::new(),
+        }
+    }
+
+    /// Whether `typed` (the word after `--`) names this option.
+    pub fn is_named(&self, typed: &str) -> bool {
+        self.long
+            .is_some_and(|name| name.eq_ignore_ascii_case(typed))
+    }
+}
+
+/// The definition of a short letter.
+pub fn by_letter(letter: u8) -> Option<&'static OptionDef> {
+    OPTIONS.iter().copied().find(|d| d.short == Some(letter))
+}
+
+/// The definition of a long name (case-insensitive).
+pub fn by_name(typed: &str) -> Option<&'static OptionDef> {
+    OPTIONS.iter().copied().find(|d| d.is_named(typed))
+}
+
+/// The 48-bit LBA limit of sector options (reference §1.5).
+pub const LBA_LIMIT: u64 = (1 << 48) - 1;
+const LBA_MSG: &str = "bad/missing sector value";
+
+/// Returns a fn that borrows one field of [`Flags`].
+macro_rules! field {
+    ($t:ty, $($f:ident).+) => {{
+        fn field(flags: &mut Flags) -> &mut $t {
+            &mut flags.$($f).+
+        }
+        field
+    }};
+}
+
+/// A get/set option with a decimal value.
+macro_rules! get_set {
+    ($letter:literal, $name:literal, $min:literal..=$max:literal, $field:ident, $usage:literal, $summary:literal) => {
+        OptionDef {
+            short: Some($letter as u8),
+            long: None,
+            role: Role::GetSet,
+            value: Value::Decimal {
+                name: $name,
+                min: $min,
+                max: $max,
+            },
+            guard: Guard::None,
+            clue: None,
+            usage: Some($usage),
+            summary: $summary,
+            example: &[concat!("-", $letter, $max)],
+            origin: Origin::Hdparm,
+            apply: Apply::GetSet(field!(GetSet<u32>, $field)),
+        }
+    };
+}
+
+/// A set-only option with a required decimal value.
+macro_rules! set_only {
+    ($letter:literal, $name:literal, $min:literal..=$max:literal, $field:ident, $usage:literal, $summary:literal) => {
+        OptionDef {
+            short: Some($letter as u8),
+            long: None,
+            role: Role::SetOnly,
+            value: Value::Decimal {
+                name: $name,
+                min: $min,
+                max: $max,
+            },
+            guard: Guard::None,
+            clue: None,
+            usage: Some($usage),
+            summary: $summary,
+            example: &[concat!("-", $letter, $min)],
+            origin: Origin::Hdparm,
+            apply: Apply::SetOnly(field!(SetOnly<u32>, $field)),
+        }
+    };
+}
+
+/// An option with no value and no special rule.
+const fn plain(
+    short: Option<u8>,
+    long: Option<&'static str>,
+    role: Role,
+    usage: Option<&'static str>,
+    summary: &'static str,
+    example: &'static [&'static str],
+    apply: Apply,
+) -> OptionDef {
+    OptionDef {
+        short,
+        long,
+        role,
+        value: Value::None,
+        guard: Guard::None,
+        clue: None,
+        usage,
+        summary,
+        example,
+        origin: Origin::Hdparm,
+        apply,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Short options, in the order of hdparm's usage text.
+
+pub const READAHEAD: OptionDef = get_set!(
+    'a',
+    "filesystem-read-ahead",
+    0..=2048,
+    readahead,
+    " -a   Get/set fs readahead",
+    "Get/set the block layer's read-ahead, in 512-byte sectors"
+);
+pub const LOOKAHEAD: OptionDef = get_set!(
+    'A',
+    "look-ahead",
+    0..=1,
+    lookahead,
+    " -A   Get/set the drive look-ahead flag (0/1)",
+    "Get/set the drive's read look-ahead (SET FEATURES 0xAA/0x55)"
+);
+pub const BUSSTATE: OptionDef = get_set!(
+    'b',
+    "bus-state",
+    0..=2,
+    busstate,
+    " -b   Get/set bus state (0 == off, 1 == on, 2 == tristate)",
+    "Get/set the IDE bus state (HDIO_GET/SET_BUSSTATE)"
+);
+pub const APM: OptionDef = get_set!(
+    'B',
+    "power-management-mode",
+    0..=255,
+    apm,
+    " -B   Set Advanced Power Management setting (1-255)",
+    "Get/set Advanced Power Management (SET FEATURES 0x05/0x85)"
+);
+pub const IO32BIT: OptionDef = get_set!(
+    'c',
+    "32-bit-IO",
+    0..=3,
+    io32bit,
+    " -c   Get/set IDE 32-bit IO setting",
+    "Get/set the IDE driver's 32-bit I/O (HDIO_GET/SET_32BIT)"
+);
+pub const CHECK_POWER: OptionDef = plain(
+    Some(b'C'),
+    None,
+    Role::PlainSet,
+    Some(" -C   Check drive power mode status"),
+    "Print the drive's power mode (CHECK POWER MODE)",
+    &["-C"],
+    Apply::PlainSet(field!(Action, check_power)),
+);
+pub const DMA: OptionDef = get_set!(
+    'd',
+    "dma-enable",
+    0..=1,
+    dma,
+    " -d   Get/set using_dma flag",
+    "Get/set the IDE driver's DMA flag (HDIO_GET/SET_DMA)"
+);
+pub const DEFECT_MGMT: OptionDef = set_only!(
+    'D',
+    "defects-management",
+    0..=1,
+    defect_mgmt,
+    " -D   Enable/disable drive defect management",
+    "Enable/disable the drive's defect management (SET FEATURES 0x04/0x84)"
+);
+pub const CDROM_SPEED: OptionDef = set_only!(
+    'E',
+    "CDROM/DVD-speed",
+    0..=255,
+    cdrom_speed,
+    " -E   Set cd/dvd drive speed",
+    "Set a CD/DVD drive's read speed"
+);
+pub const FLUSH_BUFFERS: OptionDef = plain(
+    Some(b'f'),
+    None,
+    Role::Action,
+    Some(" -f   Flush buffer cache for device on exit"),
+    "Flush the kernel's buffer cache for the device (BLKFLSBUF)",
+    &["-f"],
+    Apply::Flag(field!(bool, flush_buffers)),
+);
+pub const FLUSH_DRIVE_CACHE: OptionDef = plain(
+    Some(b'F'),
+    None,
+    Role::Action,
+    Some(" -F   Flush drive write cache"),
+    "Flush the drive's write cache (FLUSH CACHE EXT)",
+    &["-F"],
+    Apply::Flag(field!(bool, flush_drive_cache)),
+);
+pub const GEOMETRY: OptionDef = plain(
+    Some(b'g'),
+    None,
+    Role::Action,
+    Some(" -g   Display drive geometry"),
+    "Print the geometry, size and start sector",
+    &["-g"],
+    Apply::Flag(field!(bool, geometry)),
+);
+pub const HELP: OptionDef = plain(
+    Some(b'h'),
+    None,
+    Role::Immediate,
+    Some(" -h   Display terse usage information"),
+    "Print hdparm's usage text",
+    &["-h"],
+    Apply::Custom(|_, _, _| Ok(Outcome::Done(Invocation::Help { extended: false }))),
+);
+pub const HITACHI_TEMP: OptionDef = plain(
+    Some(b'H'),
+    None,
+    Role::PlainSet,
+    Some(" -H   Read temperature from drive (Hitachi only)"),
+    "Read the drive temperature (Hitachi/HGST SMART vendor command)",
+    &["-H"],
+    Apply::PlainSet(field!(Action, hitachi_temp)),
+);
+pub const IDENTITY: OptionDef = plain(
+    Some(b'i'),
+    None,
+    Role::Action,
+    Some(" -i   Display drive identification"),
+    "Print the kernel's cached identification (HDIO_GET_IDENTITY)",
+    &["-i"],
+    Apply::Flag(field!(bool, identity)),
+);
+pub const IDENTIFY: OptionDef = plain(
+    Some(b'I'),
+    None,
+    Role::Action,
+    Some(" -I   Detailed/current information directly from drive"),
+    "Decode IDENTIFY DEVICE read from the drive",
+    &["-I"],
+    Apply::Custom(|p, _, _| {
+        p.set_identify_output(IdentifyOutput::Decode);
+        p.end_quiet();
+        Ok(Outcome::Continue)
+    }),
+);
+pub const WDIDLE3: OptionDef = OptionDef {
+    guard: Guard::PleaseDestroy,
+    ..get_set!(
+        'J',
+        "WDC-idle3-timeout",
+        0..=300,
+        wdidle3,
+        " -J   Get/set Western DIgital \"Idle3\" timeout for a WDC \"Green\" drive (DANGEROUS)",
+        "Get/set the idle3 timer of WD Green drives (vendor command)"
+    )
+};
+pub const KEEP_SETTINGS: OptionDef = get_set!(
+    'k',
+    "kernel-keep-settings",
+    0..=1,
+    keep_settings,
+    " -k   Get/set keep_settings_over_reset flag (0/1)",
+    "Get/set the IDE driver's keep-settings-over-reset flag"
+);
+pub const KEEP_FEATURES: OptionDef = set_only!(
+    'K',
+    "drive-keep-settings",
+    0..=1,
+    keep_features,
+    " -K   Set drive keep_features_over_reset flag (0/1)",
+    "Set the drive's keep-features-over-reset (SET FEATURES 0x66/0xCC)"
+);
+pub const DOORLOCK: OptionDef = set_only!(
+    'L',
+    "door-lock",
+    0..=1,
+    doorlock,
+    " -L   Set drive doorlock (0/1) (removable harddisks only)",
+    "Lock/unlock the door of a removable drive (DOOR LOCK/UNLOCK)"
+);
+pub const MULTCOUNT: OptionDef = OptionDef {
+    guard: Guard::YesIKnow,
+    ..get_set!(
+        'm',
+        "multmode-count",
+        0..=64,
+        multcount,
+        " -m   Get/set multiple sector count",
+        "Get/set the multiple-sector count (HDIO_SET_MULTCOUNT, SET MULTIPLE MODE)"
+    )
+};
+pub const ACOUSTIC: OptionDef = get_set!(
+    'M',
+    "acoustic-management",
+    0..=255,
+    acoustic,
+    " -M   Get/set acoustic management (0-254, 128: quiet, 254: fast)",
+    "Get/set Automatic Acoustic Management (SET FEATURES 0x42/0xC2)"
+);
+pub const NOWERR: OptionDef = get_set!(
+    'n',
+    "ignore-write-errors",
+    0..=1,
+    nowerr,
+    " -n   Get/set ignore-write-errors flag (0/1)",
+    "Get/set the IDE driver's ignore-write-errors flag"
+);
+pub const MAX_SECTORS: OptionDef = OptionDef {
+    short: Some(b'N'),
+    long: None,
+    role: Role::GetSet,
+    value: Value::Number {
+        prefix: Some(b'p'),
+        min: 1,
+        max: LBA_LIMIT,
+        label: Label::Fixed("-N"),
+        message: LBA_MSG,
+        optional: true,
+    },
+    guard: Guard::None,
+    clue: None,
+    usage: Some(" -N   Get/set max visible number of sectors (HPA) (VERY DANGEROUS)"),
+    summary: "Get/set the max visible sectors (HPA); p makes it permanent",
+    example: &["-N"],
+    origin: Origin::Hdparm,
+    apply: Apply::Custom(|p, def, typed| {
+        let noisy = p.take_noisy();
+        let (value, permanent) = p.number(def, typed)?;
+        let f = &mut p.flags;
+        f.max_sectors.get = noisy;
+        f.max_sectors_permanent = permanent;
+        f.max_sectors.set = value.is_some();
+        if let Some(v) = value {
+            f.max_sectors.value = v;
+        }
+        Ok(Outcome::Continue)
+    }),
+};
+pub const PIO_MODE: OptionDef = OptionDef {
+    short: Some(b'p'),
+    long: None,
+    role: Role::SetOnly,
+    value: Value::TransferMode,
+    guard: Guard::None,
+    clue: None,
+    usage: Some(" -p   Set PIO mode on IDE interface chipset (0,1,2,3,4,...)"),
+    summary: "Set the chipset's PIO mode (HDIO_SET_PIO_MODE)",
+    example: &["-p", "pio4"],
+    origin: Origin::Hdparm,
+    apply: Apply::Custom(|p, def, _| p.set_transfer_mode(def, field!(SetOnly<u32>, pio_mode))),
+};
+pub const PREFETCH: OptionDef = set_only!(
+    'P',
+    "prefetch",
+    0..=255,
+    prefetch,
+    " -P   Set drive prefetch count",
+    "Set the drive's prefetch count (SET FEATURES 0xAB)"
+);
+pub const QUIET: OptionDef = plain(
+    Some(b'q'),
+    None,
+    Role::Action,
+    Some(" -q   Change next setting quietly"),
+    "Make the next option quiet, and hide the device header from here on",
+    &["-q"],
+    Apply::Custom(|p, _, _| {
+        p.flags.quiet = true;
+        p.noisy = false;
+        Ok(Outcome::Continue)
+    }),
+);
+pub const QUEUE_DEPTH: OptionDef = get_set!(
+    'Q',
+    "queue-depth",
+    0..=1024,
+    queue_depth,
+    " -Q   Get/set DMA queue_depth (if supported)",
+    "Get/set the command queue depth (sysfs device/queue_depth)"
+);
+pub const READONLY: OptionDef = get_set!(
+    'r',
+    "read-only",
+    0..=1,
+    readonly,
+    " -r   Get/set device readonly flag (DANGEROUS to set)",
+    "Get/set the block device's read-only flag (BLKROGET/BLKROSET)"
+);
+pub const WRITE_READ_VERIFY: OptionDef = get_set!(
+    'R',
+    "write-read-verify",
+    0..=3,
+    write_read_verify,
+    " -R   Get/set device write-read-verify flag",
+    "Get/set the drive's write-read-verify (SET FEATURES 0x0B/0x8B)"
+);
+pub const POWERUP_IN_STANDBY: OptionDef = OptionDef {
+    guard: Guard::YesIKnow,
+    ..set_only!(
+        's',
+        "powerup-in-standby",
+        0..=1,
+        powerup_in_standby,
+        " -s   Set power-up in standby flag (0/1) (DANGEROUS)",
+        "Set the drive's power-up in standby (SET FEATURES 0x06/0x86); 1 needs the guard"
+    )
+};
+pub const STANDBY: OptionDef = set_only!(
+    'S',
+    "standby-interval",
+    0..=255,
+    standby,
+    " -S   Set standby (spindown) timeout",
+    "Set the standby (spindown) timer (IDLE with a timer code)"
+);
+pub const TIME_DEVICE: OptionDef = plain(
+    Some(b't'),
+    None,
+    Role::Action,
+    Some(" -t   Perform device read timings"),
+    "Time buffered reads from the device",
+    &["-t"],
+    Apply::Flag(field!(bool, time_device)),
+);
+pub const TIME_CACHE: OptionDef = plain(
+    Some(b'T'),
+    None,
+    Role::Action,
+    Some(" -T   Perform cache read timings"),
+    "Time reads from the kernel's buffer cache",
+    &["-T"],
+    Apply::Flag(field!(bool, time_cache)),
+);
+pub const UNMASK_IRQ: OptionDef = get_set!(
+    'u',
+    "unmask-irq",
+    0..=1,
+    unmask_irq,
+    " -u   Get/set unmaskirq flag (0/1)",
+    "Get/set the IDE driver's unmask-irq flag"
+);
+pub const OBSOLETE_U: OptionDef = plain(
+    Some(b'U'),
+    None,
+    Role::Obsolete,
+    Some(" -U   Obsolete"),
+    "Obsolete: rejected",
+    &[],
+    Apply::Rejected,
+);
+pub const DEFAULTS: OptionDef = plain(
+    Some(b'v'),
+    None,
+    Role::Action,
+    Some(" -v   Use defaults; same as -acdgkmur for IDE drives"),
+    "Print the default report",
+    &["-v"],
+    Apply::Flag(field!(bool, defaults)),
+);
+pub const VERSION: OptionDef = plain(
+    Some(b'V'),
+    None,
+    Role::Immediate,
+    Some(" -V   Display program version and exit immediately"),
+    "Print the version",
+    &["-V"],
+    Apply::Custom(|_, _, _| Ok(Outcome::Done(Invocation::Version))),
+);
+pub const RESET: OptionDef = plain(
+    Some(b'w'),
+    None,
+    Role::PlainSet,
+    Some(" -w   Perform device reset (DANGEROUS)"),
+    "Reset the device (HDIO_DRIVE_RESET)",
+    &["-w"],
+    Apply::PlainSet(field!(Action, reset)),
+);
+pub const WRITE_CACHE: OptionDef = get_set!(
+    'W',
+    "write-cache",
+    0..=1,
+    write_cache,
+    " -W   Get/set drive write-caching flag (0/1)",
+    "Get/set the drive's write cache (SET FEATURES 0x02/0x82)"
+);
+pub const OBSOLETE_X: OptionDef = plain(
+    Some(b'x'),
+    None,
+    Role::Obsolete,
+    Some(" -x   Obsolete"),
+    "Obsolete: rejected",
+    &[],
+    Apply::Rejected,
+);
+pub const XFER_MODE: OptionDef = OptionDef {
+    short: Some(b'X'),
+    long: None,
+    role: Role::SetOnly,
+    value: Value::TransferMode,
+    guard: Guard::None,
+    clue: None,
+    usage: Some(" -X   Set IDE xfer mode (DANGEROUS)"),
+    summary: "Set the drive's transfer mode (SET FEATURES 0x03)",
+    example: &["-X", "udma5"],
+    origin: Origin::Hdparm,
+    apply: Apply::Custom(|p, def, _| p.set_transfer_mode(def, field!(SetOnly<u32>, xfer_mode))),
+};
+pub const STANDBY_NOW: OptionDef = plain(
+    Some(b'y'),
+    None,
+    Role::PlainSet,
+    Some(" -y   Put drive in standby mode"),
+    "Spin the drive down now (STANDBY IMMEDIATE)",
+    &["-y"],
+    Apply::PlainSet(field!(Action, standby_now)),
+);
+pub const SLEEP_NOW: OptionDef = plain(
+    Some(b'Y'),
+    None,
+    Role::PlainSet,
+    Some(" -Y   Put drive to sleep"),
+    "Put the drive to sleep now (SLEEP)",
+    &["-Y"],
+    Apply::PlainSet(field!(Action, sleep_now)),
+);
+pub const REREAD_PARTITIONS: OptionDef = plain(
+    Some(b'z'),
+    None,
+    Role::PlainSet,
+    Some(" -z   Re-read partition table"),
+    "Make the kernel re-read the partition table (BLKRRPART)",
+    &["-z"],
+    Apply::PlainSet(field!(Action, reread_partitions)),
+);
+pub const SEAGATE_POWERSAVE: OptionDef = plain(
+    Some(b'Z'),
+    None,
+    Role::PlainSet,
+    Some(" -Z   Disable Seagate auto-powersaving mode"),
+    "Disable the auto power saving of old Seagate drives (vendor command)",
+    &["-Z"],
+    Apply::PlainSet(field!(Action, seagate_powersave)),
+);
+
+// ---------------------------------------------------------------------------------------------
+// Long options of hdparm 9.65, in the order of its usage text.
+
+/// A long option that switches a flag on.
+const fn long_flag(
+    name: &'static str,
+    role: Role,
+    usage: Option<&'static str>,
+    summary: &'static str,
+    example: &'static [&'static str],
+    apply: Apply,
+) -> OptionDef {
+    plain(None, Some(name), role, usage, summary, example, apply)
+}
+
+/// A long option with a 64-bit value in C notation (required, no prefix).
+const fn long_number(
+    name: &'static str,
+    role: Role,
+    (min, max): (u64, u64),
+    label: Label,
+    message: &'static str,
+    usage: Option<&'static str>,
+    summary: &'static str,
+    example: &'static [&'static str],
+    apply: Apply,
+) -> OptionDef {
+    OptionDef {
+        value: Value::Number {
+            prefix: None,
+            min,
+            max,
+            label,
+            message,
+            optional: false,
+        },
+        ..plain(None, Some(name), role, usage, summary, example, apply)
+    }
+}
+
+pub const DCO_FREEZE: OptionDef = long_flag(
+    "dco-freeze",
+    Role::Action,
+    Some(" --dco-freeze      Freeze/lock current device configuration until next power cycle"),
+    "Freeze the Device Configuration Overlay until power-off (DCO FREEZE LOCK)",
+    &["--dco-freeze"],
+    Apply::Flag(field!(bool, dco_freeze)),
+);
+pub const DCO_IDENTIFY: OptionDef = long_flag(
+    "dco-identify",
+    Role::Action,
+    Some(" --dco-identify    Read/dump device configuration identify data"),
+    "Decode the Device Configuration Overlay (DCO IDENTIFY)",
+    &["--dco-identify"],
+    Apply::Flag(field!(bool, dco_identify)),
+);
+pub const DCO_RESTORE: OptionDef = OptionDef {
+    guard: Guard::YesIKnow,
+    ..long_flag(
+        "dco-restore",
+        Role::Standalone,
+        Some(" --dco-restore     Reset device configuration back to factory defaults"),
+        "Reset the Device Configuration Overlay to factory defaults (DCO RESTORE)",
+        &["--yes-i-know-what-i-am-doing", "--dco-restore"],
+        Apply::Flag(field!(bool, dco_restore)),
+    )
+};
+pub const DCO_SETMAX: OptionDef = long_number(
+    "dco-setmax",
+    Role::Standalone,
+    (1, LBA_LIMIT),
+    Label::Fixed("--dco-setmax"),
+    LBA_MSG,
+    Some(" --dco-setmax      Use DCO to set maximum addressable sectors"),
+    "Set the maximum addressable sectors through DCO SET",
+    &["--dco-setmax", "1000000"],
+    Apply::Custom(|p, def, typed| {
+        p.flags.dco_setmax = p.number(def, typed)?.0;
+        Ok(Outcome::Continue)
+    }),
+);
+pub const DIRECT: OptionDef = long_flag(
+    "direct",
+    Role::Modifier,
+    Some(" --direct          Use O_DIRECT to bypass page cache for timings"),
+    "Time reads with O_DIRECT, bypassing the page cache",
+    &["--direct", "-t"],
+    Apply::Flag(field!(bool, direct)),
+);
+pub const DRQ_HSM_ERROR: OptionDef = long_flag(
+    "drq-hsm-error",
+    Role::Action,
+    Some(" --drq-hsm-error   Crash system with a \"stuck DRQ\" error (VERY DANGEROUS)"),
+    "Provoke a stuck-DRQ error in the kernel (a test of error handling)",
+    &["--drq-hsm-error"],
+    Apply::Flag(field!(bool, drq_hsm_error)),
+);
+pub const FALLOCATE: OptionDef = OptionDef {
+    value: Value::KibThenFilename,
+    clue: Some(4),
+    ..long_flag(
+        "fallocate",
+        Role::Immediate,
+        Some(" --fallocate       Create a file without writing data to disk"),
+        "Create a file of N KiB without writing its data (fallocate)",
+        &[],
+        Apply::Custom(|p, _, typed| {
+            let (kib, _) = p.u64_parm(false, None, 0, 1 << 53, typed, "bad/missing block-count")?;
+            let path = p.filename(typed)?;
+            if p.num_flags != 0 || p.remaining() > 0 {
+                return Err(ParseError::Usage { clue: 4 });
+            }
+            Ok(Outcome::Done(Invocation::Fallocate {
+                kib: kib.unwrap_or(0),
+                path,
+            }))
+        }),
+    )
+};
+pub const FIBMAP: OptionDef = OptionDef {
+    value: Value::Filename,
+    clue: Some(5),
+    ..long_flag(
+        "fibmap",
+        Role::Immediate,
+        Some(" --fibmap          Show device extents (and fragmentation) for a file"),
+        "Print where a file's blocks lie on the device",
+        &[],
+        Apply::Custom(|p, _, typed| {
+            let path = p.filename(typed)?;
+            if p.num_flags != 0 || p.remaining() > 0 {
+                return Err(ParseError::Usage { clue: 5 });
+            }
+            Ok(Outcome::Done(Invocation::Fibmap { path }))
+        }),
+    )
+};
+
+/// One `--fwdownload*` spelling.
+const fn fwdownload(name: &'static str, usage: &'static str, mode: FwMode) -> OptionDef {
+    let apply = match mode {
+        FwMode::Default => Apply::Custom(|p, _, t| p.set_fwdownload(FwMode::Default, t)),
+        FwMode::Mode3 => Apply::Custom(|p, _, t| p.set_fwdownload(FwMode::Mode3, t)),
+        FwMode::Mode3Max => Apply::Custom(|p, _, t| p.set_fwdownload(FwMode::Mode3Max, t)),
+        FwMode::Mode7 => Apply::Custom(|p, _, t| p.set_fwdownload(FwMode::Mode7, t)),
+        FwMode::ModeE => Apply::Custom(|p, _, t| p.set_fwdownload(FwMode::ModeE, t)),
+        FwMode::ModeEMax => Apply::Custom(|p, _, t| p.set_fwdownload(FwMode::ModeEMax, t)),
+    };
+    OptionDef {
+        value: Value::Filename,
+        guard: Guard::Both,
+        clue: Some(15),
+        ..long_flag(
+            name,
+            Role::Action,
+            Some(usage),
+            "Download firmware to the drive (DOWNLOAD MICROCODE)",
+            &[],
+            apply,
+        )
+    }
+}
+
+pub const FWDOWNLOAD: OptionDef = fwdownload(
+    "fwdownload",
+    " --fwdownload            Download firmware file to drive (EXTREMELY DANGEROUS)",
+    FwMode::Default,
+);
+pub const FWDOWNLOAD_MODE3: OptionDef = fwdownload(
+    "fwdownload-mode3",
+    " --fwdownload-mode3      Download firmware using min-size segments (EXTREMELY DANGEROUS)",
+    FwMode::Mode3,
+);
+pub const FWDOWNLOAD_MODE3_MAX: OptionDef = fwdownload(
+    "fwdownload-mode3-max",
+    " --fwdownload-mode3-max  Download firmware using max-size segments (EXTREMELY DANGEROUS)",
+    FwMode::Mode3Max,
+);
+pub const FWDOWNLOAD_MODE7: OptionDef = fwdownload(
+    "fwdownload-mode7",
+    " --fwdownload-mode7      Download firmware using a single segment (EXTREMELY DANGEROUS)",
+    FwMode::Mode7,
+);
+pub const FWDOWNLOAD_MODEE: OptionDef = fwdownload(
+    "fwdownload-modee",
+    " --fwdownload-modee      Download firmware using mode E (min-size segments) (EXTREMELY DANGEROUS)",
+    FwMode::ModeE,
+);
+pub const FWDOWNLOAD_MODEE_MAX: OptionDef = fwdownload(
+    "fwdownload-modee-max",
+    " --fwdownload-modee-max  Download firmware using mode E (max-size segments) (EXTREMELY DANGEROUS)",
+    FwMode::ModeEMax,
+);
+pub const IDLE_IMMEDIATE: OptionDef = long_flag(
+    "idle-immediate",
+    Role::PlainSet,
+    Some(" --idle-immediate  Idle drive immediately"),
+    "Put the drive in idle now (IDLE IMMEDIATE)",
+    &["--idle-immediate"],
+    Apply::PlainSet(field!(Action, idle_immediate)),
+);
+pub const IDLE_UNLOAD: OptionDef = long_flag(
+    "idle-unload",
+    Role::PlainSet,
+    Some(" --idle-unload     Idle immediately and unload heads"),
+    "Idle now and unload the heads (IDLE IMMEDIATE with UNLOAD)",
+    &["--idle-unload"],
+    Apply::PlainSet(field!(Action, idle_unload)),
+);
+pub const IRAW: OptionDef = OptionDef {
+    value: Value::Filename,
+    ..long_flag(
+        "Iraw",
+        Role::Action,
+        Some(" --Iraw filename   Write raw binary identify data to the specfied file"),
+        "Write the raw IDENTIFY data to a file",
+        &[],
+        Apply::Custom(|p, _, typed| {
+            let path = p.filename(typed)?;
+            p.set_identify_output(IdentifyOutput::Raw(path));
+            Ok(Outcome::Continue)
+        }),
+    )
+};
+pub const ISTDIN: OptionDef = OptionDef {
+    clue: Some(2),
+    ..long_flag(
+        "Istdin",
+        Role::Standalone,
+        Some(" --Istdin          Read identify data from stdin as ASCII hex"),
+        "Decode IDENTIFY data read from stdin as hex words",
+        &[],
+        Apply::Custom(|p, _, _| {
+            if p.remaining() > 0 {
+                return Err(ParseError::Usage { clue: 2 });
+            }
+            Ok(Outcome::Done(Invocation::IdentifyStdin {
+                json: p.flags.json,
+            }))
+        }),
+    )
+};
+pub const ISTDOUT: OptionDef = long_flag(
+    "Istdout",
+    Role::Action,
+    Some(" --Istdout         Write identify data to stdout as ASCII hex"),
+    "Print the IDENTIFY data as hex words",
+    &["--Istdout"],
+    Apply::Custom(|p, _, _| {
+        p.set_identify_output(IdentifyOutput::Hex);
+        Ok(Outcome::Continue)
+    }),
+);
+pub const MAKE_BAD_SECTOR: OptionDef = OptionDef {
+    value: Value::Number {
+        prefix: Some(b'f'),
+        min: 0,
+        max: LBA_LIMIT,
+        label: Label::Typed,
+        message: LBA_MSG,
+        optional: false,
+    },
+    guard: Guard::YesIKnow,
+    ..long_flag(
+        "make-bad-sector",
+        Role::Action,
+        Some(" --make-bad-sector Deliberately corrupt a sector directly on the media (VERY DANGEROUS)"),
+        "Make a sector unreadable (WRITE UNCORRECTABLE EXT or WRITE LONG); f flags it",
+        &[],
+        Apply::Custom(|p, def, typed| {
+            let (v, flagged) = p.number(def, typed)?;
+            p.flags.make_bad_sector = v.map(|lba| (lba, flagged));
+            Ok(Outcome::Continue)
+        }),
+    )
+};
+pub const OFFSET: OptionDef = long_number(
+    "offset",
+    Role::Action,
+    (0, u64::MAX),
+    Label::Typed,
+    "GB offset for -t flag",
+    Some(" --offset          use with -t, to begin timings at given offset (in GiB) from start of drive"),
+    "Start -t at this offset, in GiB",
+    &["--offset", "0", "-t"],
+    Apply::Custom(|p, def, typed| {
+        p.flags.offset_gib = p.number(def, typed)?.0;
+        Ok(Outcome::Continue)
+    }),
+);
+pub const PLEASE_DESTROY: OptionDef = long_flag(
+    "please-destroy-my-drive",
+    Role::Modifier,
+    None,
+    "The guard flag of the options that can destroy a drive",
+    &["--please-destroy-my-drive", "-C"],
+    Apply::Flag(field!(bool, please_destroy)),
+);
+pub const PREFER_ATA12: OptionDef = long_flag(
+    "prefer-ata12",
+    Role::Modifier,
+    Some(" --prefer-ata12    Use 12-byte (instead of 16-byte) SAT commands when possible"),
+    "Send 12-byte ATA PASS-THROUGH where a command fits",
+    &["--prefer-ata12", "-C"],
+    Apply::Flag(field!(bool, prefer_ata12)),
+);
+pub const READ_SECTOR: OptionDef = long_number(
+    "read-sector",
+    Role::Action,
+    (0, LBA_LIMIT),
+    Label::Typed,
+    LBA_MSG,
+    Some(" --read-sector     Read and dump (in hex) a sector directly from the media"),
+    "Read one sector from the media and print it in hex (READ SECTORS EXT)",
+    &["--read-sector", "0"],
+    Apply::Custom(|p, def, typed| {
+        p.flags.read_sector = p.number(def, typed)?.0;
+        Ok(Outcome::Continue)
+    }),
+);
+
+/// `--write-sector` and its alias `--repair-sector`.
+const fn write_sector(name: &'static str, usage: &'static str) -> OptionDef {
+    OptionDef {
+        guard: Guard::YesIKnow,
+        clue: Some(14),
+        ..long_number(
+            name,
+            Role::Action,
+            (0, LBA_LIMIT),
+            Label::Typed,
+            LBA_MSG,
+            Some(usage),
+            "Overwrite one sector with zeros (WRITE SECTORS EXT)",
+            &[],
+            Apply::Custom(|p, def, typed| {
+                p.flags.write_sector = p.number(def, typed)?.0;
+                Ok(Outcome::Continue)
+            }),
+        )
+    }
+}
+
+pub const REPAIR_SECTOR: OptionDef = write_sector(
+    "repair-sector",
+    " --repair-sector   Alias for the --write-sector option (VERY DANGEROUS)",
+);
+
+/// A `--sanitize-*` command without a value.
+const fn sanitize(
+    name: &'static str,
+    usage: &'static str,
+    summary: &'static str,
+    guard: Guard,
+    apply: Apply,
+) -> OptionDef {
+    OptionDef {
+        guard,
+        ..long_flag(name, Role::Standalone, Some(usage), summary, &[], apply)
+    }
+}
+
+pub const SANITIZE_ANTIFREEZE_LOCK: OptionDef = sanitize(
+    "sanitize-antifreeze-lock",
+    " --sanitize-antifreeze-lock  Block sanitize-freeze-lock command until next power cycle",
+    "Block SANITIZE FREEZE LOCK until power-off (SANITIZE ANTIFREEZE LOCK)",
+    Guard::None,
+    Apply::Custom(|p, _, _| p.set_sanitize(SanitizeCommand::AntifreezeLock)),
+);
+pub const SANITIZE_BLOCK_ERASE: OptionDef = sanitize(
+    "sanitize-block-erase",
+    " --sanitize-block-erase      Start block erase operation",
+    "Erase every block of the media (SANITIZE BLOCK ERASE)",
+    Guard::YesIKnow,
+    Apply::Custom(|p, _, _| p.set_sanitize(SanitizeCommand::BlockErase)),
+);
+pub const SANITIZE_CRYPTO_SCRAMBLE: OptionDef = sanitize(
+    "sanitize-crypto-scramble",
+    " --sanitize-crypto-scramble  Change the internal encryption keys that used for used data",
+    "Change the media encryption keys (SANITIZE CRYPTO SCRAMBLE)",
+    Guard::YesIKnow,
+    Apply::Custom(|p, _, _| p.set_sanitize(SanitizeCommand::CryptoScramble)),
+);
+pub const SANITIZE_FREEZE_LOCK: OptionDef = sanitize(
+    "sanitize-freeze-lock",
+    " --sanitize-freeze-lock      Lock drive's sanitize features until next power cycle",
+    "Lock the sanitize commands until power-off (SANITIZE FREEZE LOCK)",
+    Guard::None,
+    Apply::Custom(|p, _, _| p.set_sanitize(SanitizeCommand::FreezeLock)),
+);
+pub const SANITIZE_OVERWRITE: OptionDef = OptionDef {
+    value: Value::Pattern,
+    ..sanitize(
+        "sanitize-overwrite",
+        " --sanitize-overwrite  PATTERN  Overwrite the internal media with constant PATTERN",
+        "Overwrite the media with a 32-bit pattern (SANITIZE OVERWRITE)",
+        Guard::YesIKnow,
+        Apply::Custom(|p, _, _| {
+            let pattern = p.overwrite_pattern()?;
+            p.set_sanitize(SanitizeCommand::Overwrite { pattern })
+        }),
+    )
+};
+pub const SANITIZE_OVERWRITE_PASSES: OptionDef = long_number(
+    "sanitize-overwrite-passes",
+    Role::Modifier,
+    (0, 7),
+    Label::Typed,
+    "Number of passes must be in range 0..7",
+    Some(" --sanitize-overwrite-passes COUNT  Number of overwrite passes from 0 to 7, default 0 means 16 passes"),
+    "The number of passes of --sanitize-overwrite (0 means 16)",
+    &["--sanitize-overwrite-passes", "1", "-C"],
+    Apply::Custom(|p, def, typed| {
+        // Any failure gets the one message, as hdparm's own check prints it.
+        let passes = p.number(def, typed).ok().and_then(|(v, _)| v);
+        let Some(passes) = passes else {
+            return Err(ParseError::Message(format!(
+                "  {typed}: Number of passes must be in range 0..7"
+            )));
+        };
+        p.flags.sanitize_passes = passes as u32;
+        Ok(Outcome::Continue)
+    }),
+);
+pub const SANITIZE_STATUS: OptionDef = sanitize(
+    "sanitize-status",
+    " --sanitize-status           Show sanitize status information",
+    "Print the sanitize state and progress (SANITIZE STATUS)",
+    Guard::None,
+    Apply::Custom(|p, _, _| p.set_sanitize(SanitizeCommand::Status)),
+);
+pub const SECURITY_HELP: OptionDef = long_flag(
+    "security-help",
+    Role::Standalone,
+    Some(" --security-help             Display help for ATA security commands"),
+    "Print the help of the security options",
+    &[],
+    Apply::Custom(|_, _, _| Ok(Outcome::Done(Invocation::SecurityHelp))),
+);
+pub const SET_SECTOR_SIZE: OptionDef = OptionDef {
+    guard: Guard::PleaseDestroy,
+    clue: Some(16),
+    ..long_number(
+        "set-sector-size",
+        Role::Action,
+        (0x200, 0x1080),
+        Label::Fixed("--set-sector-size"),
+        "sector size out of range",
+        Some(" --set-sector-size           Change logical sector size of drive"),
+        "Change the drive's logical sector size (SET SECTOR CONFIGURATION EXT)",
+        &[],
+        Apply::Custom(|p, def, typed| {
+            p.flags.set_sector_size = p.number(def, typed)?.0;
+            Ok(Outcome::Continue)
+        }),
+    )
+};
+pub const TRIM_SECTOR_RANGES: OptionDef = OptionDef {
+    value: Value::TrimRanges,
+    guard: Guard::PleaseDestroy,
+    clue: Some(13),
+    ..long_flag(
+        "trim-sector-ranges",
+        Role::Action,
+        Some(" --trim-sector-ranges        Tell SSD firmware to discard unneeded data sectors: lba:count .."),
+        "Tell the drive that these sectors hold no data (DATA SET MANAGEMENT TRIM)",
+        &[],
+        Apply::Custom(|p, _, typed| {
+            let ranges = p.trim_ranges(typed)?;
+            p.flags.trim_ranges = if ranges.is_empty() {
+                None
+            } else {
+                Some(ranges)
+            };
+            Ok(Outcome::Continue)
+        }),
+    )
+};
+pub const TRIM_SECTOR_RANGES_STDIN: OptionDef = OptionDef {
+    guard: Guard::PleaseDestroy,
+    clue: Some(12),
+    ..long_flag(
+        "trim-sector-ranges-stdin",
+        Role::Action,
+        Some(" --trim-sector-ranges-stdin  Same as above, but reads lba:count pairs from stdin"),
+        "The same, with the lba:count pairs read from stdin",
+        &[],
+        Apply::Flag(field!(bool, trim_ranges_stdin)),
+    )
+};
+pub const VERBOSE: OptionDef = long_flag(
+    "verbose",
+    Role::Modifier,
+    Some(" --verbose                   Display extra diagnostics from some commands"),
+    "Trace the commands sent and their results on stderr",
+    &["--verbose", "-C"],
+    Apply::Flag(field!(bool, verbose)),
+);
+pub const WRITE_SECTOR: OptionDef = write_sector(
+    "write-sector",
+    " --write-sector              Repair/overwrite a (possibly bad) sector directly on the media (VERY DANGEROUS)",
+);
+
+// Long options of hdparm 9.65 that its usage text leaves out (the security help lists most).
+
+pub const YES_I_KNOW: OptionDef = long_flag(
+    "yes-i-know-what-i-am-doing",
+    Role::Modifier,
+    None,
+    "The guard flag of the dangerous options",
+    &["--yes-i-know-what-i-am-doing", "-C"],
+    Apply::Flag(field!(bool, yes_i_know)),
+);
+pub const SECURITY_FREEZE: OptionDef = long_flag(
+    "security-freeze",
+    Role::Action,
+    None,
+    "Freeze the security settings until reset (SECURITY FREEZE LOCK)",
+    &["--security-freeze"],
+    Apply::Flag(field!(bool, security_freeze)),
+);
+pub const SECURITY_PROMPT: OptionDef = long_flag(
+    "security-prompt-for-password",
+    Role::Modifier,
+    None,
+    "Read the security password from the terminal",
+    &[],
+    Apply::Flag(field!(bool, security_prompt)),
+);
+
+/// `--security-mode h|m` and `--user-master u|m`.
+const fn security_letter(
+    name: &'static str,
+    choices: &'static str,
+    summary: &'static str,
+) -> OptionDef {
+    OptionDef {
+        value: Value::Letter { choices },
+        ..long_flag(
+            name,
+            Role::Modifier,
+            None,
+            summary,
+            &[],
+            Apply::Custom(|p, def, _| p.security_letter(def)),
+        )
+    }
+}
+
+pub const SECURITY_MODE: OptionDef = security_letter(
+    "security-mode",
+    "hm",
+    "The security level of --security-set-pass: h high, m maximum",
+);
+pub const USER_MASTER: OptionDef = security_letter(
+    "user-master",
+    "um",
+    "Whose password the security options use: u user, m master",
+);
+
+/// A `--security-*` command that takes a password.
+const fn security(
+    name: &'static str,
+    summary: &'static str,
+    command: SecurityCommand,
+) -> OptionDef {
+    let apply = match command {
+        SecurityCommand::Unlock => Apply::Custom(|p, _, _| p.set_security(SecurityCommand::Unlock)),
+        SecurityCommand::SetPass => {
+            Apply::Custom(|p, _, _| p.set_security(SecurityCommand::SetPass))
+        }
+        SecurityCommand::Disable => {
+            Apply::Custom(|p, _, _| p.set_security(SecurityCommand::Disable))
+        }
+        SecurityCommand::Erase => Apply::Custom(|p, _, _| p.set_security(SecurityCommand::Erase)),
+        SecurityCommand::EraseEnhanced => {
+            Apply::Custom(|p, _, _| p.set_security(SecurityCommand::EraseEnhanced))
+        }
+    };
+    OptionDef {
+        value: Value::Password,
+        ..long_flag(name, Role::Standalone, None, summary, &[], apply)
+    }
+}
+
+pub const SECURITY_UNLOCK: OptionDef = security(
+    "security-unlock",
+    "Unlock the drive with a password (SECURITY UNLOCK)",
+    SecurityCommand::Unlock,
+);
+pub const SECURITY_SET_PASS: OptionDef = security(
+    "security-set-pass",
+    "Set a password, which locks the drive (SECURITY SET PASSWORD)",
+    SecurityCommand::SetPass,
+);
+pub const SECURITY_DISABLE: OptionDef = security(
+    "security-disable",
+    "Remove the password (SECURITY DISABLE PASSWORD)",
+    SecurityCommand::Disable,
+);
+pub const SECURITY_ERASE: OptionDef = security(
+    "security-erase",
+    "Erase the drive (SECURITY ERASE UNIT)",
+    SecurityCommand::Erase,
+);
+pub const SECURITY_ERASE_ENHANCED: OptionDef = security(
+    "security-erase-enhanced",
+    "Erase the drive, reserved areas too (SECURITY ERASE UNIT, enhanced)",
+    SecurityCommand::EraseEnhanced,
+);
+
+// ---------------------------------------------------------------------------------------------
+// Options of ours.
+
+const fn ours(def: OptionDef) -> OptionDef {
+    OptionDef {
+        origin: Origin::Ours,
+        ..def
+    }
+}
+
+pub const LONG_HELP: OptionDef = ours(long_flag(
+    "help",
+    Role::Immediate,
+    Some(" --help            Display this usage text with the hdparm-rs options"),
+    "Print the usage text with the options of hdparm-rs",
+    &["--help"],
+    Apply::Custom(|_, _, _| Ok(Outcome::Done(Invocation::Help { extended: true }))),
+));
+pub const JSON: OptionDef = ours(long_flag(
+    "json",
+    Role::Modifier,
+    Some(" --json            Print reports as JSON (versioned; see hdparm(8))"),
+    "Print one JSON document instead of the text",
+    &["--json", "-C"],
+    Apply::Flag(field!(bool, json)),
+));
+pub const BENCH: OptionDef = ours(long_flag(
+    "bench",
+    Role::Action,
+    Some(" --bench           Benchmark reads: repeated O_DIRECT trials at a queue depth"),
+    "Time O_DIRECT reads at a queue depth, in repeated trials",
+    &["--bench"],
+    Apply::Custom(|p, _, _| {
+        p.flags.bench.get_or_insert_with(Default::default);
+        Ok(Outcome::Continue)
+    }),
+));
+
+/// A `--bench-*` setting: the next word, read by the benchmark's own parser.
+const fn bench_setting(
+    name: &'static str,
+    usage: &'static str,
+    summary: &'static str,
+    example: &'static str,
+    apply: Apply,
+) -> OptionDef {
+    OptionDef {
+        value: Value::Word { example },
+        ..ours(long_flag(
+            name,
+            Role::Action,
+            Some(usage),
+            summary,
+            &[],
+            apply,
+        ))
+    }
+}
+
+pub const BENCH_TRIALS: OptionDef = bench_setting(
+    "bench-trials",
+    " --bench-trials N  Number of trials (default 5)",
+    "The number of --bench trials",
+    "3",
+    Apply::Custom(|p, _, typed| {
+        p.bench_setting(typed, |o, w| {
+            o.trials = crate::timing::bench::parse_trials(w)?;
+            Ok(())
+        })
+    }),
+);
+pub const BENCH_DEPTH: OptionDef = bench_setting(
+    "bench-depth",
+    " --bench-depth N   Queue depth (default 32)",
+    "The queue depth of --bench",
+    "4",
+    Apply::Custom(|p, _, typed| {
+        p.bench_setting(typed, |o, w| {
+            o.depth = crate::timing::bench::parse_depth(w)?;
+            Ok(())
+        })
+    }),
+);
+pub const BENCH_BS: OptionDef = bench_setting(
+    "bench-bs",
+    " --bench-bs N      Block size in bytes, K or M suffix allowed (default 2M)",
+    "The block size of --bench reads",
+    "64K",
+    Apply::Custom(|p, _, typed| {
+        p.bench_setting(typed, |o, w| {
+            o.block_size = crate::timing::bench::parse_block_size(w)?;
+            Ok(())
+        })
+    }),
+);
+pub const BENCH_SECONDS: OptionDef = bench_setting(
+    "bench-seconds",
+    " --bench-seconds N Seconds per trial (default 3)",
+    "The length of one --bench trial, in seconds",
+    "0.5",
+    Apply::Custom(|p, _, typed| {
+        p.bench_setting(typed, |o, w| {
+            o.trial_duration = crate::timing::bench::parse_seconds(w)?;
+            Ok(())
+        })
+    }),
+);
+pub const BENCH_RANDOM: OptionDef = ours(long_flag(
+    "bench-random",
+    Role::Action,
+    Some(" --bench-random    Random offsets instead of sequential reads"),
+    "Read at random offsets in --bench",
+    &["--bench-random"],
+    Apply::Custom(|p, _, _| {
+        p.flags.bench.get_or_insert_with(Default::default).random = true;
+        Ok(Outcome::Continue)
+    }),
+));
+
+/// Every option, in the order of the usage text (hdparm's, then ours).
+pub static OPTIONS: &[&OptionDef] = &[
+    &READAHEAD,
+    &LOOKAHEAD,
+    &BUSSTATE,
+    &APM,
+    &IO32BIT,
+    &CHECK_POWER,
+    &DMA,
+    &DEFECT_MGMT,
+    &CDROM_SPEED,
+    &FLUSH_BUFFERS,
+    &FLUSH_DRIVE_CACHE,
+    &GEOMETRY,
+    &HELP,
+    &HITACHI_TEMP,
+    &IDENTITY,
+    &IDENTIFY,
+    &WDIDLE3,
+    &KEEP_SETTINGS,
+    &KEEP_FEATURES,
+    &DOORLOCK,
+    &MULTCOUNT,
+    &ACOUSTIC,
+    &NOWERR,
+    &MAX_SECTORS,
+    &PIO_MODE,
+    &PREFETCH,
+    &QUIET,
+    &QUEUE_DEPTH,
+    &READONLY,
+    &WRITE_READ_VERIFY,
+    &POWERUP_IN_STANDBY,
+    &STANDBY,
+    &TIME_DEVICE,
+    &TIME_CACHE,
+    &UNMASK_IRQ,
+    &OBSOLETE_U,
+    &DEFAULTS,
+    &VERSION,
+    &RESET,
+    &WRITE_CACHE,
+    &OBSOLETE_X,
+    &XFER_MODE,
+    &STANDBY_NOW,
+    &SLEEP_NOW,
+    &REREAD_PARTITIONS,
+    &SEAGATE_POWERSAVE,
+    &DCO_FREEZE,
+    &DCO_IDENTIFY,
+    &DCO_RESTORE,
+    &DCO_SETMAX,
+    &DIRECT,
+    &DRQ_HSM_ERROR,
+    &FALLOCATE,
+    &FIBMAP,
+    &FWDOWNLOAD,
+    &FWDOWNLOAD_MODE3,
+    &FWDOWNLOAD_MODE3_MAX,
+    &FWDOWNLOAD_MODE7,
+    &FWDOWNLOAD_MODEE,
+    &FWDOWNLOAD_MODEE_MAX,
+    &IDLE_IMMEDIATE,
+    &IDLE_UNLOAD,
+    &IRAW,
+    &ISTDIN,
+    &ISTDOUT,
+    &MAKE_BAD_SECTOR,
+    &OFFSET,
+    &PREFER_ATA12,
+    &READ_SECTOR,
+    &REPAIR_SECTOR,
+    &SANITIZE_ANTIFREEZE_LOCK,
+    &SANITIZE_BLOCK_ERASE,
+    &SANITIZE_CRYPTO_SCRAMBLE,
+    &SANITIZE_FREEZE_LOCK,
+    &SANITIZE_OVERWRITE,
+    &SANITIZE_OVERWRITE_PASSES,
+    &SANITIZE_STATUS,
+    &SECURITY_HELP,
+    &SET_SECTOR_SIZE,
+    &TRIM_SECTOR_RANGES,
+    &TRIM_SECTOR_RANGES_STDIN,
+    &VERBOSE,
+    &WRITE_SECTOR,
+    &PLEASE_DESTROY,
+    &YES_I_KNOW,
+    &SECURITY_FREEZE,
+    &SECURITY_PROMPT,
+    &SECURITY_MODE,
+    &USER_MASTER,
+    &SECURITY_UNLOCK,
+    &SECURITY_SET_PASS,
+    &SECURITY_DISABLE,
+    &SECURITY_ERASE,
+    &SECURITY_ERASE_ENHANCED,
+    &LONG_HELP,
+    &JSON,
+    &BENCH,
+    &BENCH_TRIALS,
+    &BENCH_DEPTH,
+    &BENCH_BS,
+    &BENCH_SECONDS,
+    &BENCH_RANDOM,
+];
