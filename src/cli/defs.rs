@@ -179,6 +179,11 @@ pub fn by_name(typed: &str) -> Option<&'static OptionDef> {
 pub const LBA_LIMIT: u64 = (1 << 48) - 1;
 const LBA_MSG: &str = "bad/missing sector value";
 
+/// A short option's letter as the byte the parser compares (every letter is ASCII).
+const fn ascii(letter: char) -> u8 {
+    letter as u8
+}
+
 /// Returns a fn that borrows one field of [`Flags`].
 macro_rules! field {
     ($t:ty, $($f:ident).+) => {{
@@ -193,7 +198,7 @@ macro_rules! field {
 macro_rules! get_set {
     ($letter:literal, $name:literal, $min:literal..=$max:literal, $field:ident, $usage:literal, $summary:literal) => {
         OptionDef {
-            short: Some($letter as u8),
+            short: Some(ascii($letter)),
             long: None,
             role: Role::GetSet,
             value: Value::Decimal {
@@ -216,7 +221,7 @@ macro_rules! get_set {
 macro_rules! set_only {
     ($letter:literal, $name:literal, $min:literal..=$max:literal, $field:ident, $usage:literal, $summary:literal) => {
         OptionDef {
-            short: Some($letter as u8),
+            short: Some(ascii($letter)),
             long: None,
             role: Role::SetOnly,
             value: Value::Decimal {
@@ -718,6 +723,8 @@ const fn long_flag(
 }
 
 /// A long option with a 64-bit value in C notation (required, no prefix).
+// A definition's fields, in definition order: a struct literal would say no more.
+#[allow(clippy::too_many_arguments)]
 const fn long_number(
     name: &'static str,
     role: Role,
