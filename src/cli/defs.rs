@@ -265,6 +265,41 @@ const fn plain(
     }
 }
 
+/// A test beside a definition: the command line parses to one device whose flags satisfy the
+/// condition.
+macro_rules! parses {
+    ($test:ident, $args:expr, |$f:ident| $cond:expr) => {
+        #[cfg(test)]
+        #[test]
+        fn $test() {
+            let $f = tests::flags_of($args);
+            assert!($cond, "{}: {:?}", $args, $f);
+        }
+    };
+}
+
+/// A test beside a definition: the command line is this invocation.
+macro_rules! invokes {
+    ($test:ident, $args:expr, $invocation:expr) => {
+        #[cfg(test)]
+        #[test]
+        fn $test() {
+            assert_eq!(tests::parse_words($args), Ok($invocation), "{}", $args);
+        }
+    };
+}
+
+/// A test beside a definition: the command line is refused with this error.
+macro_rules! rejects {
+    ($test:ident, $args:expr, $error:expr) => {
+        #[cfg(test)]
+        #[test]
+        fn $test() {
+            assert_eq!(tests::parse_words($args), Err($error), "{}", $args);
+        }
+    };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Short options, in the order of hdparm's usage text.
 
@@ -276,6 +311,14 @@ pub const READAHEAD: OptionDef = get_set!(
     " -a   Get/set fs readahead",
     "Get/set the block layer's read-ahead, in 512-byte sectors"
 );
+parses!(readahead_parses, "-a256 /dev/x", |f| f.readahead
+    == GetSet {
+        get: true,
+        set: true,
+        value: 256
+    });
+parses!(readahead_2_parses, "-q -a /dev/x", |f| f.readahead
+    == GetSet::default());
 pub const LOOKAHEAD: OptionDef = get_set!(
     'A',
     "look-ahead",
@@ -284,6 +327,12 @@ pub const LOOKAHEAD: OptionDef = get_set!(
     " -A   Get/set the drive look-ahead flag (0/1)",
     "Get/set the drive's read look-ahead (SET FEATURES 0xAA/0x55)"
 );
+parses!(lookahead_parses, "-A0 /dev/x", |f| f.lookahead
+    == GetSet {
+        get: true,
+        set: true,
+        value: 0
+    });
 pub const BUSSTATE: OptionDef = get_set!(
     'b',
     "bus-state",
@@ -292,6 +341,12 @@ pub const BUSSTATE: OptionDef = get_set!(
     " -b   Get/set bus state (0 == off, 1 == on, 2 == tristate)",
     "Get/set the IDE bus state (HDIO_GET/SET_BUSSTATE)"
 );
+parses!(busstate_parses, "-b /dev/x", |f| f.busstate
+    == GetSet {
+        get: true,
+        set: false,
+        value: 0
+    });
 pub const APM: OptionDef = get_set!(
     'B',
     "power-management-mode",
@@ -300,6 +355,18 @@ pub const APM: OptionDef = get_set!(
     " -B   Set Advanced Power Management setting (1-255)",
     "Get/set Advanced Power Management (SET FEATURES 0x05/0x85)"
 );
+parses!(apm_parses, "-B 254 /dev/x", |f| f.apm
+    == GetSet {
+        get: true,
+        set: true,
+        value: 254
+    });
+parses!(apm_2_parses, "-q -B1 /dev/x", |f| f.apm
+    == GetSet {
+        get: false,
+        set: true,
+        value: 1
+    });
 pub const IO32BIT: OptionDef = get_set!(
     'c',
     "32-bit-IO",
@@ -308,6 +375,8 @@ pub const IO32BIT: OptionDef = get_set!(
     " -c   Get/set IDE 32-bit IO setting",
     "Get/set the IDE driver's 32-bit I/O (HDIO_GET/SET_32BIT)"
 );
+parses!(io32bit_parses, "-c3 /dev/x", |f| f.io32bit.value == 3
+    && f.io32bit.set);
 pub const CHECK_POWER: OptionDef = plain(
     Some(b'C'),
     None,
@@ -317,6 +386,16 @@ pub const CHECK_POWER: OptionDef = plain(
     &["-C"],
     Apply::PlainSet(field!(Action, check_power)),
 );
+parses!(check_power_parses, "-C /dev/x", |f| f.check_power
+    == Action {
+        set: true,
+        noisy: true
+    });
+parses!(check_power_2_parses, "-qC /dev/x", |f| f.check_power
+    == Action {
+        set: true,
+        noisy: false
+    });
 pub const DMA: OptionDef = get_set!(
     'd',
     "dma-enable",
@@ -325,6 +404,12 @@ pub const DMA: OptionDef = get_set!(
     " -d   Get/set using_dma flag",
     "Get/set the IDE driver's DMA flag (HDIO_GET/SET_DMA)"
 );
+parses!(dma_parses, "-d1 /dev/x", |f| f.dma
+    == GetSet {
+        get: true,
+        set: true,
+        value: 1
+    });
 pub const DEFECT_MGMT: OptionDef = set_only!(
     'D',
     "defects-management",
@@ -333,6 +418,12 @@ pub const DEFECT_MGMT: OptionDef = set_only!(
     " -D   Enable/disable drive defect management",
     "Enable/disable the drive's defect management (SET FEATURES 0x04/0x84)"
 );
+parses!(defect_mgmt_parses, "-D0 /dev/x", |f| f.defect_mgmt
+    == SetOnly {
+        set: true,
+        noisy: true,
+        value: 0
+    });
 pub const CDROM_SPEED: OptionDef = set_only!(
     'E',
     "CDROM/DVD-speed",
@@ -341,6 +432,12 @@ pub const CDROM_SPEED: OptionDef = set_only!(
     " -E   Set cd/dvd drive speed",
     "Set a CD/DVD drive's read speed"
 );
+parses!(cdrom_speed_parses, "-E 4 /dev/x", |f| f.cdrom_speed
+    == SetOnly {
+        set: true,
+        noisy: true,
+        value: 4
+    });
 pub const FLUSH_BUFFERS: OptionDef = plain(
     Some(b'f'),
     None,
@@ -350,6 +447,8 @@ pub const FLUSH_BUFFERS: OptionDef = plain(
     &["-f"],
     Apply::Flag(field!(bool, flush_buffers)),
 );
+parses!(flush_buffers_parses, "-qf -W /dev/x", |f| f.flush_buffers
+    && f.write_cache.get);
 pub const FLUSH_DRIVE_CACHE: OptionDef = plain(
     Some(b'F'),
     None,
@@ -359,6 +458,8 @@ pub const FLUSH_DRIVE_CACHE: OptionDef = plain(
     &["-F"],
     Apply::Flag(field!(bool, flush_drive_cache)),
 );
+parses!(flush_drive_cache_parses, "-F /dev/x", |f| f
+    .flush_drive_cache);
 pub const GEOMETRY: OptionDef = plain(
     Some(b'g'),
     None,
@@ -368,6 +469,7 @@ pub const GEOMETRY: OptionDef = plain(
     &["-g"],
     Apply::Flag(field!(bool, geometry)),
 );
+parses!(geometry_parses, "-g /dev/x", |f| f.geometry && !f.defaults);
 pub const HELP: OptionDef = plain(
     Some(b'h'),
     None,
@@ -377,6 +479,7 @@ pub const HELP: OptionDef = plain(
     &["-h"],
     Apply::Custom(|_, _, _| Ok(Outcome::Done(Invocation::Help { extended: false }))),
 );
+invokes!(help_invokes, "-h", Invocation::Help { extended: false });
 pub const HITACHI_TEMP: OptionDef = plain(
     Some(b'H'),
     None,
@@ -386,6 +489,7 @@ pub const HITACHI_TEMP: OptionDef = plain(
     &["-H"],
     Apply::PlainSet(field!(Action, hitachi_temp)),
 );
+parses!(hitachi_temp_parses, "-H /dev/x", |f| f.hitachi_temp.set);
 pub const IDENTITY: OptionDef = plain(
     Some(b'i'),
     None,
@@ -395,6 +499,7 @@ pub const IDENTITY: OptionDef = plain(
     &["-i"],
     Apply::Flag(field!(bool, identity)),
 );
+parses!(identity_parses, "-i /dev/x", |f| f.identity);
 pub const IDENTIFY: OptionDef = plain(
     Some(b'I'),
     None,
@@ -408,6 +513,10 @@ pub const IDENTIFY: OptionDef = plain(
         Ok(Outcome::Continue)
     }),
 );
+parses!(identify_parses, "--Istdout -I /dev/x", |f| f.identify
+    && !f.identify_stdout);
+parses!(identify_2_parses, "-qI -W /dev/x", |f| f.identify
+    && f.write_cache.get);
 pub const WDIDLE3: OptionDef = OptionDef {
     guard: Guard::PleaseDestroy,
     ..get_set!(
@@ -419,6 +528,12 @@ pub const WDIDLE3: OptionDef = OptionDef {
         "Get/set the idle3 timer of WD Green drives (vendor command)"
     )
 };
+parses!(wdidle3_parses, "-J300 /dev/x", |f| f.wdidle3
+    == GetSet {
+        get: true,
+        set: true,
+        value: 300
+    });
 pub const KEEP_SETTINGS: OptionDef = get_set!(
     'k',
     "kernel-keep-settings",
@@ -427,6 +542,8 @@ pub const KEEP_SETTINGS: OptionDef = get_set!(
     " -k   Get/set keep_settings_over_reset flag (0/1)",
     "Get/set the IDE driver's keep-settings-over-reset flag"
 );
+parses!(keep_settings_parses, "-k1 /dev/x", |f| f.keep_settings.set
+    && f.keep_settings.value == 1);
 pub const KEEP_FEATURES: OptionDef = set_only!(
     'K',
     "drive-keep-settings",
@@ -435,6 +552,12 @@ pub const KEEP_FEATURES: OptionDef = set_only!(
     " -K   Set drive keep_features_over_reset flag (0/1)",
     "Set the drive's keep-features-over-reset (SET FEATURES 0x66/0xCC)"
 );
+parses!(keep_features_parses, "-K1 /dev/x", |f| f.keep_features
+    == SetOnly {
+        set: true,
+        noisy: true,
+        value: 1
+    });
 pub const DOORLOCK: OptionDef = set_only!(
     'L',
     "door-lock",
@@ -443,6 +566,12 @@ pub const DOORLOCK: OptionDef = set_only!(
     " -L   Set drive doorlock (0/1) (removable harddisks only)",
     "Lock/unlock the door of a removable drive (DOOR LOCK/UNLOCK)"
 );
+parses!(doorlock_parses, "-L1 /dev/x", |f| f.doorlock
+    == SetOnly {
+        set: true,
+        noisy: true,
+        value: 1
+    });
 pub const MULTCOUNT: OptionDef = OptionDef {
     guard: Guard::YesIKnow,
     ..get_set!(
@@ -454,6 +583,9 @@ pub const MULTCOUNT: OptionDef = OptionDef {
         "Get/set the multiple-sector count (HDIO_SET_MULTCOUNT, SET MULTIPLE MODE)"
     )
 };
+parses!(multcount_parses, "-m16d1 /dev/x", |f| f.multcount.value
+    == 16
+    && f.dma.value == 1);
 pub const ACOUSTIC: OptionDef = get_set!(
     'M',
     "acoustic-management",
@@ -462,6 +594,12 @@ pub const ACOUSTIC: OptionDef = get_set!(
     " -M   Get/set acoustic management (0-254, 128: quiet, 254: fast)",
     "Get/set Automatic Acoustic Management (SET FEATURES 0x42/0xC2)"
 );
+parses!(acoustic_parses, "-M128 /dev/x", |f| f.acoustic
+    == GetSet {
+        get: true,
+        set: true,
+        value: 128
+    });
 pub const NOWERR: OptionDef = get_set!(
     'n',
     "ignore-write-errors",
@@ -470,6 +608,8 @@ pub const NOWERR: OptionDef = get_set!(
     " -n   Get/set ignore-write-errors flag (0/1)",
     "Get/set the IDE driver's ignore-write-errors flag"
 );
+parses!(nowerr_parses, "-n1 /dev/x", |f| f.nowerr.set
+    && f.nowerr.value == 1);
 pub const MAX_SECTORS: OptionDef = OptionDef {
     short: Some(b'N'),
     long: None,
@@ -501,6 +641,20 @@ pub const MAX_SECTORS: OptionDef = OptionDef {
         Ok(Outcome::Continue)
     }),
 };
+parses!(max_sectors_parses, "-N p0x10 /dev/x", |f| f.max_sectors
+    == GetSet {
+        get: true,
+        set: true,
+        value: 16
+    }
+    && f.max_sectors_permanent);
+parses!(max_sectors_2_parses, "-N /dev/x", |f| f.max_sectors.get
+    && !f.max_sectors.set);
+parses!(max_sectors_3_parses, "-N010 /dev/x", |f| f
+    .max_sectors
+    .value
+    == 8
+    && !f.max_sectors_permanent);
 pub const PIO_MODE: OptionDef = OptionDef {
     short: Some(b'p'),
     long: None,
@@ -514,6 +668,14 @@ pub const PIO_MODE: OptionDef = OptionDef {
     origin: Origin::Hdparm,
     apply: Apply::Custom(|p, def, _| p.set_transfer_mode(def, field!(SetOnly<u32>, pio_mode))),
 };
+parses!(pio_mode_parses, "-p pio4 /dev/x", |f| f.pio_mode
+    == SetOnly {
+        set: true,
+        noisy: true,
+        value: 12
+    });
+parses!(pio_mode_2_parses, "-p /dev/x", |f| f.pio_mode.set
+    && f.pio_mode.value == 0);
 pub const PREFETCH: OptionDef = set_only!(
     'P',
     "prefetch",
@@ -522,6 +684,7 @@ pub const PREFETCH: OptionDef = set_only!(
     " -P   Set drive prefetch count",
     "Set the drive's prefetch count (SET FEATURES 0xAB)"
 );
+parses!(prefetch_parses, "-P255 /dev/x", |f| f.prefetch.value == 255);
 pub const QUIET: OptionDef = plain(
     Some(b'q'),
     None,
@@ -535,6 +698,9 @@ pub const QUIET: OptionDef = plain(
         Ok(Outcome::Continue)
     }),
 );
+parses!(quiet_parses, "-q -W0 -A /dev/x", |f| f.quiet
+    && !f.write_cache.get
+    && f.lookahead.get);
 pub const QUEUE_DEPTH: OptionDef = get_set!(
     'Q',
     "queue-depth",
@@ -543,6 +709,10 @@ pub const QUEUE_DEPTH: OptionDef = get_set!(
     " -Q   Get/set DMA queue_depth (if supported)",
     "Get/set the command queue depth (sysfs device/queue_depth)"
 );
+parses!(queue_depth_parses, "-Q 1024 /dev/x", |f| f
+    .queue_depth
+    .value
+    == 1024);
 pub const READONLY: OptionDef = get_set!(
     'r',
     "read-only",
@@ -551,6 +721,12 @@ pub const READONLY: OptionDef = get_set!(
     " -r   Get/set device readonly flag (DANGEROUS to set)",
     "Get/set the block device's read-only flag (BLKROGET/BLKROSET)"
 );
+parses!(readonly_parses, "-r1 /dev/x", |f| f.readonly
+    == GetSet {
+        get: true,
+        set: true,
+        value: 1
+    });
 pub const WRITE_READ_VERIFY: OptionDef = get_set!(
     'R',
     "write-read-verify",
@@ -559,6 +735,10 @@ pub const WRITE_READ_VERIFY: OptionDef = get_set!(
     " -R   Get/set device write-read-verify flag",
     "Get/set the drive's write-read-verify (SET FEATURES 0x0B/0x8B)"
 );
+parses!(write_read_verify_parses, "-R3 /dev/x", |f| f
+    .write_read_verify
+    .value
+    == 3);
 pub const POWERUP_IN_STANDBY: OptionDef = OptionDef {
     guard: Guard::YesIKnow,
     ..set_only!(
@@ -570,6 +750,13 @@ pub const POWERUP_IN_STANDBY: OptionDef = OptionDef {
         "Set the drive's power-up in standby (SET FEATURES 0x06/0x86); 1 needs the guard"
     )
 };
+parses!(powerup_in_standby_parses, "-s1 /dev/x", |f| f
+    .powerup_in_standby
+    == SetOnly {
+        set: true,
+        noisy: true,
+        value: 1
+    });
 pub const STANDBY: OptionDef = set_only!(
     'S',
     "standby-interval",
@@ -578,6 +765,12 @@ pub const STANDBY: OptionDef = set_only!(
     " -S   Set standby (spindown) timeout",
     "Set the standby (spindown) timer (IDLE with a timer code)"
 );
+parses!(standby_parses, "-S 12 /dev/x", |f| f.standby
+    == SetOnly {
+        set: true,
+        noisy: true,
+        value: 12
+    });
 pub const TIME_DEVICE: OptionDef = plain(
     Some(b't'),
     None,
@@ -587,6 +780,8 @@ pub const TIME_DEVICE: OptionDef = plain(
     &["-t"],
     Apply::Flag(field!(bool, time_device)),
 );
+parses!(time_device_parses, "-t /dev/x", |f| f.time_device
+    && !f.time_cache);
 pub const TIME_CACHE: OptionDef = plain(
     Some(b'T'),
     None,
@@ -596,6 +791,7 @@ pub const TIME_CACHE: OptionDef = plain(
     &["-T"],
     Apply::Flag(field!(bool, time_cache)),
 );
+parses!(time_cache_parses, "-T /dev/x", |f| f.time_cache);
 pub const UNMASK_IRQ: OptionDef = get_set!(
     'u',
     "unmask-irq",
@@ -604,6 +800,7 @@ pub const UNMASK_IRQ: OptionDef = get_set!(
     " -u   Get/set unmaskirq flag (0/1)",
     "Get/set the IDE driver's unmask-irq flag"
 );
+parses!(unmask_irq_parses, "-u1 /dev/x", |f| f.unmask_irq.value == 1);
 pub const OBSOLETE_U: OptionDef = plain(
     Some(b'U'),
     None,
@@ -612,6 +809,11 @@ pub const OBSOLETE_U: OptionDef = plain(
     "Obsolete: rejected",
     &[],
     Apply::Rejected,
+);
+rejects!(
+    obsolete_u_is_rejected,
+    "-U /dev/x",
+    ParseError::Usage { clue: 10 }
 );
 pub const DEFAULTS: OptionDef = plain(
     Some(b'v'),
@@ -622,6 +824,7 @@ pub const DEFAULTS: OptionDef = plain(
     &["-v"],
     Apply::Flag(field!(bool, defaults)),
 );
+parses!(defaults_parses, "-v /dev/x", |f| f.defaults);
 pub const VERSION: OptionDef = plain(
     Some(b'V'),
     None,
@@ -631,6 +834,7 @@ pub const VERSION: OptionDef = plain(
     &["-V"],
     Apply::Custom(|_, _, _| Ok(Outcome::Done(Invocation::Version))),
 );
+invokes!(version_invokes, "-V", Invocation::Version);
 pub const RESET: OptionDef = plain(
     Some(b'w'),
     None,
@@ -640,6 +844,7 @@ pub const RESET: OptionDef = plain(
     &["-w"],
     Apply::PlainSet(field!(Action, reset)),
 );
+parses!(reset_parses, "-w /dev/x", |f| f.reset.set);
 pub const WRITE_CACHE: OptionDef = get_set!(
     'W',
     "write-cache",
@@ -648,6 +853,12 @@ pub const WRITE_CACHE: OptionDef = get_set!(
     " -W   Get/set drive write-caching flag (0/1)",
     "Get/set the drive's write cache (SET FEATURES 0x02/0x82)"
 );
+parses!(write_cache_parses, "-W0 /dev/x", |f| f.write_cache
+    == GetSet {
+        get: true,
+        set: true,
+        value: 0
+    });
 pub const OBSOLETE_X: OptionDef = plain(
     Some(b'x'),
     None,
@@ -656,6 +867,11 @@ pub const OBSOLETE_X: OptionDef = plain(
     "Obsolete: rejected",
     &[],
     Apply::Rejected,
+);
+rejects!(
+    obsolete_x_is_rejected,
+    "-x /dev/x",
+    ParseError::Usage { clue: 10 }
 );
 pub const XFER_MODE: OptionDef = OptionDef {
     short: Some(b'X'),
@@ -670,6 +886,14 @@ pub const XFER_MODE: OptionDef = OptionDef {
     origin: Origin::Hdparm,
     apply: Apply::Custom(|p, def, _| p.set_transfer_mode(def, field!(SetOnly<u32>, xfer_mode))),
 };
+parses!(xfer_mode_parses, "-X udma5 /dev/x", |f| f.xfer_mode
+    == SetOnly {
+        set: true,
+        noisy: true,
+        value: 69
+    });
+parses!(xfer_mode_2_parses, "-X66 /dev/x", |f| f.xfer_mode.value
+    == 66);
 pub const STANDBY_NOW: OptionDef = plain(
     Some(b'y'),
     None,
@@ -679,6 +903,7 @@ pub const STANDBY_NOW: OptionDef = plain(
     &["-y"],
     Apply::PlainSet(field!(Action, standby_now)),
 );
+parses!(standby_now_parses, "-y /dev/x", |f| f.standby_now.set);
 pub const SLEEP_NOW: OptionDef = plain(
     Some(b'Y'),
     None,
@@ -688,6 +913,7 @@ pub const SLEEP_NOW: OptionDef = plain(
     &["-Y"],
     Apply::PlainSet(field!(Action, sleep_now)),
 );
+parses!(sleep_now_parses, "-Y /dev/x", |f| f.sleep_now.set);
 pub const REREAD_PARTITIONS: OptionDef = plain(
     Some(b'z'),
     None,
@@ -697,6 +923,9 @@ pub const REREAD_PARTITIONS: OptionDef = plain(
     &["-z"],
     Apply::PlainSet(field!(Action, reread_partitions)),
 );
+parses!(reread_partitions_parses, "-z /dev/x", |f| f
+    .reread_partitions
+    .set);
 pub const SEAGATE_POWERSAVE: OptionDef = plain(
     Some(b'Z'),
     None,
@@ -706,6 +935,9 @@ pub const SEAGATE_POWERSAVE: OptionDef = plain(
     &["-Z"],
     Apply::PlainSet(field!(Action, seagate_powersave)),
 );
+parses!(seagate_powersave_parses, "-Z /dev/x", |f| f
+    .seagate_powersave
+    .set);
 
 // ---------------------------------------------------------------------------------------------
 // Long options of hdparm 9.65, in the order of its usage text.
@@ -757,6 +989,7 @@ pub const DCO_FREEZE: OptionDef = long_flag(
     &["--dco-freeze"],
     Apply::Flag(field!(bool, dco_freeze)),
 );
+parses!(dco_freeze_parses, "--dco-freeze /dev/x", |f| f.dco_freeze);
 pub const DCO_IDENTIFY: OptionDef = long_flag(
     "dco-identify",
     Role::Action,
@@ -765,6 +998,8 @@ pub const DCO_IDENTIFY: OptionDef = long_flag(
     &["--dco-identify"],
     Apply::Flag(field!(bool, dco_identify)),
 );
+parses!(dco_identify_parses, "--DCO-IDENTIFY /dev/x", |f| f
+    .dco_identify);
 pub const DCO_RESTORE: OptionDef = OptionDef {
     guard: Guard::YesIKnow,
     ..long_flag(
@@ -776,6 +1011,8 @@ pub const DCO_RESTORE: OptionDef = OptionDef {
         Apply::Flag(field!(bool, dco_restore)),
     )
 };
+parses!(dco_restore_parses, "--dco-restore /dev/x", |f| f
+    .dco_restore);
 pub const DCO_SETMAX: OptionDef = long_number(
     "dco-setmax",
     Role::Standalone,
@@ -790,6 +1027,9 @@ pub const DCO_SETMAX: OptionDef = long_number(
         Ok(Outcome::Continue)
     }),
 );
+parses!(dco_setmax_parses, "--dco-setmax 0x1000 /dev/x", |f| f
+    .dco_setmax
+    == Some(4096));
 pub const DIRECT: OptionDef = long_flag(
     "direct",
     Role::Modifier,
@@ -798,6 +1038,8 @@ pub const DIRECT: OptionDef = long_flag(
     &["--direct", "-t"],
     Apply::Flag(field!(bool, direct)),
 );
+parses!(direct_parses, "--direct -t /dev/x", |f| f.direct
+    && f.time_device);
 pub const DRQ_HSM_ERROR: OptionDef = long_flag(
     "drq-hsm-error",
     Role::Action,
@@ -806,6 +1048,8 @@ pub const DRQ_HSM_ERROR: OptionDef = long_flag(
     &["--drq-hsm-error"],
     Apply::Flag(field!(bool, drq_hsm_error)),
 );
+parses!(drq_hsm_error_parses, "--drq-hsm-error /dev/x", |f| f
+    .drq_hsm_error);
 pub const FALLOCATE: OptionDef = OptionDef {
     value: Value::KibThenFilename,
     clue: Some(4),
@@ -828,6 +1072,14 @@ pub const FALLOCATE: OptionDef = OptionDef {
         }),
     )
 };
+invokes!(
+    fallocate_invokes,
+    "--fallocate 0x10 /mnt/file",
+    Invocation::Fallocate {
+        kib: 16,
+        path: "/mnt/file".into()
+    }
+);
 pub const FIBMAP: OptionDef = OptionDef {
     value: Value::Filename,
     clue: Some(5),
@@ -846,6 +1098,13 @@ pub const FIBMAP: OptionDef = OptionDef {
         }),
     )
 };
+invokes!(
+    fibmap_invokes,
+    "--fibmap /mnt/file",
+    Invocation::Fibmap {
+        path: "/mnt/file".into()
+    }
+);
 
 /// One `--fwdownload*` spelling.
 const fn fwdownload(name: &'static str, usage: &'static str, mode: FwMode) -> OptionDef {
@@ -877,30 +1136,58 @@ pub const FWDOWNLOAD: OptionDef = fwdownload(
     " --fwdownload            Download firmware file to drive (EXTREMELY DANGEROUS)",
     FwMode::Default,
 );
+parses!(fwdownload_parses, "--fwdownload fw.bin /dev/x", |f| f
+    .fwdownload
+    == Some((FwMode::Default, "fw.bin".into())));
 pub const FWDOWNLOAD_MODE3: OptionDef = fwdownload(
     "fwdownload-mode3",
     " --fwdownload-mode3      Download firmware using min-size segments (EXTREMELY DANGEROUS)",
     FwMode::Mode3,
+);
+parses!(
+    fwdownload_mode3_parses,
+    "--fwdownload-mode3 fw.bin /dev/x",
+    |f| f.fwdownload == Some((FwMode::Mode3, "fw.bin".into()))
 );
 pub const FWDOWNLOAD_MODE3_MAX: OptionDef = fwdownload(
     "fwdownload-mode3-max",
     " --fwdownload-mode3-max  Download firmware using max-size segments (EXTREMELY DANGEROUS)",
     FwMode::Mode3Max,
 );
+parses!(
+    fwdownload_mode3_max_parses,
+    "--fwdownload-mode3-max fw.bin /dev/x",
+    |f| f.fwdownload == Some((FwMode::Mode3Max, "fw.bin".into()))
+);
 pub const FWDOWNLOAD_MODE7: OptionDef = fwdownload(
     "fwdownload-mode7",
     " --fwdownload-mode7      Download firmware using a single segment (EXTREMELY DANGEROUS)",
     FwMode::Mode7,
+);
+parses!(
+    fwdownload_mode7_parses,
+    "--fwdownload-mode7 fw.bin /dev/x",
+    |f| f.fwdownload == Some((FwMode::Mode7, "fw.bin".into()))
 );
 pub const FWDOWNLOAD_MODEE: OptionDef = fwdownload(
     "fwdownload-modee",
     " --fwdownload-modee      Download firmware using mode E (min-size segments) (EXTREMELY DANGEROUS)",
     FwMode::ModeE,
 );
+parses!(
+    fwdownload_modee_parses,
+    "--fwdownload-modee fw.bin /dev/x",
+    |f| f.fwdownload == Some((FwMode::ModeE, "fw.bin".into()))
+);
 pub const FWDOWNLOAD_MODEE_MAX: OptionDef = fwdownload(
     "fwdownload-modee-max",
     " --fwdownload-modee-max  Download firmware using mode E (max-size segments) (EXTREMELY DANGEROUS)",
     FwMode::ModeEMax,
+);
+parses!(
+    fwdownload_modee_max_parses,
+    "--fwdownload-modee-max fw.bin /dev/x",
+    |f| f.fwdownload == Some((FwMode::ModeEMax, "fw.bin".into()))
 );
 pub const IDLE_IMMEDIATE: OptionDef = long_flag(
     "idle-immediate",
@@ -910,6 +1197,12 @@ pub const IDLE_IMMEDIATE: OptionDef = long_flag(
     &["--idle-immediate"],
     Apply::PlainSet(field!(Action, idle_immediate)),
 );
+parses!(idle_immediate_parses, "-q --idle-immediate /dev/x", |f| f
+    .idle_immediate
+    == Action {
+        set: true,
+        noisy: false
+    });
 pub const IDLE_UNLOAD: OptionDef = long_flag(
     "idle-unload",
     Role::PlainSet,
@@ -918,6 +1211,12 @@ pub const IDLE_UNLOAD: OptionDef = long_flag(
     &["--idle-unload"],
     Apply::PlainSet(field!(Action, idle_unload)),
 );
+parses!(idle_unload_parses, "--idle-unload /dev/x", |f| f
+    .idle_unload
+    == Action {
+        set: true,
+        noisy: true
+    });
 pub const IRAW: OptionDef = OptionDef {
     value: Value::Filename,
     ..long_flag(
@@ -933,6 +1232,9 @@ pub const IRAW: OptionDef = OptionDef {
         }),
     )
 };
+parses!(iraw_parses, "--Iraw id.bin /dev/x", |f| f.identify_raw
+    == Some("id.bin".into())
+    && !f.identify);
 pub const ISTDIN: OptionDef = OptionDef {
     clue: Some(2),
     ..long_flag(
@@ -951,6 +1253,11 @@ pub const ISTDIN: OptionDef = OptionDef {
         }),
     )
 };
+invokes!(
+    istdin_invokes,
+    "--Istdin",
+    Invocation::IdentifyStdin { json: false }
+);
 pub const ISTDOUT: OptionDef = long_flag(
     "Istdout",
     Role::Action,
@@ -962,6 +1269,8 @@ pub const ISTDOUT: OptionDef = long_flag(
         Ok(Outcome::Continue)
     }),
 );
+parses!(istdout_parses, "-I --Istdout /dev/x", |f| f.identify_stdout
+    && !f.identify);
 pub const MAKE_BAD_SECTOR: OptionDef = OptionDef {
     value: Value::Number {
         prefix: Some(b'f'),
@@ -985,6 +1294,16 @@ pub const MAKE_BAD_SECTOR: OptionDef = OptionDef {
         }),
     )
 };
+parses!(
+    make_bad_sector_parses,
+    "--make-bad-sector f100 /dev/x",
+    |f| f.make_bad_sector == Some((100, true))
+);
+parses!(
+    make_bad_sector_2_parses,
+    "--make-bad-sector 7 /dev/x",
+    |f| f.make_bad_sector == Some((7, false))
+);
 pub const OFFSET: OptionDef = long_number(
     "offset",
     Role::Action,
@@ -999,6 +1318,8 @@ pub const OFFSET: OptionDef = long_number(
         Ok(Outcome::Continue)
     }),
 );
+parses!(offset_parses, "--OFFSET 2 -t /dev/x", |f| f.offset_gib
+    == Some(2));
 pub const PLEASE_DESTROY: OptionDef = long_flag(
     "please-destroy-my-drive",
     Role::Modifier,
@@ -1006,6 +1327,11 @@ pub const PLEASE_DESTROY: OptionDef = long_flag(
     "The guard flag of the options that can destroy a drive",
     &["--please-destroy-my-drive", "-C"],
     Apply::Flag(field!(bool, please_destroy)),
+);
+parses!(
+    please_destroy_parses,
+    "--please-destroy-my-drive -C /dev/x",
+    |f| f.please_destroy
 );
 pub const PREFER_ATA12: OptionDef = long_flag(
     "prefer-ata12",
@@ -1015,6 +1341,8 @@ pub const PREFER_ATA12: OptionDef = long_flag(
     &["--prefer-ata12", "-C"],
     Apply::Flag(field!(bool, prefer_ata12)),
 );
+parses!(prefer_ata12_parses, "--prefer-ata12 -C /dev/x", |f| f
+    .prefer_ata12);
 pub const READ_SECTOR: OptionDef = long_number(
     "read-sector",
     Role::Action,
@@ -1029,6 +1357,9 @@ pub const READ_SECTOR: OptionDef = long_number(
         Ok(Outcome::Continue)
     }),
 );
+parses!(read_sector_parses, "--read-sector 0x10 /dev/x", |f| f
+    .read_sector
+    == Some(16));
 
 /// `--write-sector` and its alias `--repair-sector`.
 const fn write_sector(name: &'static str, usage: &'static str) -> OptionDef {
@@ -1056,6 +1387,9 @@ pub const REPAIR_SECTOR: OptionDef = write_sector(
     "repair-sector",
     " --repair-sector   Alias for the --write-sector option (VERY DANGEROUS)",
 );
+parses!(repair_sector_parses, "--repair-sector 9 /dev/x", |f| f
+    .write_sector
+    == Some(9));
 
 /// A `--sanitize-*` command without a value.
 const fn sanitize(
@@ -1078,12 +1412,22 @@ pub const SANITIZE_ANTIFREEZE_LOCK: OptionDef = sanitize(
     Guard::None,
     Apply::Custom(|p, _, _| p.set_sanitize(SanitizeCommand::AntifreezeLock)),
 );
+parses!(
+    sanitize_antifreeze_lock_parses,
+    "--sanitize-antifreeze-lock /dev/x",
+    |f| f.sanitize == Some(SanitizeCommand::AntifreezeLock)
+);
 pub const SANITIZE_BLOCK_ERASE: OptionDef = sanitize(
     "sanitize-block-erase",
     " --sanitize-block-erase      Start block erase operation",
     "Erase every block of the media (SANITIZE BLOCK ERASE)",
     Guard::YesIKnow,
     Apply::Custom(|p, _, _| p.set_sanitize(SanitizeCommand::BlockErase)),
+);
+parses!(
+    sanitize_block_erase_parses,
+    "--sanitize-block-erase /dev/x",
+    |f| f.sanitize == Some(SanitizeCommand::BlockErase)
 );
 pub const SANITIZE_CRYPTO_SCRAMBLE: OptionDef = sanitize(
     "sanitize-crypto-scramble",
@@ -1092,12 +1436,22 @@ pub const SANITIZE_CRYPTO_SCRAMBLE: OptionDef = sanitize(
     Guard::YesIKnow,
     Apply::Custom(|p, _, _| p.set_sanitize(SanitizeCommand::CryptoScramble)),
 );
+parses!(
+    sanitize_crypto_scramble_parses,
+    "--sanitize-crypto-scramble /dev/x",
+    |f| f.sanitize == Some(SanitizeCommand::CryptoScramble)
+);
 pub const SANITIZE_FREEZE_LOCK: OptionDef = sanitize(
     "sanitize-freeze-lock",
     " --sanitize-freeze-lock      Lock drive's sanitize features until next power cycle",
     "Lock the sanitize commands until power-off (SANITIZE FREEZE LOCK)",
     Guard::None,
     Apply::Custom(|p, _, _| p.set_sanitize(SanitizeCommand::FreezeLock)),
+);
+parses!(
+    sanitize_freeze_lock_parses,
+    "--sanitize-freeze-lock /dev/x",
+    |f| f.sanitize == Some(SanitizeCommand::FreezeLock)
 );
 pub const SANITIZE_OVERWRITE: OptionDef = OptionDef {
     value: Value::Pattern,
@@ -1112,6 +1466,11 @@ pub const SANITIZE_OVERWRITE: OptionDef = OptionDef {
         }),
     )
 };
+parses!(
+    sanitize_overwrite_parses,
+    "--sanitize-overwrite hex:0000abcd /dev/x",
+    |f| f.sanitize == Some(SanitizeCommand::Overwrite { pattern: 0xabcd })
+);
 pub const SANITIZE_OVERWRITE_PASSES: OptionDef = long_number(
     "sanitize-overwrite-passes",
     Role::Modifier,
@@ -1133,12 +1492,22 @@ pub const SANITIZE_OVERWRITE_PASSES: OptionDef = long_number(
         Ok(Outcome::Continue)
     }),
 );
+parses!(
+    sanitize_overwrite_passes_parses,
+    "--sanitize-overwrite-passes 3 --sanitize-status /dev/x",
+    |f| f.sanitize_passes == 3
+);
 pub const SANITIZE_STATUS: OptionDef = sanitize(
     "sanitize-status",
     " --sanitize-status           Show sanitize status information",
     "Print the sanitize state and progress (SANITIZE STATUS)",
     Guard::None,
     Apply::Custom(|p, _, _| p.set_sanitize(SanitizeCommand::Status)),
+);
+parses!(
+    sanitize_status_parses,
+    "--verbose --sanitize-status /dev/x",
+    |f| f.sanitize == Some(SanitizeCommand::Status) && f.verbose
 );
 pub const SECURITY_HELP: OptionDef = long_flag(
     "security-help",
@@ -1147,6 +1516,11 @@ pub const SECURITY_HELP: OptionDef = long_flag(
     "Print the help of the security options",
     &[],
     Apply::Custom(|_, _, _| Ok(Outcome::Done(Invocation::SecurityHelp))),
+);
+invokes!(
+    security_help_invokes,
+    "--security-help",
+    Invocation::SecurityHelp
 );
 pub const SET_SECTOR_SIZE: OptionDef = OptionDef {
     guard: Guard::PleaseDestroy,
@@ -1166,6 +1540,11 @@ pub const SET_SECTOR_SIZE: OptionDef = OptionDef {
         }),
     )
 };
+parses!(
+    set_sector_size_parses,
+    "--set-sector-size 4096 /dev/x",
+    |f| f.set_sector_size == Some(4096)
+);
 pub const TRIM_SECTOR_RANGES: OptionDef = OptionDef {
     value: Value::TrimRanges,
     guard: Guard::PleaseDestroy,
@@ -1187,6 +1566,11 @@ pub const TRIM_SECTOR_RANGES: OptionDef = OptionDef {
         }),
     )
 };
+parses!(
+    trim_sector_ranges_parses,
+    "--trim-sector-ranges 1:2 10:0x10 /dev/x",
+    |f| f.trim_ranges == Some(vec![(1, 2), (10, 16)])
+);
 pub const TRIM_SECTOR_RANGES_STDIN: OptionDef = OptionDef {
     guard: Guard::PleaseDestroy,
     clue: Some(12),
@@ -1199,6 +1583,11 @@ pub const TRIM_SECTOR_RANGES_STDIN: OptionDef = OptionDef {
         Apply::Flag(field!(bool, trim_ranges_stdin)),
     )
 };
+parses!(
+    trim_sector_ranges_stdin_parses,
+    "--trim-sector-ranges-stdin /dev/x",
+    |f| f.trim_ranges_stdin
+);
 pub const VERBOSE: OptionDef = long_flag(
     "verbose",
     Role::Modifier,
@@ -1207,10 +1596,14 @@ pub const VERBOSE: OptionDef = long_flag(
     &["--verbose", "-C"],
     Apply::Flag(field!(bool, verbose)),
 );
+parses!(verbose_parses, "--verbose -C /dev/x", |f| f.verbose);
 pub const WRITE_SECTOR: OptionDef = write_sector(
     "write-sector",
     " --write-sector              Repair/overwrite a (possibly bad) sector directly on the media (VERY DANGEROUS)",
 );
+parses!(write_sector_parses, "--write-sector 0 /dev/x", |f| f
+    .write_sector
+    == Some(0));
 
 // Long options of hdparm 9.65 that its usage text leaves out (the security help lists most).
 
@@ -1222,6 +1615,11 @@ pub const YES_I_KNOW: OptionDef = long_flag(
     &["--yes-i-know-what-i-am-doing", "-C"],
     Apply::Flag(field!(bool, yes_i_know)),
 );
+parses!(
+    yes_i_know_parses,
+    "--yes-i-know-what-i-am-doing -C /dev/x",
+    |f| f.yes_i_know
+);
 pub const SECURITY_FREEZE: OptionDef = long_flag(
     "security-freeze",
     Role::Action,
@@ -1230,6 +1628,8 @@ pub const SECURITY_FREEZE: OptionDef = long_flag(
     &["--security-freeze"],
     Apply::Flag(field!(bool, security_freeze)),
 );
+parses!(security_freeze_parses, "--security-freeze /dev/x", |f| f
+    .security_freeze);
 pub const SECURITY_PROMPT: OptionDef = long_flag(
     "security-prompt-for-password",
     Role::Modifier,
@@ -1237,6 +1637,11 @@ pub const SECURITY_PROMPT: OptionDef = long_flag(
     "Read the security password from the terminal",
     &[],
     Apply::Flag(field!(bool, security_prompt)),
+);
+parses!(
+    security_prompt_parses,
+    "--security-prompt-for-password --security-unlock /dev/x",
+    |f| f.security_prompt && f.security.is_some()
 );
 
 /// `--security-mode h|m` and `--user-master u|m`.
@@ -1263,10 +1668,20 @@ pub const SECURITY_MODE: OptionDef = security_letter(
     "hm",
     "The security level of --security-set-pass: h high, m maximum",
 );
+parses!(
+    security_mode_parses,
+    "--security-mode m --security-set-pass pw /dev/x",
+    |f| f.security_level == SecurityLevel::Maximum
+);
 pub const USER_MASTER: OptionDef = security_letter(
     "user-master",
     "um",
     "Whose password the security options use: u user, m master",
+);
+parses!(
+    user_master_parses,
+    "--user-master m --security-unlock pw /dev/x",
+    |f| f.security_user == SecurityUser::Master
 );
 
 /// A `--security-*` command that takes a password.
@@ -1299,25 +1714,50 @@ pub const SECURITY_UNLOCK: OptionDef = security(
     "Unlock the drive with a password (SECURITY UNLOCK)",
     SecurityCommand::Unlock,
 );
+parses!(
+    security_unlock_parses,
+    "--security-unlock NULL /dev/x",
+    |f| matches!(&f.security, Some((SecurityCommand::Unlock, p)) if p.bytes == [0; 32])
+);
 pub const SECURITY_SET_PASS: OptionDef = security(
     "security-set-pass",
     "Set a password, which locks the drive (SECURITY SET PASSWORD)",
     SecurityCommand::SetPass,
+);
+parses!(
+    security_set_pass_parses,
+    "--security-set-pass abc /dev/x",
+    |f| matches!(&f.security, Some((SecurityCommand::SetPass, p)) if p.bytes[..4] == *b"abc\0")
 );
 pub const SECURITY_DISABLE: OptionDef = security(
     "security-disable",
     "Remove the password (SECURITY DISABLE PASSWORD)",
     SecurityCommand::Disable,
 );
+parses!(
+    security_disable_parses,
+    "--security-disable pw /dev/x",
+    |f| matches!(&f.security, Some((SecurityCommand::Disable, p)) if p.shown == "pw")
+);
 pub const SECURITY_ERASE: OptionDef = security(
     "security-erase",
     "Erase the drive (SECURITY ERASE UNIT)",
     SecurityCommand::Erase,
 );
+parses!(
+    security_erase_parses,
+    "--security-erase pw /dev/x",
+    |f| matches!(f.security, Some((SecurityCommand::Erase, _)))
+);
 pub const SECURITY_ERASE_ENHANCED: OptionDef = security(
     "security-erase-enhanced",
     "Erase the drive, reserved areas too (SECURITY ERASE UNIT, enhanced)",
     SecurityCommand::EraseEnhanced,
+);
+parses!(
+    security_erase_enhanced_parses,
+    "--security-erase-enhanced pw /dev/x",
+    |f| matches!(f.security, Some((SecurityCommand::EraseEnhanced, _)))
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -1338,6 +1778,11 @@ pub const LONG_HELP: OptionDef = ours(long_flag(
     &["--help"],
     Apply::Custom(|_, _, _| Ok(Outcome::Done(Invocation::Help { extended: true }))),
 ));
+invokes!(
+    long_help_invokes,
+    "--help",
+    Invocation::Help { extended: true }
+);
 pub const JSON: OptionDef = ours(long_flag(
     "json",
     Role::Modifier,
@@ -1346,6 +1791,7 @@ pub const JSON: OptionDef = ours(long_flag(
     &["--json", "-C"],
     Apply::Flag(field!(bool, json)),
 ));
+parses!(json_parses, "--json -C /dev/x", |f| f.json);
 pub const BENCH: OptionDef = ours(long_flag(
     "bench",
     Role::Action,
@@ -1357,6 +1803,8 @@ pub const BENCH: OptionDef = ours(long_flag(
         Ok(Outcome::Continue)
     }),
 ));
+parses!(bench_parses, "--bench /dev/x", |f| f.bench
+    == Some(Default::default()));
 
 /// A `--bench-*` setting: the next word, read by the benchmark's own parser.
 const fn bench_setting(
@@ -1391,6 +1839,10 @@ pub const BENCH_TRIALS: OptionDef = bench_setting(
         })
     }),
 );
+parses!(bench_trials_parses, "--bench-trials 3 /dev/x", |f| f
+    .bench
+    .as_ref()
+    .is_some_and(|b| b.trials == 3));
 pub const BENCH_DEPTH: OptionDef = bench_setting(
     "bench-depth",
     " --bench-depth N   Queue depth (default 32)",
@@ -1403,6 +1855,10 @@ pub const BENCH_DEPTH: OptionDef = bench_setting(
         })
     }),
 );
+parses!(bench_depth_parses, "--bench-depth 4 /dev/x", |f| f
+    .bench
+    .as_ref()
+    .is_some_and(|b| b.depth == 4));
 pub const BENCH_BS: OptionDef = bench_setting(
     "bench-bs",
     " --bench-bs N      Block size in bytes, K or M suffix allowed (default 2M)",
@@ -1415,6 +1871,10 @@ pub const BENCH_BS: OptionDef = bench_setting(
         })
     }),
 );
+parses!(bench_bs_parses, "--bench-bs 64K /dev/x", |f| f
+    .bench
+    .as_ref()
+    .is_some_and(|b| b.block_size == 65536));
 pub const BENCH_SECONDS: OptionDef = bench_setting(
     "bench-seconds",
     " --bench-seconds N Seconds per trial (default 3)",
@@ -1427,6 +1887,12 @@ pub const BENCH_SECONDS: OptionDef = bench_setting(
         })
     }),
 );
+parses!(bench_seconds_parses, "--bench-seconds 0.5 /dev/x", |f| f
+    .bench
+    .as_ref()
+    .is_some_and(
+        |b| b.trial_duration == std::time::Duration::from_millis(500)
+    ));
 pub const BENCH_RANDOM: OptionDef = ours(long_flag(
     "bench-random",
     Role::Action,
@@ -1438,6 +1904,10 @@ pub const BENCH_RANDOM: OptionDef = ours(long_flag(
         Ok(Outcome::Continue)
     }),
 ));
+parses!(bench_random_parses, "--bench-random /dev/x", |f| f
+    .bench
+    .as_ref()
+    .is_some_and(|b| b.random));
 
 /// Every option, in the order of the usage text (hdparm's, then ours).
 pub static OPTIONS: &[&OptionDef] = &[
@@ -1544,3 +2014,183 @@ pub static OPTIONS: &[&OptionDef] = &[
     &BENCH_SECONDS,
     &BENCH_RANDOM,
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsString;
+
+    /// Parses `hdparm WORDS...` (words split on spaces).
+    pub(super) fn parse_words(words: &str) -> Result<Invocation, ParseError> {
+        let argv: Vec<OsString> = std::iter::once("hdparm")
+            .chain(words.split(' '))
+            .map(OsString::from)
+            .collect();
+        super::super::parse(&argv).result
+    }
+
+    /// The flags of the one device of `hdparm WORDS...`.
+    pub(super) fn flags_of(words: &str) -> Flags {
+        match parse_words(words) {
+            Ok(Invocation::Devices(mut runs)) if runs.len() == 1 => runs.remove(0).flags,
+            other => panic!("{words}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_spelling_is_defined_once() {
+        let mut seen = std::collections::HashSet::new();
+        for def in OPTIONS {
+            assert!(def.short.is_some() || def.long.is_some());
+            if let Some(c) = def.short {
+                assert!(seen.insert(format!("-{}", c as char)), "{}", def.spelling());
+            }
+            if let Some(name) = def.long {
+                let key = format!("--{}", name.to_ascii_lowercase());
+                assert!(seen.insert(key), "--{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn hdparm_has_44_short_and_48_long_spellings() {
+        // Reference §11: the 92 spellings of hdparm 9.65, plus -U and -x, listed as obsolete.
+        let hdparm = || OPTIONS.iter().filter(|d| d.origin == Origin::Hdparm);
+        let short = hdparm()
+            .filter(|d| d.short.is_some() && d.role != Role::Obsolete)
+            .count();
+        let long = hdparm().filter(|d| d.long.is_some()).count();
+        assert_eq!((short, long), (44, 48));
+    }
+
+    #[test]
+    fn every_option_of_ours_and_most_of_hdparm_have_a_usage_line() {
+        for def in OPTIONS {
+            // hdparm's usage text leaves out the guard flags and the security options, which
+            // the security help lists.
+            let unlisted = def.origin == Origin::Hdparm
+                && (def
+                    .long
+                    .is_some_and(|n| n.starts_with("security-") && n != "security-help")
+                    || matches!(
+                        def.long,
+                        Some(
+                            "yes-i-know-what-i-am-doing"
+                                | "please-destroy-my-drive"
+                                | "user-master"
+                        )
+                    ));
+            assert_eq!(def.usage.is_none(), unlisted, "{}", def.spelling());
+            if let Some(line) = def.usage {
+                let spelled = line.split_whitespace().next().unwrap_or("");
+                assert_eq!(spelled, def.spelling(), "{line}");
+            }
+        }
+    }
+
+    #[test]
+    fn decimal_values_are_range_checked_with_hdparm_text() {
+        for def in OPTIONS {
+            let (Some(letter), Value::Decimal { name, min, max }) = (def.short, def.value) else {
+                continue;
+            };
+            let letter = letter as char;
+            let text = format!("  -{letter}: bad/missing {name} value ({min}..{max})");
+            let refused = Err(ParseError::Message(text));
+            assert_eq!(
+                parse_words(&format!("-{letter}{} /dev/x", max + 1)),
+                refused
+            );
+            assert_eq!(
+                parse_words(&format!("-{letter} 99999999999 /dev/x")),
+                refused
+            );
+            if def.role == Role::SetOnly {
+                assert_eq!(parse_words(&format!("-{letter} /dev/x")), refused);
+            }
+            assert!(parse_words(&format!("-{letter}{max} /dev/x")).is_ok());
+            assert!(parse_words(&format!("-{letter}{min} /dev/x")).is_ok());
+        }
+    }
+
+    #[test]
+    fn number_values_are_range_checked_with_hdparm_text() {
+        for def in OPTIONS {
+            let Value::Number {
+                max,
+                label,
+                message,
+                ..
+            } = def.value
+            else {
+                continue;
+            };
+            let spelled = def.spelling();
+            let label = match label {
+                Label::Typed => spelled.trim_start_matches('-').to_string(),
+                Label::Fixed(text) => text.to_string(),
+            };
+            let over = u128::from(max) + 1;
+            let got = parse_words(&format!("{spelled} {over} /dev/x"));
+            assert_eq!(
+                got,
+                Err(ParseError::Message(format!("  {label}: {message}"))),
+                "{spelled}"
+            );
+        }
+    }
+
+    #[test]
+    fn examples_parse_and_change_something() {
+        for def in OPTIONS {
+            if def.example.is_empty() || def.role == Role::Immediate {
+                continue;
+            }
+            let words = format!("{} /dev/x", def.example.join(" "));
+            let flags = flags_of(&words);
+            assert_ne!(flags, Flags::default(), "{words}");
+        }
+    }
+
+    #[test]
+    fn standalone_options_must_come_first_and_alone() {
+        for def in OPTIONS.iter().filter(|d| d.role == Role::Standalone) {
+            let spelled = def.spelling();
+            let value = match def.value {
+                Value::Password => " pw",
+                Value::Pattern => " hex:00000000",
+                Value::Number { .. } => " 100",
+                _ => "",
+            };
+            assert_eq!(
+                parse_words(&format!("-C {spelled}{value} /dev/x")),
+                Err(ParseError::Usage { clue: 1 }),
+                "{spelled}"
+            );
+            if def.long != Some("Istdin") && def.long != Some("security-help") {
+                assert_eq!(
+                    parse_words(&format!("{spelled}{value} -C /dev/x")),
+                    Err(ParseError::MessageThenUsage {
+                        message: "Excess flags given.".into(),
+                        clue: 7
+                    }),
+                    "{spelled}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn modifiers_do_not_count_as_action_flags() {
+        // A device reached before any action flag gets the default report.
+        for def in OPTIONS.iter().filter(|d| d.role == Role::Modifier) {
+            let words = match def.value {
+                Value::None => def.spelling(),
+                Value::Letter { choices } => format!("{} {}", def.spelling(), &choices[..1]),
+                _ => format!("{} 1", def.spelling()),
+            };
+            let flags = flags_of(&format!("{words} /dev/x"));
+            assert!(flags.defaults, "{words}");
+        }
+    }
+}
