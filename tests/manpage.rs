@@ -1,49 +1,117 @@
-//! The man page (doc/hdparm.8) is kept in step with `--help`: every option the help lists has an
-//! entry in the man page, and the man page documents the exit statuses.
+//! The man page (doc/hdparm.8) is checked against the option definitions (`src/cli/defs.rs`):
+//! its OPTIONS section has one entry per option of hdparm 9.65 and its OPTIONS OF HDPARM-RS
+//! section one per option of ours, no more; an entry shows an argument exactly when the option
+//! takes a value, and names the guard flags the option needs. The exit statuses are documented.
 
-mod common;
+use hdparm::cli::defs::{Guard, Origin, Role, Value, OPTIONS};
+use std::collections::BTreeMap;
 
-use std::process::Command;
-
-#[test]
-fn man_page_covers_every_option_of_help() {
-    let help = Command::new(common::our_hdparm())
-        .arg("--help")
-        .output()
-        .expect("run --help");
-    let help = String::from_utf8_lossy(&help.stdout).into_owned();
-    let man = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/doc/hdparm.8"))
-        .expect("doc/hdparm.8");
-    // Option entries in the man page: ".B -a" / ".B --offset", with roff's escaped dashes.
-    let entries: Vec<String> = man
-        .lines()
-        .filter_map(|l| l.strip_prefix(".B "))
-        .map(|l| {
-            l.split_whitespace()
-                .next()
-                .unwrap_or("")
-                .replace("\\-", "-")
-        })
-        .collect();
-    let mut missing = Vec::new();
-    for line in help.lines() {
-        let t = line.trim_start();
-        if !t.starts_with('-') {
+/// The option entries of one `.SH` section: the option spelled out, and the entry's text (the
+/// `.B` line with its description).
+fn entries(man: &str, section: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut in_section = false;
+    let mut current: Option<String> = None;
+    for line in man.lines() {
+        if let Some(title) = line.strip_prefix(".SH ") {
+            in_section = title.replace("\\-", "-") == section;
+            current = None;
             continue;
         }
-        let option = t.split_whitespace().next().unwrap_or("");
-        // hdparm lists -U and -x as "Obsolete" and rejects them.
-        if option == "-U" || option == "-x" {
+        if !in_section {
             continue;
         }
-        if !entries.iter().any(|e| e == option) {
-            missing.push(option.to_string());
+        if let Some(rest) = line.strip_prefix(".B ") {
+            let rest = rest.replace("\\-", "-");
+            let option = rest.split_whitespace().next().unwrap_or("").to_string();
+            if option.starts_with('-') {
+                out.insert(option.clone(), rest.clone());
+                current = Some(option);
+                continue;
+            }
+        }
+        if line == ".TP" {
+            current = None;
+        } else if let Some(option) = &current {
+            if let Some(text) = out.get_mut(option) {
+                text.push('\n');
+                text.push_str(&line.replace("\\-", "-"));
+            }
         }
     }
-    assert!(
-        missing.is_empty(),
-        "options in --help without a man page entry: {missing:?}"
-    );
+    out
+}
+
+fn man_page() -> String {
+    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/doc/hdparm.8"))
+        .expect("doc/hdparm.8")
+}
+
+#[test]
+fn man_page_lists_exactly_the_defined_options() {
+    let man = man_page();
+    for (section, origin) in [
+        ("OPTIONS", Origin::Hdparm),
+        ("OPTIONS OF HDPARM-RS", Origin::Ours),
+    ] {
+        let documented = entries(&man, section);
+        let defined: Vec<String> = OPTIONS
+            .iter()
+            .filter(|d| d.origin == origin && d.role != Role::Obsolete)
+            .map(|d| d.spelling())
+            .collect();
+        let missing: Vec<&String> = defined
+            .iter()
+            .filter(|o| !documented.contains_key(*o))
+            .collect();
+        let extra: Vec<&String> = documented
+            .keys()
+            .filter(|o| !defined.contains(o))
+            .collect();
+        assert!(
+            missing.is_empty() && extra.is_empty(),
+            "{section}: not in the man page {missing:?}; in the man page but not defined {extra:?}"
+        );
+    }
+}
+
+#[test]
+fn man_page_entries_show_values_and_guards_as_defined() {
+    let man = man_page();
+    let mut documented = entries(&man, "OPTIONS");
+    documented.extend(entries(&man, "OPTIONS OF HDPARM-RS"));
+    let mut wrong = Vec::new();
+    for def in OPTIONS.iter().filter(|d| d.role != Role::Obsolete) {
+        let spelled = def.spelling();
+        let Some(text) = documented.get(&spelled) else {
+            continue; // reported by the test above
+        };
+        let heading = text.lines().next().unwrap_or("");
+        let shows_argument = heading.contains("\\fI");
+        let takes_value = !matches!(def.value, Value::None);
+        if shows_argument != takes_value {
+            wrong.push(format!(
+                "{spelled}: the heading `{heading}` and the definition disagree on the value"
+            ));
+        }
+        let needs = match def.guard {
+            Guard::None => &[][..],
+            Guard::YesIKnow => &["--yes-i-know-what-i-am-doing"][..],
+            Guard::PleaseDestroy => &["--please-destroy-my-drive"][..],
+            Guard::Both => &["--yes-i-know-what-i-am-doing", "--please-destroy-my-drive"][..],
+        };
+        for guard in needs {
+            if !text.contains(guard) {
+                wrong.push(format!("{spelled}: the entry does not say it needs {guard}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn man_page_documents_the_exit_statuses() {
+    let man = man_page();
     for status in ["0", "1", "2", "5", "22", "25"] {
         assert!(
             man.contains(&format!(".B {status}\n")),
