@@ -19,6 +19,7 @@
 
 mod common;
 
+use hdparm::cli::defs::{Guard, Role, Value, OPTIONS};
 use std::ffi::OsString;
 use std::fs;
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -173,38 +174,28 @@ fn check_all(what: &str, cases: &[Case]) {
 // ---------------------------------------------------------------------------------------------
 // The tables.
 
-/// The numeric short options: letter, name in the message, range (reference §1.3), and whether
-/// the value is required (set-only options).
-const NUMERIC: &[(char, &str, u32, u32, bool)] = &[
-    ('a', "filesystem-read-ahead", 0, 2048, false),
-    ('A', "look-ahead", 0, 1, false),
-    ('b', "bus-state", 0, 2, false),
-    ('B', "power-management-mode", 0, 255, false),
-    ('c', "32-bit-IO", 0, 3, false),
-    ('d', "dma-enable", 0, 1, false),
-    ('D', "defects-management", 0, 1, true),
-    ('E', "CDROM/DVD-speed", 0, 255, true),
-    ('J', "WDC-idle3-timeout", 0, 300, false),
-    ('k', "kernel-keep-settings", 0, 1, false),
-    ('K', "drive-keep-settings", 0, 1, true),
-    ('L', "door-lock", 0, 1, true),
-    ('m', "multmode-count", 0, 64, false),
-    ('M', "acoustic-management", 0, 255, false),
-    ('n', "ignore-write-errors", 0, 1, false),
-    ('P', "prefetch", 0, 255, true),
-    ('Q', "queue-depth", 0, 1024, false),
-    ('s', "powerup-in-standby", 0, 1, true),
-    ('S', "standby-interval", 0, 255, true),
-    ('r', "read-only", 0, 1, false),
-    ('R', "write-read-verify", 0, 3, false),
-    ('u', "unmask-irq", 0, 1, false),
-    ('W', "write-cache", 0, 1, false),
-];
+/// The numeric short options, from their definitions: letter, name in the message, range
+/// (reference §1.3), and whether the value is required (set-only options).
+fn numeric_options() -> Vec<(char, &'static str, u32, u32, bool)> {
+    OPTIONS
+        .iter()
+        .filter_map(|d| match (d.short, d.value) {
+            (Some(c), Value::Decimal { name, min, max }) => Some((
+                c as char,
+                name,
+                min as u32,
+                max as u32,
+                d.role == Role::SetOnly,
+            )),
+            _ => None,
+        })
+        .collect()
+}
 
 /// Out-of-range, overflowing and missing values for every numeric short option.
 fn short_range_cases() -> Vec<Case> {
     let mut v = Vec::new();
-    for &(l, name, min, max, required) in NUMERIC {
+    for (l, name, min, max, required) in numeric_options() {
         let msg = format!("-{l}: bad/missing {name} value ({min}..{max})");
         let over = (max + 1).to_string();
         v.push(case(
@@ -1084,6 +1075,8 @@ fn refused_guards_change_nothing() {
             &["Use of --make-bad-sector is VERY DANGEROUS."],
         ),
     ];
+    let mut cases = cases;
+    cases.extend(guard_cases_from_definitions(dev, &fw));
     let mut failures = Vec::new();
     for c in &cases {
         match check(c) {
@@ -1110,6 +1103,46 @@ fn refused_guards_change_nothing() {
     }
     eprintln!("guards: {} cases, {} problems", cases.len(), failures.len());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// One refusal per guarded option of the definitions: without any guard flag, and for options
+/// that need both, with only the first. The option gets a valid value of its kind.
+fn guard_cases_from_definitions(dev: &str, fw: &str) -> Vec<Case> {
+    let yes = "--yes-i-know-what-i-am-doing";
+    let mut v = Vec::new();
+    for def in OPTIONS.iter().filter(|d| d.guard != Guard::None) {
+        // -m is guarded only where SET MULTIPLE MODE would be sent (libata), not on a loop
+        // device; the ATA-only cases cover it.
+        if def.short == Some(b'm') {
+            continue;
+        }
+        let mut args = vec![def.spelling()];
+        match def.value {
+            Value::None => {}
+            Value::Decimal { max, .. } => args[0].push_str(&max.to_string()),
+            Value::Number { min, .. } => args.push(min.to_string()),
+            Value::Filename => args.push(fw.to_string()),
+            Value::Pattern => args.push("hex:00000000".into()),
+            Value::TrimRanges => args.push("0:8".into()),
+            other => panic!("{}: no sample value for {other:?}", def.spelling()),
+        }
+        args.push(dev.to_string());
+        let (first, flag) = match def.guard {
+            Guard::PleaseDestroy => ("EXTREMELY DANGEROUS.", "--please-destroy-my-drive"),
+            _ => ("VERY DANGEROUS.", yes),
+        };
+        v.push(case(&args, GUARD, &[first, flag]));
+        if def.guard == Guard::Both {
+            let mut with_yes = vec![yes.to_string()];
+            with_yes.extend(args.iter().cloned());
+            v.push(case(
+                &with_yes,
+                GUARD,
+                &["EXTREMELY DANGEROUS.", "--please-destroy-my-drive"],
+            ));
+        }
+    }
+    v
 }
 
 /// A refusal for the second device of a command line means the first device got nothing
