@@ -64,10 +64,7 @@ fn man_page_lists_exactly_the_defined_options() {
             .iter()
             .filter(|o| !documented.contains_key(*o))
             .collect();
-        let extra: Vec<&String> = documented
-            .keys()
-            .filter(|o| !defined.contains(o))
-            .collect();
+        let extra: Vec<&String> = documented.keys().filter(|o| !defined.contains(o)).collect();
         assert!(
             missing.is_empty() && extra.is_empty(),
             "{section}: not in the man page {missing:?}; in the man page but not defined {extra:?}"
@@ -102,7 +99,9 @@ fn man_page_entries_show_values_and_guards_as_defined() {
         };
         for guard in needs {
             if !text.contains(guard) {
-                wrong.push(format!("{spelled}: the entry does not say it needs {guard}"));
+                wrong.push(format!(
+                    "{spelled}: the entry does not say it needs {guard}"
+                ));
             }
         }
     }

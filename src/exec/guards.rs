@@ -210,4 +210,66 @@ mod tests {
         f.powerup_in_standby.value = 1;
         assert!(check(&run(f), &facts).is_some());
     }
+
+    /// Every option's definition says which guard flags it needs; the checks above must agree
+    /// for a sample invocation of each (at values the guard applies to).
+    #[test]
+    fn guards_agree_with_the_option_definitions() {
+        use crate::cli::defs::{Guard, Value, OPTIONS};
+        let facts = DeviceFacts {
+            multcount_via_ata: true,
+        };
+        let refused = |words: &[String]| {
+            let argv: Vec<std::ffi::OsString> = std::iter::once("hdparm".to_string())
+                .chain(words.iter().cloned())
+                .chain(std::iter::once("/dev/x".to_string()))
+                .map(Into::into)
+                .collect();
+            match crate::cli::parse(&argv).result {
+                Ok(crate::cli::Invocation::Devices(runs)) => check(&runs[0], &facts).is_some(),
+                other => panic!("{words:?}: {other:?}"),
+            }
+        };
+        for def in OPTIONS {
+            let mut words = vec![def.spelling()];
+            match def.value {
+                Value::None => {}
+                Value::Decimal { max, .. } => words[0].push_str(&max.to_string()),
+                Value::Number { min, .. } => words.push(min.to_string()),
+                Value::Filename => words.push("fw.bin".into()),
+                Value::Pattern => words.push("hex:00000000".into()),
+                Value::TrimRanges => words.push("0:8".into()),
+                Value::TransferMode => words.push("udma5".into()),
+                Value::Password => words.push("pw".into()),
+                // Help, file helpers, modifiers that take a word: no device run to guard.
+                Value::KibThenFilename | Value::Letter { .. } | Value::Word { .. } => continue,
+            }
+            if def.role == crate::cli::defs::Role::Immediate
+                || def.role == crate::cli::defs::Role::Obsolete
+                || def.long == Some("Istdin")
+                || def.long == Some("security-help")
+            {
+                continue;
+            }
+            let with = |flags: &[&str]| {
+                let mut w: Vec<String> = flags.iter().map(|f| f.to_string()).collect();
+                w.extend(words.iter().cloned());
+                w
+            };
+            let know = "--yes-i-know-what-i-am-doing";
+            let destroy = "--please-destroy-my-drive";
+            let spelled = def.spelling();
+            assert_eq!(refused(&words), def.guard != Guard::None, "{spelled}");
+            assert!(!refused(&with(&[know, destroy])), "{spelled} with both");
+            match def.guard {
+                Guard::YesIKnow => assert!(!refused(&with(&[know])), "{spelled}"),
+                Guard::PleaseDestroy => assert!(!refused(&with(&[destroy])), "{spelled}"),
+                Guard::Both => {
+                    assert!(refused(&with(&[know])), "{spelled}");
+                    assert!(refused(&with(&[destroy])), "{spelled}");
+                }
+                Guard::None => {}
+            }
+        }
+    }
 }
