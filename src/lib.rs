@@ -9,6 +9,10 @@
 //! All `unsafe` lives in `device::sys`.
 
 #![deny(unsafe_code)]
+// A failure is reported and the next device still runs: nothing may abort the process outside
+// tests (style.md habit 4).
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 pub mod ata;
 pub mod cli;
