@@ -311,6 +311,18 @@ pub const READAHEAD: OptionDef = get_set!(
     " -a   Get/set fs readahead",
     "Get/set the block layer's read-ahead, in 512-byte sectors"
 );
+parses!(
+    readahead_repeated_bare_only_adds_the_get,
+    "-a512 -a /dev/x",
+    |f| {
+        f.readahead
+            == GetSet {
+                get: true,
+                set: true,
+                value: 512,
+            }
+    }
+);
 parses!(readahead_parses, "-a256 /dev/x", |f| f.readahead
     == GetSet {
         get: true,
@@ -852,6 +864,18 @@ pub const WRITE_CACHE: OptionDef = get_set!(
     write_cache,
     " -W   Get/set drive write-caching flag (0/1)",
     "Get/set the drive's write cache (SET FEATURES 0x02/0x82)"
+);
+parses!(
+    write_cache_repeated_bare_only_adds_the_get,
+    "-W1 -W /dev/x",
+    |f| {
+        f.write_cache
+            == GetSet {
+                get: true,
+                set: true,
+                value: 1,
+            }
+    }
 );
 parses!(write_cache_parses, "-W0 /dev/x", |f| f.write_cache
     == GetSet {
@@ -1854,6 +1878,19 @@ pub const BENCH_DEPTH: OptionDef = bench_setting(
             Ok(())
         })
     }),
+);
+parses!(
+    bench_limits_hold_for_the_final_values,
+    "--bench-bs 512M --bench-depth 4 /dev/x",
+    |f| f
+        .bench
+        .as_ref()
+        .is_some_and(|b| b.depth == 4 && b.block_size == 512 << 20)
+);
+parses!(
+    bench_limit_is_inclusive,
+    "--bench-bs 256M --bench-depth 16 /dev/x",
+    |f| f.bench.is_some()
 );
 parses!(bench_depth_parses, "--bench-depth 4 /dev/x", |f| f
     .bench

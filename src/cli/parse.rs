@@ -329,6 +329,11 @@ impl<'a> Parser<'a> {
         if f.fwdownload.is_some() && crowded {
             return Err(usage(15));
         }
+        // The benchmark's limits hold for the values in force at this device, whatever order
+        // its options came in.
+        if let Some(bench) = &f.bench {
+            bench.validate().map_err(message)?;
+        }
         self.devices.push(DeviceRun {
             path: path.clone(),
             flags: self.flags.clone(),
@@ -562,9 +567,11 @@ impl<'a> Parser<'a> {
                 let value = self.numeric(def, false)?;
                 let field = field(&mut self.flags);
                 field.get = noisy;
-                // hdparm zeroes the value on every occurrence but never clears `set`.
-                field.value = value.unwrap_or(0);
-                if value.is_some() {
+                // A bare repeat of an option that was set only adds the get: hdparm 9.65 zeroes
+                // the value here and keeps `set`, so `-a512 -a` set read-ahead to 0
+                // (DIFFERENCES.md: args:repeat-get).
+                if let Some(value) = value {
+                    field.value = value;
                     field.set = true;
                 }
                 Outcome::Continue
@@ -704,7 +711,6 @@ impl<'a> Parser<'a> {
         self.pos = self.word.len();
         let options = self.flags.bench.get_or_insert_with(Default::default);
         store(options, &value).map_err(message)?;
-        options.validate().map_err(message)?;
         Ok(Outcome::Continue)
     }
     /// The word after a password option (hdparm's `get_security_password`).
