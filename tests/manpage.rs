@@ -1,9 +1,10 @@
 //! The man page (doc/hdparm.8) is checked against the option definitions (`src/cli/defs.rs`):
 //! its OPTIONS section has one entry per option of hdparm 9.65 and its OPTIONS OF HDPARM-RS
 //! section one per option of ours, no more; an entry shows an argument exactly when the option
-//! takes a value, and names the guard flags the option needs. The exit statuses are documented.
+//! takes a value, names the guard flags the option needs, and says whether it is built yet. The
+//! exit statuses are documented.
 
-use hdparm::cli::defs::{Guard, Origin, Role, Value, OPTIONS};
+use hdparm::cli::defs::{Built, Guard, Origin, Role, Value, OPTIONS};
 use std::collections::BTreeMap;
 
 /// The option entries of one `.SH` section: the option spelled out, and the entry's text (the
@@ -89,6 +90,16 @@ fn man_page_entries_show_values_and_guards_as_defined() {
         if shows_argument != takes_value {
             wrong.push(format!(
                 "{spelled}: the heading `{heading}` and the definition disagree on the value"
+            ));
+        }
+        // Until an option is built, its entry says so (and only then).
+        let says_unbuilt = text.contains("Not built in hdparm-rs yet");
+        let says_set_unbuilt = text.contains("Setting it is not built in hdparm-rs yet");
+        if (says_unbuilt, says_set_unbuilt) != (def.built == Built::No, def.built == Built::GetOnly)
+        {
+            wrong.push(format!(
+                "{spelled}: built is {:?}, the entry says otherwise",
+                def.built
             ));
         }
         let needs = match def.guard {

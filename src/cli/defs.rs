@@ -145,7 +145,19 @@ pub struct OptionDef {
     /// A command line fragment that uses it with a valid value (for the test tables).
     pub example: &'static [&'static str],
     pub origin: Origin,
+    /// Whether hdparm-rs carries it out yet; an option that is not built is refused for the
+    /// whole invocation before anything is sent (`exec/guards.rs`).
+    pub built: Built,
     pub(crate) apply: Apply,
+}
+
+/// How much of an option is built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Built {
+    Yes,
+    No,
+    /// The get is built, the set is not (`-N`).
+    GetOnly,
 }
 
 impl OptionDef {
@@ -178,6 +190,22 @@ pub fn by_name(typed: &str) -> Option<&'static OptionDef> {
 /// The 48-bit LBA limit of sector options (reference §1.5).
 pub const LBA_LIMIT: u64 = (1 << 48) - 1;
 const LBA_MSG: &str = "bad/missing sector value";
+
+/// An option that is recognised but not carried out yet.
+const fn not_built(def: OptionDef) -> OptionDef {
+    OptionDef {
+        built: Built::No,
+        ..def
+    }
+}
+
+/// An option whose get is built and whose set is not.
+const fn set_not_built(def: OptionDef) -> OptionDef {
+    OptionDef {
+        built: Built::GetOnly,
+        ..def
+    }
+}
 
 /// A short option's letter as the byte the parser compares (every letter is ASCII).
 const fn ascii(letter: char) -> u8 {
@@ -212,6 +240,7 @@ macro_rules! get_set {
             summary: $summary,
             example: &[concat!("-", $letter, $max)],
             origin: Origin::Hdparm,
+            built: Built::Yes,
             apply: Apply::GetSet(field!(GetSet<u32>, $field)),
         }
     };
@@ -235,6 +264,7 @@ macro_rules! set_only {
             summary: $summary,
             example: &[concat!("-", $letter, $min)],
             origin: Origin::Hdparm,
+            built: Built::Yes,
             apply: Apply::SetOnly(field!(SetOnly<u32>, $field)),
         }
     };
@@ -261,6 +291,7 @@ const fn plain(
         summary,
         example,
         origin: Origin::Hdparm,
+        built: Built::Yes,
         apply,
     }
 }
@@ -436,14 +467,14 @@ parses!(defect_mgmt_parses, "-D0 /dev/x", |f| f.defect_mgmt
         noisy: true,
         value: 0
     });
-pub const CDROM_SPEED: OptionDef = set_only!(
+pub const CDROM_SPEED: OptionDef = not_built(set_only!(
     'E',
     "CDROM/DVD-speed",
     0..=255,
     cdrom_speed,
     " -E   Set cd/dvd drive speed",
     "Set a CD/DVD drive's read speed"
-);
+));
 parses!(cdrom_speed_parses, "-E 4 /dev/x", |f| f.cdrom_speed
     == SetOnly {
         set: true,
@@ -529,7 +560,7 @@ parses!(identify_parses, "--Istdout -I /dev/x", |f| f.identify
     && !f.identify_stdout);
 parses!(identify_2_parses, "-qI -W /dev/x", |f| f.identify
     && f.write_cache.get);
-pub const WDIDLE3: OptionDef = OptionDef {
+pub const WDIDLE3: OptionDef = not_built(OptionDef {
     guard: Guard::PleaseDestroy,
     ..get_set!(
         'J',
@@ -539,7 +570,7 @@ pub const WDIDLE3: OptionDef = OptionDef {
         " -J   Get/set Western DIgital \"Idle3\" timeout for a WDC \"Green\" drive (DANGEROUS)",
         "Get/set the idle3 timer of WD Green drives (vendor command)"
     )
-};
+});
 parses!(wdidle3_parses, "-J300 /dev/x", |f| f.wdidle3
     == GetSet {
         get: true,
@@ -622,7 +653,7 @@ pub const NOWERR: OptionDef = get_set!(
 );
 parses!(nowerr_parses, "-n1 /dev/x", |f| f.nowerr.set
     && f.nowerr.value == 1);
-pub const MAX_SECTORS: OptionDef = OptionDef {
+pub const MAX_SECTORS: OptionDef = set_not_built(OptionDef {
     short: Some(b'N'),
     long: None,
     role: Role::GetSet,
@@ -640,6 +671,7 @@ pub const MAX_SECTORS: OptionDef = OptionDef {
     summary: "Get/set the max visible sectors (HPA); p makes it permanent",
     example: &["-N"],
     origin: Origin::Hdparm,
+    built: Built::Yes,
     apply: Apply::Custom(|p, def, typed| {
         let noisy = p.take_noisy();
         let (value, permanent) = p.number(def, typed)?;
@@ -652,7 +684,7 @@ pub const MAX_SECTORS: OptionDef = OptionDef {
         }
         Ok(Outcome::Continue)
     }),
-};
+});
 parses!(max_sectors_parses, "-N p0x10 /dev/x", |f| f.max_sectors
     == GetSet {
         get: true,
@@ -678,6 +710,7 @@ pub const PIO_MODE: OptionDef = OptionDef {
     summary: "Set the chipset's PIO mode (HDIO_SET_PIO_MODE)",
     example: &["-p", "pio4"],
     origin: Origin::Hdparm,
+    built: Built::Yes,
     apply: Apply::Custom(|p, def, _| p.set_transfer_mode(def, field!(SetOnly<u32>, pio_mode))),
 };
 parses!(pio_mode_parses, "-p pio4 /dev/x", |f| f.pio_mode
@@ -908,6 +941,7 @@ pub const XFER_MODE: OptionDef = OptionDef {
     summary: "Set the drive's transfer mode (SET FEATURES 0x03)",
     example: &["-X", "udma5"],
     origin: Origin::Hdparm,
+    built: Built::Yes,
     apply: Apply::Custom(|p, def, _| p.set_transfer_mode(def, field!(SetOnly<u32>, xfer_mode))),
 };
 parses!(xfer_mode_parses, "-X udma5 /dev/x", |f| f.xfer_mode
@@ -1014,17 +1048,17 @@ pub const DCO_FREEZE: OptionDef = long_flag(
     Apply::Flag(field!(bool, dco_freeze)),
 );
 parses!(dco_freeze_parses, "--dco-freeze /dev/x", |f| f.dco_freeze);
-pub const DCO_IDENTIFY: OptionDef = long_flag(
+pub const DCO_IDENTIFY: OptionDef = not_built(long_flag(
     "dco-identify",
     Role::Action,
     Some(" --dco-identify    Read/dump device configuration identify data"),
     "Decode the Device Configuration Overlay (DCO IDENTIFY)",
     &["--dco-identify"],
     Apply::Flag(field!(bool, dco_identify)),
-);
+));
 parses!(dco_identify_parses, "--DCO-IDENTIFY /dev/x", |f| f
     .dco_identify);
-pub const DCO_RESTORE: OptionDef = OptionDef {
+pub const DCO_RESTORE: OptionDef = not_built(OptionDef {
     guard: Guard::YesIKnow,
     ..long_flag(
         "dco-restore",
@@ -1034,10 +1068,10 @@ pub const DCO_RESTORE: OptionDef = OptionDef {
         &["--yes-i-know-what-i-am-doing", "--dco-restore"],
         Apply::Flag(field!(bool, dco_restore)),
     )
-};
+});
 parses!(dco_restore_parses, "--dco-restore /dev/x", |f| f
     .dco_restore);
-pub const DCO_SETMAX: OptionDef = long_number(
+pub const DCO_SETMAX: OptionDef = not_built(long_number(
     "dco-setmax",
     Role::Standalone,
     (1, LBA_LIMIT),
@@ -1050,7 +1084,7 @@ pub const DCO_SETMAX: OptionDef = long_number(
         p.flags.dco_setmax = p.number(def, typed)?.0;
         Ok(Outcome::Continue)
     }),
-);
+));
 parses!(dco_setmax_parses, "--dco-setmax 0x1000 /dev/x", |f| f
     .dco_setmax
     == Some(4096));
@@ -1064,17 +1098,17 @@ pub const DIRECT: OptionDef = long_flag(
 );
 parses!(direct_parses, "--direct -t /dev/x", |f| f.direct
     && f.time_device);
-pub const DRQ_HSM_ERROR: OptionDef = long_flag(
+pub const DRQ_HSM_ERROR: OptionDef = not_built(long_flag(
     "drq-hsm-error",
     Role::Action,
     Some(" --drq-hsm-error   Crash system with a \"stuck DRQ\" error (VERY DANGEROUS)"),
     "Provoke a stuck-DRQ error in the kernel (a test of error handling)",
     &["--drq-hsm-error"],
     Apply::Flag(field!(bool, drq_hsm_error)),
-);
+));
 parses!(drq_hsm_error_parses, "--drq-hsm-error /dev/x", |f| f
     .drq_hsm_error);
-pub const FALLOCATE: OptionDef = OptionDef {
+pub const FALLOCATE: OptionDef = not_built(OptionDef {
     value: Value::KibThenFilename,
     clue: Some(4),
     ..long_flag(
@@ -1095,7 +1129,7 @@ pub const FALLOCATE: OptionDef = OptionDef {
             }))
         }),
     )
-};
+});
 invokes!(
     fallocate_invokes,
     "--fallocate 0x10 /mnt/file",
@@ -1104,7 +1138,7 @@ invokes!(
         path: "/mnt/file".into()
     }
 );
-pub const FIBMAP: OptionDef = OptionDef {
+pub const FIBMAP: OptionDef = not_built(OptionDef {
     value: Value::Filename,
     clue: Some(5),
     ..long_flag(
@@ -1121,7 +1155,7 @@ pub const FIBMAP: OptionDef = OptionDef {
             Ok(Outcome::Done(Invocation::Fibmap { path }))
         }),
     )
-};
+});
 invokes!(
     fibmap_invokes,
     "--fibmap /mnt/file",
@@ -1141,6 +1175,7 @@ const fn fwdownload(name: &'static str, usage: &'static str, mode: FwMode) -> Op
         FwMode::ModeEMax => Apply::Custom(|p, _, t| p.set_fwdownload(FwMode::ModeEMax, t)),
     };
     OptionDef {
+        built: Built::No,
         value: Value::Filename,
         guard: Guard::Both,
         clue: Some(15),
@@ -1227,14 +1262,14 @@ parses!(idle_immediate_parses, "-q --idle-immediate /dev/x", |f| f
         set: true,
         noisy: false
     });
-pub const IDLE_UNLOAD: OptionDef = long_flag(
+pub const IDLE_UNLOAD: OptionDef = not_built(long_flag(
     "idle-unload",
     Role::PlainSet,
     Some(" --idle-unload     Idle immediately and unload heads"),
     "Idle now and unload the heads (IDLE IMMEDIATE with UNLOAD)",
     &["--idle-unload"],
     Apply::PlainSet(field!(Action, idle_unload)),
-);
+));
 parses!(idle_unload_parses, "--idle-unload /dev/x", |f| f
     .idle_unload
     == Action {
@@ -1295,7 +1330,7 @@ pub const ISTDOUT: OptionDef = long_flag(
 );
 parses!(istdout_parses, "-I --Istdout /dev/x", |f| f.identify_stdout
     && !f.identify);
-pub const MAKE_BAD_SECTOR: OptionDef = OptionDef {
+pub const MAKE_BAD_SECTOR: OptionDef = not_built(OptionDef {
     value: Value::Number {
         prefix: Some(b'f'),
         min: 0,
@@ -1317,7 +1352,7 @@ pub const MAKE_BAD_SECTOR: OptionDef = OptionDef {
             Ok(Outcome::Continue)
         }),
     )
-};
+});
 parses!(
     make_bad_sector_parses,
     "--make-bad-sector f100 /dev/x",
@@ -1388,6 +1423,7 @@ parses!(read_sector_parses, "--read-sector 0x10 /dev/x", |f| f
 /// `--write-sector` and its alias `--repair-sector`.
 const fn write_sector(name: &'static str, usage: &'static str) -> OptionDef {
     OptionDef {
+        built: Built::No,
         guard: Guard::YesIKnow,
         clue: Some(14),
         ..long_number(
@@ -1424,6 +1460,7 @@ const fn sanitize(
     apply: Apply,
 ) -> OptionDef {
     OptionDef {
+        built: Built::No,
         guard,
         ..long_flag(name, Role::Standalone, Some(usage), summary, &[], apply)
     }
@@ -1495,7 +1532,7 @@ parses!(
     "--sanitize-overwrite hex:0000abcd /dev/x",
     |f| f.sanitize == Some(SanitizeCommand::Overwrite { pattern: 0xabcd })
 );
-pub const SANITIZE_OVERWRITE_PASSES: OptionDef = long_number(
+pub const SANITIZE_OVERWRITE_PASSES: OptionDef = not_built(long_number(
     "sanitize-overwrite-passes",
     Role::Modifier,
     (0, 7),
@@ -1515,7 +1552,7 @@ pub const SANITIZE_OVERWRITE_PASSES: OptionDef = long_number(
         p.flags.sanitize_passes = passes as u32;
         Ok(Outcome::Continue)
     }),
-);
+));
 parses!(
     sanitize_overwrite_passes_parses,
     "--sanitize-overwrite-passes 3 --sanitize-status /dev/x",
@@ -1546,7 +1583,7 @@ invokes!(
     "--security-help",
     Invocation::SecurityHelp
 );
-pub const SET_SECTOR_SIZE: OptionDef = OptionDef {
+pub const SET_SECTOR_SIZE: OptionDef = not_built(OptionDef {
     guard: Guard::PleaseDestroy,
     clue: Some(16),
     ..long_number(
@@ -1563,13 +1600,13 @@ pub const SET_SECTOR_SIZE: OptionDef = OptionDef {
             Ok(Outcome::Continue)
         }),
     )
-};
+});
 parses!(
     set_sector_size_parses,
     "--set-sector-size 4096 /dev/x",
     |f| f.set_sector_size == Some(4096)
 );
-pub const TRIM_SECTOR_RANGES: OptionDef = OptionDef {
+pub const TRIM_SECTOR_RANGES: OptionDef = not_built(OptionDef {
     value: Value::TrimRanges,
     guard: Guard::PleaseDestroy,
     clue: Some(13),
@@ -1589,13 +1626,13 @@ pub const TRIM_SECTOR_RANGES: OptionDef = OptionDef {
             Ok(Outcome::Continue)
         }),
     )
-};
+});
 parses!(
     trim_sector_ranges_parses,
     "--trim-sector-ranges 1:2 10:0x10 /dev/x",
     |f| f.trim_ranges == Some(vec![(1, 2), (10, 16)])
 );
-pub const TRIM_SECTOR_RANGES_STDIN: OptionDef = OptionDef {
+pub const TRIM_SECTOR_RANGES_STDIN: OptionDef = not_built(OptionDef {
     guard: Guard::PleaseDestroy,
     clue: Some(12),
     ..long_flag(
@@ -1606,7 +1643,7 @@ pub const TRIM_SECTOR_RANGES_STDIN: OptionDef = OptionDef {
         &[],
         Apply::Flag(field!(bool, trim_ranges_stdin)),
     )
-};
+});
 parses!(
     trim_sector_ranges_stdin_parses,
     "--trim-sector-ranges-stdin /dev/x",
@@ -1654,14 +1691,14 @@ pub const SECURITY_FREEZE: OptionDef = long_flag(
 );
 parses!(security_freeze_parses, "--security-freeze /dev/x", |f| f
     .security_freeze);
-pub const SECURITY_PROMPT: OptionDef = long_flag(
+pub const SECURITY_PROMPT: OptionDef = not_built(long_flag(
     "security-prompt-for-password",
     Role::Modifier,
     None,
     "Read the security password from the terminal",
     &[],
     Apply::Flag(field!(bool, security_prompt)),
-);
+));
 parses!(
     security_prompt_parses,
     "--security-prompt-for-password --security-unlock /dev/x",
@@ -1675,6 +1712,7 @@ const fn security_letter(
     summary: &'static str,
 ) -> OptionDef {
     OptionDef {
+        built: Built::No,
         value: Value::Letter { choices },
         ..long_flag(
             name,
@@ -1728,6 +1766,7 @@ const fn security(
         }
     };
     OptionDef {
+        built: Built::No,
         value: Value::Password,
         ..long_flag(name, Role::Standalone, None, summary, &[], apply)
     }

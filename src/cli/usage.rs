@@ -4,7 +4,7 @@
 //! kept byte for byte; `--help` (which hdparm 9.65 rejects as an unknown flag) adds our own
 //! options after hdparm's list. The option lines come from the definitions (`defs.rs`).
 
-use super::defs::{Origin, OPTIONS};
+use super::defs::{Built, OptionDef, Origin, OPTIONS};
 use std::io::{self, Write};
 
 /// What `--help` adds after our options' lines.
@@ -15,11 +15,20 @@ const EXTENSION_TRAILER: &[&str] = &[
 ];
 
 /// The usage lines of the options of one origin, in definition order.
-fn usage_lines(origin: Origin) -> impl Iterator<Item = &'static str> {
+fn usage_lines(origin: Origin) -> impl Iterator<Item = &'static OptionDef> {
     OPTIONS
         .iter()
-        .filter(move |d| d.origin == origin)
-        .filter_map(|d| d.usage)
+        .copied()
+        .filter(move |d| d.origin == origin && d.usage.is_some())
+}
+
+/// What `--help` adds to the line of an option that hdparm-rs does not carry out yet.
+fn not_built_mark(def: &OptionDef) -> &'static str {
+    match def.built {
+        Built::Yes => "",
+        Built::No => "  [not built in hdparm-rs yet]",
+        Built::GetOnly => "  [setting it is not built in hdparm-rs yet]",
+    }
 }
 
 /// Writes the usage text. `clue` is printed for usage errors (stderr), not for `-h`.
@@ -38,12 +47,17 @@ pub fn write_usage(
     }
     write!(out, "Usage:  {program}  [options] [device ...]\n\n")?;
     writeln!(out, "Options:")?;
-    for line in usage_lines(Origin::Hdparm) {
-        writeln!(out, "{line}")?;
+    // -h is hdparm's text byte for byte; --help marks what is not built yet.
+    for def in usage_lines(Origin::Hdparm) {
+        let mark = if extended { not_built_mark(def) } else { "" };
+        writeln!(out, "{}{mark}", def.usage.unwrap_or_default())?;
     }
     if extended {
         writeln!(out, "\nOptions of hdparm-rs (not in hdparm 9.65):")?;
-        for line in usage_lines(Origin::Ours).chain(EXTENSION_TRAILER.iter().copied()) {
+        for def in usage_lines(Origin::Ours) {
+            writeln!(out, "{}{}", def.usage.unwrap_or_default(), not_built_mark(def))?;
+        }
+        for line in EXTENSION_TRAILER {
             writeln!(out, "{line}")?;
         }
     }

@@ -215,21 +215,22 @@ mod tests {
     /// for a sample invocation of each (at values the guard applies to).
     #[test]
     fn guards_agree_with_the_option_definitions() {
-        use crate::cli::defs::{Guard, Value, OPTIONS};
+        use crate::cli::defs::{Built, Guard, Role, Value, OPTIONS};
         let facts = DeviceFacts {
             multcount_via_ata: true,
         };
-        let refused = |words: &[String]| {
+        let run_of = |words: &[String]| {
             let argv: Vec<std::ffi::OsString> = std::iter::once("hdparm".to_string())
                 .chain(words.iter().cloned())
                 .chain(std::iter::once("/dev/x".to_string()))
                 .map(Into::into)
                 .collect();
             match crate::cli::parse(&argv).result {
-                Ok(crate::cli::Invocation::Devices(runs)) => check(&runs[0], &facts).is_some(),
+                Ok(crate::cli::Invocation::Devices(mut runs)) => runs.remove(0),
                 other => panic!("{words:?}: {other:?}"),
             }
         };
+        let refused = |words: &[String]| check(&run_of(words), &facts).is_some();
         for def in OPTIONS {
             let mut words = vec![def.spelling()];
             match def.value {
@@ -244,8 +245,8 @@ mod tests {
                 // Help, file helpers, modifiers that take a word: no device run to guard.
                 Value::KibThenFilename | Value::Letter { .. } | Value::Word { .. } => continue,
             }
-            if def.role == crate::cli::defs::Role::Immediate
-                || def.role == crate::cli::defs::Role::Obsolete
+            if def.role == Role::Immediate
+                || def.role == Role::Obsolete
                 || def.long == Some("Istdin")
                 || def.long == Some("security-help")
             {
@@ -259,6 +260,15 @@ mod tests {
             let know = "--yes-i-know-what-i-am-doing";
             let destroy = "--please-destroy-my-drive";
             let spelled = def.spelling();
+            if def.role != Role::Modifier {
+                // What the definition says is built is what the executor does not refuse.
+                let unbuilt = unbuilt_option(&run_of(&words).flags).is_some();
+                assert_eq!(unbuilt, def.built != Built::Yes, "{spelled} is built?");
+                if def.built == Built::GetOnly {
+                    let bare = run_of(&[spelled.clone()]);
+                    assert!(unbuilt_option(&bare.flags).is_none(), "{spelled} get");
+                }
+            }
             assert_eq!(refused(&words), def.guard != Guard::None, "{spelled}");
             assert!(!refused(&with(&[know, destroy])), "{spelled} with both");
             match def.guard {
