@@ -265,7 +265,7 @@ mod tests {
                 let unbuilt = unbuilt_option(&run_of(&words).flags).is_some();
                 assert_eq!(unbuilt, def.built != Built::Yes, "{spelled} is built?");
                 if def.built == Built::GetOnly {
-                    let bare = run_of(&[spelled.clone()]);
+                    let bare = run_of(std::slice::from_ref(&spelled));
                     assert!(unbuilt_option(&bare.flags).is_none(), "{spelled} get");
                 }
             }
