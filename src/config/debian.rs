@@ -1,0 +1,520 @@
+//! Debian's hdparm.conf, read exactly as Debian's own scripts read it.
+//!
+//! Debian applies `/etc/hdparm.conf` with shell: `hdparm_options` in `/lib/hdparm/hdparm-functions`
+//! turns the file into an option string for one disk, `/lib/udev/hdparm` runs it on an add
+//! event, and `/usr/lib/pm-utils/power.d/95hdparm-apm` applies `-B` and `-S` (reference §9).
+//! [`hdparm_options`] reproduces the first word for word, quirks included, and [`udev_add_plan`]
+//! the hdparm command lines the other two run for one disk. The differential test
+//! `tests/config_debian.rs` runs Debian's own functions on the same files and compares.
+//!
+//! The quirks kept, because a drop-in must read the same file the same way:
+//! - `read KEY SEP VALUE`: a line is split on blanks; `KEY = VALUE` needs the blanks around `=`,
+//!   and VALUE is the rest of the line; a backslash escapes the next character;
+//! - an option replaces every earlier one with the same first two characters, so any `--...`
+//!   option replaces all earlier `--...` options, and the `-q` right before it goes too;
+//! - `security_unlock = PWD` and its kin append only the option name: the shell passes the
+//!   password as an argument that `hdparm_set_option` never reads;
+//! - options after the first block's `}` go to that block's copy, not to the defaults;
+//! - a `/dev/disk/by-*` name is resolved (`readlink -m`) and cut at its first digit, which
+//!   also cuts `/dev/nvme0n1` to `/dev/nvme`.
+//!
+//! Not reproduced: pathname expansion of the unquoted option words (a `*` in the file).
+//!
+//! What this file must not do: read files, ask udev or the power supply; the caller passes what
+//! they say.
+
+use std::fmt;
+
+/// What the scripts ask the system about one disk and the machine.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Facts {
+    /// `on_ac_power` exited 1.
+    pub on_battery: bool,
+    /// `hdparm_try_apm`: not on USB or FireWire (`ID_PATH`) and `ID_ATA_FEATURE_SET_APM=1`.
+    pub try_apm: bool,
+}
+
+/// Why Debian's scripts give up on the file: the text they print.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfError {
+    pub message: String,
+}
+
+impl fmt::Display for ConfError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+fn error(message: impl Into<String>) -> ConfError {
+    ConfError {
+        message: message.into(),
+    }
+}
+
+/// The lines `egrep -v '^[[:space:]]*(#|$)'` lets through.
+fn significant_lines(conf: &str) -> impl Iterator<Item = &str> {
+    conf.lines().filter(|line| {
+        let t = line.trim_start_matches([' ', '\t', '\r', '\x0b', '\x0c']);
+        !(t.is_empty() || t.starts_with('#'))
+    })
+}
+
+/// The shell's `read KEY SEP VALUE` (without `-r`) on one line: fields split on blanks, the last
+/// one takes the rest of the line without its trailing blanks, a backslash keeps the next
+/// character as it is.
+fn read_fields(line: &str) -> (String, String, String) {
+    let blank = |c: char| c == ' ' || c == '\t';
+    // Characters with whether they were escaped.
+    let mut chars: Vec<(char, bool)> = Vec::new();
+    let mut it = line.chars();
+    while let Some(c) = it.next() {
+        if c == '\\' {
+            if let Some(next) = it.next() {
+                chars.push((next, true));
+            }
+        } else {
+            chars.push((c, false));
+        }
+    }
+    let mut fields = [String::new(), String::new(), String::new()];
+    let mut i = 0;
+    for (n, field) in fields.iter_mut().enumerate() {
+        while i < chars.len() && !chars[i].1 && blank(chars[i].0) {
+            i += 1;
+        }
+        if n == 2 {
+            let mut end = chars.len();
+            while end > i && !chars[end - 1].1 && blank(chars[end - 1].0) {
+                end -= 1;
+            }
+            *field = chars[i..end].iter().map(|&(c, _)| c).collect();
+        } else {
+            while i < chars.len() && (chars[i].1 || !blank(chars[i].0)) {
+                field.push(chars[i].0);
+                i += 1;
+            }
+        }
+    }
+    let [key, sep, value] = fields;
+    (key, sep, value)
+}
+
+/// The first two characters of a word (`${i%${i#??}}`).
+fn head2(word: &str) -> &str {
+    match word.char_indices().nth(2) {
+        Some((at, _)) => &word[..at],
+        None => word,
+    }
+}
+
+/// Unquoted `$VAR` in a command: the words.
+fn words(s: &str) -> impl Iterator<Item = &str> {
+    s.split([' ', '\t', '\n']).filter(|w| !w.is_empty())
+}
+
+/// The state of `hdparm_options` while it reads the file.
+#[derive(Default)]
+struct Reader {
+    disc: Option<String>,
+    default: String,
+    def_quiet: String,
+    options: String,
+    opt_quiet: String,
+    command_line: bool,
+}
+
+impl Reader {
+    /// `hdparm_set_option`.
+    fn set_option(&mut self, new: &str) {
+        let (list, quiet) = if self.disc.is_some() {
+            (&mut self.options, &self.opt_quiet)
+        } else {
+            (&mut self.default, &self.def_quiet)
+        };
+        let mut kept = String::new();
+        for word in words(list) {
+            if head2(word) != head2(new) {
+                kept.push(' ');
+                kept.push_str(word);
+            } else if let Some(stripped) = kept.strip_suffix("-q") {
+                // ${NEW_OPT%-q}: the quiet that came with the replaced option.
+                kept = stripped.to_string();
+            }
+        }
+        *list = format!("{kept} {quiet} {new}");
+    }
+
+    /// `hdparm_eval_value`: on/off and 1/0.
+    fn set_boolean(&mut self, value: &str, option: &str) -> Result<(), ConfError> {
+        match value {
+            "off" | "0" => self.set_option(&format!("{option}0")),
+            "on" | "1" => self.set_option(&format!("{option}1")),
+            // log_failure_msg is not defined in the scripts' shell: only its name is printed
+            // as an error; then the reader exits.
+            _ => return Err(error(format!("Unknown Value for {option}: {value}"))),
+        }
+        Ok(())
+    }
+}
+
+/// `echo $OPTIONS`: the words joined by one space.
+fn echo(s: &str) -> String {
+    words(s).collect::<Vec<_>>().join(" ")
+}
+
+/// The option string `hdparm_options WANTED` prints (already word-joined, as `echo` prints it),
+/// or an error where Debian's reader gives up. `resolve` answers `readlink -m` for a block name
+/// that is a symlink, and None for one that is not.
+pub fn hdparm_options(
+    conf: &str,
+    wanted: &str,
+    facts: &Facts,
+    resolve: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, ConfError> {
+    let mut r = Reader::default();
+    if facts.try_apm {
+        if facts.on_battery {
+            r.set_option("-B128");
+            // A spindown of 3 minutes, so that a busy machine does not cycle the disk.
+            r.set_option("-S36");
+        } else {
+            r.set_option("-B254");
+        }
+    }
+    for line in significant_lines(conf) {
+        let (key, sep, value) = read_fields(line);
+        match sep.as_str() {
+            "{" => {
+                if key == "command_line" {
+                    r.disc = None;
+                    r.options.clear();
+                    r.opt_quiet.clear();
+                    r.command_line = true;
+                } else {
+                    let disc = match resolve(&key) {
+                        Some(target) => match target.find(|c: char| c.is_ascii_digit()) {
+                            Some(at) => target[..at].to_string(),
+                            None => target,
+                        },
+                        None => key.clone(),
+                    };
+                    // An empty name is an unset DISC to the shell's `test -n`.
+                    r.disc = Some(disc).filter(|d| !d.is_empty());
+                    r.options = r.default.clone();
+                    r.opt_quiet = r.def_quiet.clone();
+                }
+            }
+            "=" => set_keyed(&mut r, &key, &value, facts)?,
+            "" => match key.as_str() {
+                "}" => {
+                    if r.disc.is_none() && !r.command_line {
+                        return Err(error("No disk enabled. Exiting"));
+                    }
+                    if !r.options.is_empty() && r.disc.as_deref() == Some(wanted) {
+                        return Ok(echo(&r.options));
+                    }
+                    r.command_line = false;
+                }
+                "quiet" => {
+                    if r.disc.is_some() {
+                        r.opt_quiet = "-q".into();
+                    } else {
+                        r.def_quiet = "-q".into();
+                    }
+                }
+                "standby" => r.set_option("-y"),
+                "sleep" => r.set_option("-Y"),
+                "disable_seagate" => r.set_option("-Z"),
+                "security_freeze" => r.set_option("--security-freeze"),
+                _ if r.command_line => {}
+                _ => return Err(error(format!("unknown option {key}"))),
+            },
+            _ if r.command_line => {}
+            _ => return Err(error(format!("unknown separator {sep}"))),
+        }
+    }
+    // The disk has no block: the defaults.
+    Ok(echo(&r.default))
+}
+
+/// A `KEY = VALUE` line.
+fn set_keyed(r: &mut Reader, key: &str, value: &str, facts: &Facts) -> Result<(), ConfError> {
+    // The value goes through the shell unquoted, so it is words: `-a$VALUE` is the option
+    // glued to the first word (the others are arguments nobody reads), and
+    // `hdparm_eval_value $VALUE -A` reads its first two arguments, whatever they are.
+    let value_words: Vec<&str> = words(value).collect();
+    let first = value_words.first().copied().unwrap_or("");
+    let numeric = |letter: &str| format!("{letter}{first}");
+    let boolean = |r: &mut Reader, option: &'static str| {
+        let mut args = value_words.iter().copied().chain(std::iter::once(option));
+        let one = args.next().unwrap_or("");
+        let two = args.next().unwrap_or("");
+        r.set_boolean(one, two)
+    };
+    match key {
+        "read_ahead_sect" => r.set_option(&numeric("-a")),
+        "lookahead" => boolean(r, "-A")?,
+        "bus" => boolean(r, "-b")?,
+        "apm" if !facts.on_battery => r.set_option(&numeric("-B")),
+        "apm_battery" if facts.on_battery => r.set_option(&numeric("-B")),
+        "apm" | "apm_battery" => {}
+        "io32_support" => r.set_option(&numeric("-c")),
+        "dma" => boolean(r, "-d")?,
+        "defect_mana" => boolean(r, "-D")?,
+        "cd_speed" => r.set_option(&numeric("-E")),
+        "mult_sect_io" => r.set_option(&numeric("-m")),
+        "prefetch_sect" => r.set_option(&numeric("-P")),
+        "read_only" => boolean(r, "-r")?,
+        "write_read_verify" => boolean(r, "-R")?,
+        "spindown_time" => r.set_option(&numeric("-S")),
+        "force_spindown_time" => r.set_option(&numeric("force_spindown_time")),
+        "poweron_standby" => boolean(r, "-s")?,
+        "interrupt_unmask" => boolean(r, "-u")?,
+        "write_cache" => boolean(r, "-W")?,
+        "transfer_mode" => r.set_option(&numeric("-X")),
+        "acoustic_management" => r.set_option(&numeric("-M")),
+        "keep_settings_over_reset" => boolean(r, "-k")?,
+        "keep_features_over_reset" => boolean(r, "-K")?,
+        "chipset_pio_mode" => r.set_option(&numeric("-p")),
+        // The value is passed as a second argument, which hdparm_set_option ignores.
+        "security_unlock" => r.set_option("--security-unlock"),
+        "security_pass" => r.set_option("--security-set-pass"),
+        "security_disable" => r.set_option("--security-disable"),
+        "user-master" => r.set_option("--user-master"),
+        "security_mode" => r.set_option("--security-mode"),
+        "ROOTFS" => {}
+        _ => return Err(error(format!("Unknown option {key}"))),
+    }
+    Ok(())
+}
+
+/// One run of hdparm that Debian's scripts make: its arguments after the program name.
+pub type CommandLine = Vec<String>;
+
+/// The hdparm command lines that an add event of `devname` makes Debian run on that disk:
+/// `95hdparm-apm resume` when the options hold `-B`, `-S` or `force_spindown_time` (its `-B`,
+/// then its `-S`, each alone), then `/lib/udev/hdparm`'s `hdparm -q OPTIONS DEVNAME` with
+/// those three and every `-q` taken out.
+///
+/// `95hdparm-apm` walks `/dev/sd?` and `/dev/hd?` only, so a disk with another name (`sdaa`,
+/// `nvme0n1`) gets no `-B` or `-S` from it.
+pub fn udev_add_plan(
+    conf: &str,
+    devname: &str,
+    facts: &Facts,
+    resolve: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<CommandLine>, ConfError> {
+    let options = hdparm_options(conf, devname, facts, resolve)?;
+    let mut plan = Vec::new();
+    if options.is_empty() {
+        return Ok(plan);
+    }
+    let apm_related = words(&options)
+        .any(|w| w.contains("-B") || w.contains("-S") || w.contains("force_spindown_time"));
+    if apm_related && pm_utils_walks(devname) {
+        plan.extend(resume_plan(&options, devname, facts));
+    }
+    let rest = strip_apm_and_quiet(&options);
+    if !rest.is_empty() {
+        let mut line = vec!["-q".to_string()];
+        line.extend(words(&rest).map(str::to_string));
+        line.push(devname.to_string());
+        plan.push(line);
+    }
+    Ok(plan)
+}
+
+/// Whether `for dev in /dev/sd? /dev/hd?` reaches this name.
+fn pm_utils_walks(devname: &str) -> bool {
+    let Some(rest) = devname
+        .strip_prefix("/dev/sd")
+        .or_else(|| devname.strip_prefix("/dev/hd"))
+    else {
+        return false;
+    };
+    rest.chars().count() == 1
+}
+
+/// `95hdparm-apm resume` for one disk: the last `-B` word, then the last `-S` word (where
+/// `force_spindown_time` is written back as `-S`, and also applies without APM).
+fn resume_plan(options: &str, devname: &str, facts: &Facts) -> Vec<CommandLine> {
+    let mut plan = Vec::new();
+    if facts.try_apm {
+        if let Some(apm) = words(options).filter(|w| w.starts_with("-B")).last() {
+            plan.push(vec![apm.to_string(), devname.to_string()]);
+        }
+    }
+    let forced = options.contains("force_spindown_time");
+    if facts.try_apm || forced {
+        let spindown = words(options)
+            .map(|w| w.replacen("force_spindown_time", "-S", 1))
+            .filter(|w| w.starts_with("-S"))
+            .last();
+        if let Some(spindown) = spindown {
+            plan.push(vec![spindown, devname.to_string()]);
+        }
+    }
+    plan
+}
+
+/// The udev hook's `perl -pe 's/((-S|-B|force_spindown_time)[\d]{1,3})|(-q\s?)//g'`.
+fn strip_apm_and_quiet(options: &str) -> String {
+    let bytes = options.as_bytes();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let rest = &options[i..];
+        let prefix = ["-S", "-B", "force_spindown_time"]
+            .iter()
+            .find(|p| rest.starts_with(*p))
+            .map(|p| p.len());
+        if let Some(len) = prefix {
+            let digits = rest[len..]
+                .bytes()
+                .take(3)
+                .take_while(u8::is_ascii_digit)
+                .count();
+            if digits > 0 {
+                i += len + digits;
+                continue;
+            }
+        }
+        if rest.starts_with("-q") {
+            i += 2;
+            if options[i..].starts_with(|c: char| c.is_whitespace()) {
+                i += 1;
+            }
+            continue;
+        }
+        let c = rest.chars().next().unwrap_or(' ');
+        out.push(c);
+        i += c.len_utf8();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_links(_: &str) -> Option<String> {
+        None
+    }
+
+    const AC_APM: Facts = Facts {
+        on_battery: false,
+        try_apm: true,
+    };
+
+    fn options(conf: &str, disk: &str, facts: &Facts) -> Result<String, ConfError> {
+        hdparm_options(conf, disk, facts, &no_links)
+    }
+
+    #[test]
+    fn the_builtin_policy_comes_first() {
+        assert_eq!(options("", "/dev/sda", &AC_APM).unwrap(), "-B254");
+        let battery = Facts {
+            on_battery: true,
+            try_apm: true,
+        };
+        assert_eq!(options("", "/dev/sda", &battery).unwrap(), "-B128 -S36");
+        assert_eq!(
+            options("quiet\n", "/dev/sda", &Facts::default()).unwrap(),
+            ""
+        );
+    }
+
+    #[test]
+    fn a_later_option_replaces_an_earlier_one_and_its_quiet() {
+        let conf = "quiet\napm = 128\nwrite_cache = off\napm = 200\n";
+        assert_eq!(
+            options(conf, "/dev/sda", &AC_APM).unwrap(),
+            "-q -W0 -q -B200"
+        );
+    }
+
+    #[test]
+    fn a_block_adds_to_a_copy_of_the_defaults() {
+        let conf = "write_cache = on\n/dev/sdb {\n\tquiet\n\tspindown_time = 24\n}\n";
+        let facts = Facts::default();
+        assert_eq!(options(conf, "/dev/sdb", &facts).unwrap(), "-W1 -q -S24");
+        assert_eq!(options(conf, "/dev/sdc", &facts).unwrap(), "-W1");
+    }
+
+    #[test]
+    fn by_id_names_are_resolved_and_cut_at_the_first_digit() {
+        let conf = "/dev/disk/by-id/ata-X {\n dma = on\n}\n";
+        let resolve = |p: &str| (p == "/dev/disk/by-id/ata-X").then(|| "/dev/sdb".to_string());
+        let got = hdparm_options(conf, "/dev/sdb", &Facts::default(), &resolve);
+        assert_eq!(got.unwrap(), "-d1");
+        let resolve = |_: &str| Some("/dev/nvme0n1".to_string());
+        let got = hdparm_options(conf, "/dev/nvme", &Facts::default(), &resolve);
+        assert_eq!(got.unwrap(), "-d1", "the quirk: nvme0n1 becomes /dev/nvme");
+    }
+
+    #[test]
+    fn errors_are_worded_as_the_scripts_word_them() {
+        let f = Facts::default();
+        let e = |conf| options(conf, "/dev/sda", &f).unwrap_err().message;
+        assert_eq!(e("dma = yes\n"), "Unknown Value for -d: yes");
+        assert_eq!(e("apm=254\n"), "unknown option apm=254");
+        assert_eq!(e("speed = 3\n"), "Unknown option speed");
+        assert_eq!(e("dma : on\n"), "unknown separator :");
+        assert_eq!(e("}\n"), "No disk enabled. Exiting");
+    }
+
+    #[test]
+    fn passwords_are_dropped_as_the_scripts_drop_them() {
+        let conf = "security_unlock = secret\nsecurity_freeze\n";
+        assert_eq!(
+            options(conf, "/dev/sda", &Facts::default()).unwrap(),
+            "--security-freeze"
+        );
+    }
+
+    #[test]
+    fn read_splits_like_the_shell() {
+        assert_eq!(
+            read_fields("  apm =  128  # not a comment "),
+            ("apm".into(), "=".into(), "128  # not a comment".into())
+        );
+        assert_eq!(
+            read_fields("a\\ b = c"),
+            ("a b".into(), "=".into(), "c".into())
+        );
+    }
+
+    #[test]
+    fn the_udev_plan_sends_apm_and_spindown_alone_then_the_rest_quietly() {
+        let conf = "quiet\nspindown_time = 24\nwrite_cache = off\n";
+        let plan = udev_add_plan(conf, "/dev/sda", &AC_APM, &no_links).unwrap();
+        assert_eq!(
+            plan,
+            vec![
+                vec!["-B254".to_string(), "/dev/sda".into()],
+                vec!["-S24".to_string(), "/dev/sda".into()],
+                vec!["-q".to_string(), "-W0".into(), "/dev/sda".into()],
+            ]
+        );
+        // pm-utils never walks sdaa: no -B and no -S there.
+        let plan = udev_add_plan(conf, "/dev/sdaa", &AC_APM, &no_links).unwrap();
+        assert_eq!(
+            plan,
+            vec![vec!["-q".to_string(), "-W0".into(), "/dev/sdaa".into()]]
+        );
+    }
+
+    #[test]
+    fn force_spindown_applies_without_apm() {
+        let conf = "force_spindown_time = 120\n";
+        let plan = udev_add_plan(conf, "/dev/sdb", &Facts::default(), &no_links).unwrap();
+        assert_eq!(plan, vec![vec!["-S120".to_string(), "/dev/sdb".into()]]);
+    }
+
+    #[test]
+    fn the_strip_is_the_perl_expression() {
+        assert_eq!(strip_apm_and_quiet("-q -B254 -q -W0 -S1234"), " -W0 4");
+        assert_eq!(strip_apm_and_quiet("-qW1"), "W1");
+    }
+}
