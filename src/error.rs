@@ -8,14 +8,14 @@
 //! | status | class | hdparm's errno in the same case |
 //! |---|---|---|
 //! | 0  | everything asked for succeeded | 0 |
-//! | 1  | refused by a guard flag (nothing was sent anywhere) | 1 (EPERM) |
+//! | 1  | refused by a guard flag (nothing was sent anywhere); `--check` found drift | 1 (EPERM) |
 //! | 2  | a device could not be opened | 2 (ENOENT), 13 (EACCES)... |
 //! | 5  | a command failed on the device, or a read failed | 5 (EIO) |
 //! | 22 | usage error: bad option, bad value | 22 (EINVAL) |
 //! | 25 | the device cannot do what was asked (not ATA, ioctl not supported) | 25 (ENOTTY) |
 //!
 //! When several devices fail differently, the exit status is the most severe class seen, in the
-//! order usage > guard > command failed > cannot open > not applicable.
+//! order usage > guard > command failed > cannot open > not applicable > drift.
 
 use std::fmt;
 use std::io;
@@ -23,6 +23,9 @@ use std::io;
 /// The class of a failure; decides the exit status.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ErrorClass {
+    /// `--check` found a device that differs from hdparm.conf (the least severe: it is an
+    /// answer, not a failure).
+    Drift,
     /// The device cannot do what was asked: not an ATA device, ioctl not supported.
     NotApplicable,
     /// The device node could not be opened.
@@ -39,6 +42,7 @@ impl ErrorClass {
     /// The process exit status for this class (see the module table).
     pub fn exit_status(self) -> u8 {
         match self {
+            ErrorClass::Drift => 1,
             ErrorClass::NotApplicable => 25,
             ErrorClass::CannotOpen => 2,
             ErrorClass::Failed => 5,
@@ -70,9 +74,25 @@ impl ErrorClass {
         ErrorClass::of_errno(err.raw_os_error())
     }
 
+    /// The class behind an exit status of ours (0 is none), for a run inside a run (`--apply`).
+    pub fn of_exit_status(status: u8) -> Option<ErrorClass> {
+        [
+            ErrorClass::Drift,
+            ErrorClass::NotApplicable,
+            ErrorClass::CannotOpen,
+            ErrorClass::Failed,
+            ErrorClass::Guard,
+            ErrorClass::Usage,
+        ]
+        .into_iter()
+        .rev()
+        .find(|class| class.exit_status() == status)
+    }
+
     /// A short stable name, used in JSON messages.
     pub fn name(self) -> &'static str {
         match self {
+            ErrorClass::Drift => "drift",
             ErrorClass::NotApplicable => "not_applicable",
             ErrorClass::CannotOpen => "cannot_open",
             ErrorClass::Failed => "failed",
@@ -203,6 +223,18 @@ mod tests {
             );
         }
         assert_eq!(ErrorClass::of_errno(None), ErrorClass::Failed);
+    }
+
+    #[test]
+    fn exit_statuses_map_back_to_their_class() {
+        assert_eq!(ErrorClass::of_exit_status(0), None);
+        assert_eq!(
+            ErrorClass::of_exit_status(25),
+            Some(ErrorClass::NotApplicable)
+        );
+        assert_eq!(ErrorClass::of_exit_status(5), Some(ErrorClass::Failed));
+        // 1 is both a guard refusal and --check's drift: the more severe.
+        assert_eq!(ErrorClass::of_exit_status(1), Some(ErrorClass::Guard));
     }
 
     #[test]

@@ -110,6 +110,8 @@ pub enum Value {
     Word {
         example: &'static str,
     },
+    /// The rest of the command line: `[--config FILE] [--dry-run] [DEVICE...]`.
+    ApplyArguments,
 }
 
 /// Where a parsed option's value goes.
@@ -1985,6 +1987,71 @@ parses!(bench_random_parses, "--bench-random /dev/x", |f| f
     .as_ref()
     .is_some_and(|b| b.random));
 
+/// `--apply` and `--check`: they read the rest of the command line themselves.
+const fn apply_mode(
+    name: &'static str,
+    usage: &'static str,
+    summary: &'static str,
+    check: bool,
+) -> OptionDef {
+    let apply = if check {
+        Apply::Custom(|p, _, _| p.apply_request(true))
+    } else {
+        Apply::Custom(|p, _, _| p.apply_request(false))
+    };
+    OptionDef {
+        value: Value::ApplyArguments,
+        ..ours(long_flag(
+            name,
+            Role::Immediate,
+            Some(usage),
+            summary,
+            &[],
+            apply,
+        ))
+    }
+}
+
+pub const APPLY: OptionDef = apply_mode(
+    "apply",
+    " --apply [--config FILE] [--dry-run] [DEVICE...]  Apply hdparm.conf as Debian's hooks do",
+    "Apply /etc/hdparm.conf to the devices, as Debian's udev and pm-utils hooks would",
+    false,
+);
+invokes!(
+    apply_invokes,
+    "--apply --config /tmp/x.conf --dry-run /dev/sda /dev/sdb",
+    Invocation::Apply(ApplyRequest {
+        check: false,
+        dry_run: true,
+        config: "/tmp/x.conf".into(),
+        json: false,
+        devices: vec!["/dev/sda".into(), "/dev/sdb".into()],
+    })
+);
+rejects!(
+    apply_needs_a_config_file_name,
+    "--apply --config",
+    ParseError::Message("--config: missing file name".into())
+);
+pub const CHECK: OptionDef = apply_mode(
+    "check",
+    " --check [--config FILE] [DEVICE...]  Compare the devices with hdparm.conf; exit 1 on drift",
+    "Compare the devices with /etc/hdparm.conf, change nothing, exit 1 when they differ",
+    true,
+);
+invokes!(
+    check_invokes,
+    "--json --check",
+    Invocation::Apply(ApplyRequest {
+        check: true,
+        dry_run: false,
+        config: DEFAULT_CONFIG.into(),
+        json: true,
+        devices: vec![],
+    })
+);
+
 /// Every option, in the order of the usage text (hdparm's, then ours).
 pub static OPTIONS: &[&OptionDef] = &[
     &READAHEAD,
@@ -2089,6 +2156,8 @@ pub static OPTIONS: &[&OptionDef] = &[
     &BENCH_BS,
     &BENCH_SECONDS,
     &BENCH_RANDOM,
+    &APPLY,
+    &CHECK,
 ];
 
 #[cfg(test)]

@@ -276,4 +276,24 @@ pub enum Invocation {
     Fallocate { kib: u64, path: PathBuf },
     /// Process these devices in order.
     Devices(Vec<DeviceRun>),
+    /// `--apply` / `--check` (ours): hdparm.conf applied to, or compared with, devices.
+    Apply(ApplyRequest),
 }
+
+/// What `--apply` or `--check` was asked to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApplyRequest {
+    /// `--check`: apply nothing; report the drift and exit 1 when there is some.
+    pub check: bool,
+    /// `--dry-run`: print the plan, send nothing.
+    pub dry_run: bool,
+    /// `--config FILE` (default `/etc/hdparm.conf`).
+    pub config: PathBuf,
+    /// `--json` came before.
+    pub json: bool,
+    /// The devices; none means every configured device present.
+    pub devices: Vec<OsString>,
+}
+
+/// Debian's configuration file.
+pub const DEFAULT_CONFIG: &str = "/etc/hdparm.conf";

@@ -694,6 +694,45 @@ impl<'a> Parser<'a> {
         Ok(Outcome::Continue)
     }
 
+    /// `--apply` / `--check` (ours): `[--config FILE] [--dry-run] [DEVICE...]`, the rest of the
+    /// command line.
+    pub(super) fn apply_request(&mut self, check: bool) -> Step<Outcome> {
+        let mut request = ApplyRequest {
+            check,
+            dry_run: false,
+            config: PathBuf::from(DEFAULT_CONFIG),
+            json: self.flags.json,
+            devices: Vec::new(),
+        };
+        while self.next < self.args.len() {
+            let word = self.args[self.next].clone();
+            self.next += 1;
+            let lower = word.to_string_lossy().to_ascii_lowercase();
+            match lower.as_str() {
+                "--config" => {
+                    let Some(file) = self.args.get(self.next).cloned() else {
+                        return Err(message("--config: missing file name"));
+                    };
+                    self.next += 1;
+                    request.config = PathBuf::from(file);
+                }
+                "--dry-run" => request.dry_run = true,
+                "--json" => request.json = true,
+                _ if lower.starts_with('-') => {
+                    return Err(message(format!(
+                        "{}: unknown flag after --{} (--config FILE, --dry-run and devices)",
+                        word.to_string_lossy(),
+                        if check { "check" } else { "apply" }
+                    )))
+                }
+                _ => request.devices.push(word),
+            }
+        }
+        self.word.clear();
+        self.pos = 0;
+        Ok(Outcome::Done(Invocation::Apply(request)))
+    }
+
     /// A `--bench-*` setting (ours): the next word is its value, and it implies `--bench`.
     pub(super) fn bench_setting(
         &mut self,

@@ -55,7 +55,12 @@ pub fn write_usage(
     if extended {
         writeln!(out, "\nOptions of hdparm-rs (not in hdparm 9.65):")?;
         for def in usage_lines(Origin::Ours) {
-            writeln!(out, "{}{}", def.usage.unwrap_or_default(), not_built_mark(def))?;
+            writeln!(
+                out,
+                "{}{}",
+                def.usage.unwrap_or_default(),
+                not_built_mark(def)
+            )?;
         }
         for line in EXTENSION_TRAILER {
             writeln!(out, "{line}")?;

@@ -289,6 +289,15 @@ fn set_keyed(r: &mut Reader, key: &str, value: &str, facts: &Facts) -> Result<()
     Ok(())
 }
 
+/// The device names of the file's blocks (`DEV {`), as written.
+pub fn block_names(conf: &str) -> Vec<String> {
+    significant_lines(conf)
+        .map(read_fields)
+        .filter(|(key, sep, _)| sep == "{" && key != "command_line")
+        .map(|(key, _, _)| key)
+        .collect()
+}
+
 /// One run of hdparm that Debian's scripts make: its arguments after the program name.
 pub type CommandLine = Vec<String>;
 
@@ -510,6 +519,12 @@ mod tests {
         let conf = "force_spindown_time = 120\n";
         let plan = udev_add_plan(conf, "/dev/sdb", &Facts::default(), &no_links).unwrap();
         assert_eq!(plan, vec![vec!["-S120".to_string(), "/dev/sdb".into()]]);
+    }
+
+    #[test]
+    fn block_names_are_the_devices_of_the_blocks() {
+        let conf = "quiet\n/dev/sda {\n}\ncommand_line {\n}\n/dev/disk/by-id/x {\n}\n";
+        assert_eq!(block_names(conf), vec!["/dev/sda", "/dev/disk/by-id/x"]);
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub mod kind;
 pub mod reader;
 pub mod sys;
 pub mod sysfs;
+pub mod system;
 
 use std::cell::Cell;
 use std::fs::{File, OpenOptions};

@@ -63,6 +63,9 @@ pub fn run(args: &[OsString], stdout: &mut dyn Write, stderr: &mut dyn Write) ->
             );
             verdict.record(ErrorClass::NotApplicable);
         }
+        Invocation::Apply(request) => {
+            return apply::run_apply(&request, args, stdout, stderr);
+        }
         Invocation::Devices(runs) => {
             let json = runs.iter().any(|r| r.flags.json);
             let mut out = Output::new(json, argv_strings(args), stdout, stderr);
@@ -101,6 +104,7 @@ fn argv_strings(args: &[OsString]) -> Vec<String> {
 }
 
 mod access;
+mod apply;
 mod devices;
 mod guards;
 mod identify;

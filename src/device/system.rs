@@ -1,0 +1,126 @@
+//! What `--apply` asks of the system besides the drives: the configuration file, the power
+//! supply, udev's properties of a disk, the disks present, and where records go.
+//!
+//! Each answer is the one Debian's scripts get from the same source (`on_ac_power`,
+//! `udevadm info`, `readlink -m`), read from sysfs and udev's database directly.
+//!
+//! What this file must not do: decide anything; `config/` and `exec/apply.rs` do.
+
+use std::io;
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Path, PathBuf};
+
+/// The configuration file's text.
+pub fn read_config(path: &Path) -> io::Result<String> {
+    std::fs::read_to_string(path)
+}
+
+/// Whether the machine runs on battery, as `on_ac_power` answers (exit 1): a mains supply
+/// exists and none is online, or no mains supply exists and a battery discharges. No supply at
+/// all (a server, a VM) is AC.
+pub fn on_battery() -> bool {
+    let Ok(entries) = std::fs::read_dir("/sys/class/power_supply") else {
+        return false;
+    };
+    let mut mains = 0;
+    let mut mains_online = 0;
+    let mut discharging = false;
+    for entry in entries.flatten() {
+        let read = |name: &str| {
+            std::fs::read_to_string(entry.path().join(name))
+                .map(|s| s.trim().to_string())
+                .unwrap_or_default()
+        };
+        match read("type").as_str() {
+            "Mains" => {
+                mains += 1;
+                if read("online") == "1" {
+                    mains_online += 1;
+                }
+            }
+            "Battery" => discharging |= read("status") == "Discharging",
+            _ => {}
+        }
+    }
+    if mains > 0 {
+        mains_online == 0
+    } else {
+        discharging
+    }
+}
+
+/// One property of a block device from udev's database (`udevadm info -q property`), e.g.
+/// `ID_PATH` or `ID_ATA_FEATURE_SET_APM`.
+pub fn udev_property(device: &Path, key: &str) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(device).ok()?;
+    if !meta.file_type().is_block_device() {
+        return None;
+    }
+    let rdev = meta.rdev();
+    let (major, minor) = (libc::major(rdev), libc::minor(rdev));
+    let data = std::fs::read_to_string(format!("/run/udev/data/b{major}:{minor}")).ok()?;
+    let prefix = format!("E:{key}=");
+    data.lines()
+        .find_map(|line| line.strip_prefix(&prefix).map(str::to_string))
+}
+
+/// `[ -h NAME ] && readlink -m NAME`: the target of a symlink with every link resolved, or None
+/// when NAME is not a symlink.
+pub fn resolve_symlink(name: &str) -> Option<String> {
+    let path = Path::new(name);
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.file_type().is_symlink() {
+        return None;
+    }
+    let resolved = std::fs::canonicalize(path).ok().or_else(|| {
+        // A dangling link: readlink -m still answers with the joined target.
+        let target = std::fs::read_link(path).ok()?;
+        Some(path.parent().unwrap_or(Path::new("/")).join(target))
+    })?;
+    Some(resolved.display().to_string())
+}
+
+/// Whether the path is a block device.
+pub fn is_block_device(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.file_type().is_block_device())
+}
+
+/// The disks Debian's udev rule covers (`KERNEL=="[sh]d[a-z]"`) that are present, as /dev names.
+pub fn present_udev_disks() -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir("/sys/block") else {
+        return Vec::new();
+    };
+    let mut disks: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| {
+            let b = name.as_bytes();
+            b.len() == 3
+                && (b[0] == b's' || b[0] == b'h')
+                && b[1] == b'd'
+                && b[2].is_ascii_lowercase()
+        })
+        .map(|name| format!("/dev/{name}"))
+        .collect();
+    disks.sort();
+    disks
+}
+
+/// Where `--apply` records what it did: `$HDPARM_RS_RECORD_DIR`, or `/run/hdparm`.
+pub fn record_dir() -> PathBuf {
+    std::env::var_os("HDPARM_RS_RECORD_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/run/hdparm"))
+}
+
+/// Writes one record atomically (a temporary file renamed over the old record), so a reader
+/// never sees half of one.
+pub fn write_record(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    let path = dir.join(format!("{name}.json"));
+    let temporary = dir.join(format!(".{name}.json.{}", std::process::id()));
+    std::fs::write(&temporary, bytes)?;
+    std::fs::rename(&temporary, &path)?;
+    Ok(path)
+}
