@@ -243,7 +243,10 @@ mod tests {
                 Value::TransferMode => words.push("udma5".into()),
                 Value::Password => words.push("pw".into()),
                 // Help, file helpers, modifiers that take a word: no device run to guard.
-                Value::KibThenFilename | Value::Letter { .. } | Value::Word { .. } => continue,
+                Value::KibThenFilename
+                | Value::Letter { .. }
+                | Value::Word { .. }
+                | Value::ApplyArguments => continue,
             }
             if def.role == Role::Immediate
                 || def.role == Role::Obsolete
