@@ -2,7 +2,9 @@
 //! value codecs of hdparm's options. Nothing here touches a device.
 
 pub mod command;
+pub mod hdio;
 pub mod identify;
 pub mod identify_hex;
+pub mod sat;
 pub mod sense;
 pub mod values;
