@@ -22,7 +22,7 @@ use crate::ata::sat::{
     SatOutcome, ScsiStatus, DRIVER_SENSE, SAM_STAT_CHECK_CONDITION, SENSE_LEN,
 };
 pub use crate::ata::sat::{AtaError, AtaResult, SgDiagnostics, Via};
-use crate::error::strerror;
+use crate::error::{strerror, ErrorClass};
 
 /// Options of one ATA command.
 #[derive(Default)]
@@ -202,19 +202,22 @@ impl Device {
                     opts.trace(format_args!("ioctl(fd,SG_IO): {}\n", strerror(&e)));
                 }
                 let errno = e.raw_os_error().unwrap_or(libc::EIO);
-                return match errno {
-                    libc::EINVAL | libc::ENODEV => SatOutcome::TryLegacy(AtaError::Unsupported {
+                // EINVAL and ENODEV send hdparm to the legacy ioctl: a transport decision, not
+                // a class. Otherwise the errno's class says whether this node has no ATA
+                // transport at all or tried and failed.
+                if matches!(errno, libc::EINVAL | libc::ENODEV) {
+                    return SatOutcome::TryLegacy(AtaError::Unsupported {
+                        command,
+                        sg_io: e,
+                        legacy: None,
+                    });
+                }
+                return match ErrorClass::of_errno(Some(errno)) {
+                    ErrorClass::NotApplicable => SatOutcome::Failed(AtaError::Unsupported {
                         command,
                         sg_io: e,
                         legacy: None,
                     }),
-                    libc::ENOTTY | libc::EOPNOTSUPP | libc::ENOSYS => {
-                        SatOutcome::Failed(AtaError::Unsupported {
-                            command,
-                            sg_io: e,
-                            legacy: None,
-                        })
-                    }
                     _ => SatOutcome::Failed(AtaError::Transport {
                         command,
                         detail: format!("SG_IO failed: {}", strerror(&e)),
