@@ -130,14 +130,16 @@ fn istdin_output_matches_hdparm_for_qemu_drives() {
 }
 
 /// The binary's `--Istdin` prints the same bytes as the library (the wiring in exec adds no
-/// header and no trailing text).
+/// header and no trailing text). `ahci-hd-8bit` is the AHCI disk with bytes of 0x80 and above
+/// in its model, serial and firmware strings: hdparm prints them as they are, and so must we
+/// (not as U+FFFD). Its `.hdparm.txt` was recorded with `/usr/sbin/hdparm --Istdin` (9.65).
 #[test]
 fn binary_istdin_matches_hdparm_for_qemu_drives() {
     let dir = PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/identify"
     ));
-    for kind in ["ide-hd", "ahci-hd", "ide-cd", "ahci-cd"] {
+    for kind in ["ide-hd", "ahci-hd", "ide-cd", "ahci-cd", "ahci-hd-8bit"] {
         let hex = fs::read(dir.join(format!("{kind}.hex"))).expect("fixture");
         let expected = fs::read(dir.join(format!("{kind}.hdparm.txt"))).expect("fixture");
         let out = run_istdin_program(std::path::Path::new(env!("CARGO_BIN_EXE_hdparm")), &hex);

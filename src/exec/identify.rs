@@ -70,7 +70,7 @@ pub fn identify(ctx: &mut Ctx) {
     if !ctx.out.json {
         let mut text = Vec::new();
         let _ = render_report(&report, &mut text);
-        ctx.out.text(&String::from_utf8_lossy(&text));
+        ctx.out.bytes(&text);
     }
     ctx.out.section(
         "identify",
@@ -129,7 +129,7 @@ pub fn kernel_identity(ctx: &mut Ctx, multcount: Option<i64>) {
             if !ctx.out.json {
                 let mut text = Vec::new();
                 let _ = crate::report::kernel_identity::render_kernel_identity(&report, &mut text);
-                ctx.out.text(&String::from_utf8_lossy(&text));
+                ctx.out.bytes(&text);
             }
             ctx.out.section(
                 "kernel_identity",
@@ -172,7 +172,7 @@ pub fn identify_stdin(input: &[u8], out: &mut Output) {
             if !out.json {
                 let mut text = b"\n".to_vec();
                 let _ = render_report(&report, &mut text);
-                out.text(&String::from_utf8_lossy(&text));
+                out.bytes(&text);
             }
             out.begin_device("stdin", true);
             out.section(

@@ -79,8 +79,14 @@ impl<'a> Output<'a> {
     /// Text that only exists in the text rendering (its JSON twin is given separately), such as
     /// the `-I` decode or a timing line. Flushed at once: hdparm flushes before long waits.
     pub fn text(&mut self, text: &str) {
+        self.bytes(text.as_bytes());
+    }
+
+    /// [`Output::text`] for bytes that need not be UTF-8: drive strings (model, serial,
+    /// firmware...) reach stdout exactly as the drive gave them, as hdparm prints them.
+    pub fn bytes(&mut self, bytes: &[u8]) {
         if !self.json {
-            let _ = self.stdout.write_all(text.as_bytes());
+            let _ = self.stdout.write_all(bytes);
             let _ = self.stdout.flush();
         }
     }
