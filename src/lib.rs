@@ -19,7 +19,7 @@ pub mod report;
 pub mod timing;
 
 use std::ffi::OsString;
-use std::io::Write;
+use std::io::{Read, Write};
 
 /// The program's name as hdparm prints it in usage and `-V` (the basename of argv[0]).
 pub fn program_name(args: &[OsString]) -> String {
@@ -34,7 +34,20 @@ pub fn program_name(args: &[OsString]) -> String {
         .unwrap_or_else(|| "hdparm".to_string())
 }
 
-/// Runs one invocation of the tool and returns the exit status.
+/// Runs one invocation of the tool with the process's standard input and returns the exit
+/// status: [`run_with_stdin`] with `std::io::stdin()`.
 pub fn run(args: &[OsString], stdout: &mut dyn Write, stderr: &mut dyn Write) -> u8 {
-    exec::run(args, stdout, stderr)
+    run_with_stdin(args, &mut std::io::stdin(), stdout, stderr)
+}
+
+/// Runs one invocation of the tool and returns the exit status. This is what the binary calls;
+/// `stdin` is read only by the options that read standard input (`--Istdin`). Tests and fuzz
+/// targets call it with in-memory streams.
+pub fn run_with_stdin(
+    args: &[OsString],
+    stdin: &mut dyn Read,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> u8 {
+    exec::run(args, stdin, stdout, stderr)
 }

@@ -3,8 +3,14 @@
 
 fn main() -> std::process::ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
-    let status = hdparm::run(&args, &mut stdout.lock(), &mut stderr.lock());
+    let status = hdparm::run_with_stdin(
+        &args,
+        &mut stdin.lock(),
+        &mut stdout.lock(),
+        &mut stderr.lock(),
+    );
     std::process::ExitCode::from(status)
 }

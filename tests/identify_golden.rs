@@ -1,5 +1,6 @@
-//! Golden test for `-I`: every `*.hex` IDENTIFY dump in the shared corpus, read with the
-//! `--Istdin` reader and rendered by the library, must give byte for byte the stdout that
+//! Golden test for `-I`: every `*.hex` IDENTIFY dump in the shared corpus, fed to `--Istdin`
+//! through [`hdparm::run_with_stdin`] (the function the binary calls), must give byte for byte
+//! the stdout that
 //! Debian's hdparm 9.65 gave for it (`<name>.hdparm.txt`, recorded with
 //! `hdparm --Istdin < <name>.hex`).
 //!
@@ -47,7 +48,7 @@ fn first_diff(expected: &[u8], got: &[u8]) -> String {
     )
 }
 
-/// Renders every `*.hex` of `dir` with `--Istdin`'s reader and decoder and compares it with the
+/// Runs every `*.hex` of `dir` through our `--Istdin` and compares the stdout with the
 /// `.hdparm.txt` beside it. Returns the number of dumps and the differences.
 fn compare_dir(dir: &std::path::Path) -> (usize, Vec<String>) {
     let entries = fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
@@ -64,9 +65,7 @@ fn compare_dir(dir: &std::path::Path) -> (usize, Vec<String>) {
         let input = fs::read(hex).unwrap_or_else(|e| panic!("{}: {e}", hex.display()));
         let expected =
             fs::read(&expected_path).unwrap_or_else(|e| panic!("{}: {e}", expected_path.display()));
-        let mut out = Vec::new();
-        let mut err = Vec::new();
-        let status = hdparm::report::identify::run_istdin(&input, &mut out, &mut err);
+        let (status, out, err) = ours_istdin(&input);
         let name = hex
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -155,6 +154,16 @@ fn binary_istdin_matches_hdparm_for_qemu_drives() {
             first_diff(&expected, &out.stdout)
         );
     }
+}
+
+/// Our `hdparm --Istdin` with `input` on standard input, through the function the binary calls:
+/// exit status, stdout, stderr.
+fn ours_istdin(input: &[u8]) -> (u8, Vec<u8>, Vec<u8>) {
+    let args = ["hdparm", "--Istdin"].map(std::ffi::OsString::from);
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let status = hdparm::run_with_stdin(&args, &mut &input[..], &mut out, &mut err);
+    (status, out, err)
 }
 
 /// Runs `program --Istdin` with `input` on its standard input.
@@ -299,9 +308,7 @@ fn istdin_matches_real_hdparm_on_mutated_dumps() {
         let words = mutate(&mut rng, base);
         let input = to_hex(&words);
         let real = run_istdin_program(std::path::Path::new(&hdparm_bin), input.as_bytes());
-        let mut out = Vec::new();
-        let mut err = Vec::new();
-        let status = hdparm::report::identify::run_istdin(input.as_bytes(), &mut out, &mut err);
+        let (status, out, err) = ours_istdin(input.as_bytes());
         let real_status = real.status.code().unwrap_or(-1);
         if out != real.stdout || err != real.stderr || i32::from(status) != real_status {
             mismatches += 1;
@@ -424,8 +431,9 @@ fn corpus_words() -> Vec<[u16; 256]> {
 }
 
 /// Differential test of `-i`: HDIO_GET_IDENTITY buffers (random, and the corpus drives with
-/// their strings in the kernel's natural byte order) through the real `hdparm -i` (fed by the
-/// shim) and through our renderer. Needs the real hdparm and a C compiler.
+/// their strings in the kernel's natural byte order) through the real `hdparm -i` and through
+/// our binary's `-i`, both fed by the shim; stdout must agree byte for byte (the strings carry
+/// random bytes, 0x80 and above included). Needs the real hdparm and a C compiler.
 #[test]
 fn kernel_identity_matches_real_hdparm() {
     use std::process::Command;
@@ -483,10 +491,20 @@ fn kernel_identity_matches_real_hdparm() {
             .strip_prefix(header.as_bytes())
             .unwrap_or(&real.stdout)
             .to_vec();
-        let mut ours = Vec::new();
-        let report = hdparm::report::kernel_identity::kernel_identity_report(&raw, mult);
-        hdparm::report::kernel_identity::render_kernel_identity(&report, &mut ours)
-            .expect("render");
+        // Ours: the binary, fed by the same shim.
+        let ours = Command::new(env!("CARGO_BIN_EXE_hdparm"))
+            .arg("-i")
+            .arg(&disk)
+            .env("LD_PRELOAD", &lib)
+            .env("FAKE_KID", &id_file)
+            .env("FAKE_MULT", mult.map(|m| m.to_string()).unwrap_or_default())
+            .output()
+            .expect("run our hdparm");
+        let ours = ours
+            .stdout
+            .strip_prefix(header.as_bytes())
+            .unwrap_or(&ours.stdout)
+            .to_vec();
         if ours != real_out {
             mismatches += 1;
             if mismatches <= 3 {
@@ -548,9 +566,7 @@ fn istdin_matches_real_hdparm_on_rare_branches() {
         }
         let input = to_hex(&words);
         let real = run_istdin_program(std::path::Path::new(&hdparm_bin), input.as_bytes());
-        let mut out = Vec::new();
-        let mut err = Vec::new();
-        let status = hdparm::report::identify::run_istdin(input.as_bytes(), &mut out, &mut err);
+        let (status, out, _err) = ours_istdin(input.as_bytes());
         if out != real.stdout || i32::from(status) != real.status.code().unwrap_or(-1) {
             failures.push(format!("{name}: {}", first_diff(&real.stdout, &out)));
         }
@@ -565,7 +581,9 @@ fn istdin_matches_real_hdparm_on_rare_branches() {
 /// Differential test of live `-I`: the real `hdparm -I` on a fake drive (the shim answers
 /// IDENTIFY and the two log pages) against our decode with the context the device layer would
 /// build from the same pages: the "[ Supported: ... ]" list and the "Device Sleep:" block.
-/// The first cases also compare `--Istdout`'s dump.
+/// The first cases also compare `--Istdout`'s dump. Our side is the renderer, not the binary:
+/// our device layer sends ATA commands only to SCSI and IDE disks, and the shim's drive is a
+/// regular file (the binary's `-I` wiring is the `--Istdin` one plus the log reads).
 #[test]
 fn live_identify_matches_real_hdparm() {
     use std::process::Command;

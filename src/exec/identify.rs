@@ -76,7 +76,7 @@ pub fn identify(ctx: &mut Ctx) {
         "identify",
         serde_json::to_value(&report).unwrap_or_default(),
     );
-    if report.exit_status() != 0 {
+    if report.failure().is_some() {
         // hdparm's own words for this are already on stdout ("Unknown device type").
         ctx.out.verdict.record(ErrorClass::Failed);
     }
@@ -180,9 +180,9 @@ pub fn identify_stdin(input: &[u8], out: &mut Output) {
                 serde_json::to_value(&report).unwrap_or_default(),
             );
             out.end_device();
-            if report.exit_status() != 0 {
+            if let Some(class) = report.failure() {
                 // hdparm's own words for this are already on stdout ("Unknown device type").
-                out.verdict.record(ErrorClass::Usage);
+                out.verdict.record(class);
             }
         }
     }

@@ -8,10 +8,15 @@
 use crate::cli::{self, parse::ParseError, Invocation};
 use crate::error::{ErrorClass, Verdict};
 use std::ffi::OsString;
-use std::io::Write;
+use std::io::{Read, Write};
 
-/// Runs a whole command line; returns the exit status.
-pub fn run(args: &[OsString], stdout: &mut dyn Write, stderr: &mut dyn Write) -> u8 {
+/// Runs a whole command line; returns the exit status. `stdin` is read by `--Istdin` only.
+pub fn run(
+    args: &[OsString],
+    stdin: &mut dyn Read,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> u8 {
     let program = crate::program_name(args);
     let parsed = cli::parse(args);
     for line in &parsed.stdout_lines {
@@ -41,7 +46,7 @@ pub fn run(args: &[OsString], stdout: &mut dyn Write, stderr: &mut dyn Write) ->
         }
         Invocation::IdentifyStdin { json } => {
             let mut out = Output::new(json, argv_strings(args), stdout, stderr);
-            match crate::device::files::read_stdin() {
+            match crate::device::files::read_all(stdin) {
                 Ok(input) => identify::identify_stdin(&input, &mut out),
                 Err(e) => out.error(&crate::error::Error::os(ErrorClass::Failed, "stdin", &e)),
             }
