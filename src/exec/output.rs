@@ -8,12 +8,42 @@
 use crate::error::{Error, ErrorClass, Verdict};
 use crate::report::envelope::{DeviceJson, Envelope, Message};
 use crate::report::settings::SettingsItem;
-use std::io::Write;
+use std::cell::RefCell;
+use std::io::{self, Write};
+use std::rc::Rc;
+
+/// The run's stderr, shared by the output and the device layer's `--verbose` trace, so that
+/// hdparm's dumps land in the writer the caller gave, in the order they are made.
+#[derive(Clone)]
+pub struct SharedStderr<'a>(Rc<RefCell<&'a mut dyn Write>>);
+
+impl SharedStderr<'_> {
+    fn with<T>(&self, f: impl FnOnce(&mut dyn Write) -> io::Result<T>) -> io::Result<T> {
+        match self.0.try_borrow_mut() {
+            Ok(mut w) => f(&mut **w),
+            // Writes never nest (one thread, and no writer calls back into another), so this
+            // cannot happen; an error keeps it from being a panic.
+            Err(_) => Err(io::Error::other("stderr is already being written")),
+        }
+    }
+}
+
+impl Write for SharedStderr<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.with(|w| w.write(buf))
+    }
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.with(|w| w.write_all(buf))
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.with(|w| w.flush())
+    }
+}
 
 pub struct Output<'a> {
     pub json: bool,
     stdout: &'a mut dyn Write,
-    stderr: &'a mut dyn Write,
+    stderr: SharedStderr<'a>,
     envelope: Envelope,
     /// The device being processed (JSON mode).
     current: Option<DeviceJson>,
@@ -30,7 +60,7 @@ impl<'a> Output<'a> {
         Output {
             json,
             stdout,
-            stderr,
+            stderr: SharedStderr(Rc::new(RefCell::new(stderr))),
             envelope: Envelope::new(argv),
             current: None,
             verdict: Verdict::default(),
@@ -135,7 +165,13 @@ impl<'a> Output<'a> {
     /// Both streams, for steps that print as they measure (the timings). They print nothing
     /// on stdout in JSON mode themselves.
     pub fn streams(&mut self) -> (&mut dyn Write, &mut dyn Write) {
-        (&mut *self.stdout, &mut *self.stderr)
+        (&mut *self.stdout, &mut self.stderr)
+    }
+
+    /// The stderr writer for the device layer's `--verbose` trace (hdparm writes its dumps to
+    /// stderr as it sends each command).
+    pub fn trace_writer(&self) -> SharedStderr<'a> {
+        self.stderr.clone()
     }
 
     /// Ends the run: prints the JSON document if any, and returns the exit status.
