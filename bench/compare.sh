@@ -11,7 +11,8 @@
 #
 # "Ours" is the shipped binary, target/release/hdparm (built here with cargo build --release).
 #
-# Needs root (run it from a root shell: it never calls sudo), losetup, hdparm, fio, python3. Never touches any device but the loop device it
+# Needs root (run it from a root shell: it never calls sudo), losetup, hdparm, fio, python3.
+# Never touches any device but the loop device it
 # creates over a file in $WORKDIR (default /tmp), which it detaches and deletes at the end.
 #
 # Settings (environment): ROUNDS=4 (kept even: on this machine the first and the second run of a
