@@ -154,40 +154,6 @@ impl TaskfileRequest {
     }
 }
 
-/// The two lines hdparm 9.65 prints on **stdout** under `--verbose` before each taskfile
-/// command (sector reads and writes, READ LOG EXT, max-address commands), describing which
-/// registers it sends: `oflags.bits.lob_all=0xfc, flags={ nsect lbal lbam lbah dev command }`
-/// and the same for `hob_all` (48-bit only registers). Each line ends with a newline.
-pub fn hdparm_taskfile_flag_lines(tf: &TaskFile) -> String {
-    // hdparm's bit order: data, feat, nsect, lbal, lbam, lbah, dev, command.
-    let names = [
-        "data", "feat", "nsect", "lbal", "lbam", "lbah", "dev", "command",
-    ];
-    let line = |which: &str, bits: u8| {
-        let mut s = format!("oflags.bits.{which}_all=0x{bits:02x}, flags={{");
-        for (i, n) in names.iter().enumerate() {
-            if bits & (1 << i) != 0 {
-                s.push(' ');
-                s.push_str(n);
-            }
-        }
-        s.push_str(" }\n");
-        s
-    };
-    let mut lob = 0xFC; // nsect lbal lbam lbah dev command: always set by init_hdio_taskfile
-    if tf.feature & 0xFF != 0 {
-        lob |= 0x02;
-    }
-    let mut hob = 0;
-    if tf.lba48 {
-        hob = 0x3C;
-        if tf.feature >> 8 != 0 {
-            hob |= 0x02;
-        }
-    }
-    line("lob", lob) + &line("hob", hob)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -242,18 +208,5 @@ mod tests {
         assert_eq!(req.registers(false).lba, 0x04_0506);
         let r = drive_cmd_registers(&[0x50, 0, 0xFF, 0]);
         assert_eq!((r.status, r.error, r.count), (0x50, 0, 0xFF));
-    }
-
-    #[test]
-    fn taskfile_flag_lines_as_hdparm_prints_them() {
-        // Seen in hdparm 9.65 --verbose -I output (READ LOG EXT).
-        let tf = TaskFile::sector_command(op::READ_LOG_EXT, 0, 1, Protocol::PioIn, true);
-        assert_eq!(
-            hdparm_taskfile_flag_lines(&tf),
-            "oflags.bits.lob_all=0xfc, flags={ nsect lbal lbam lbah dev command }\n\
-             oflags.bits.hob_all=0x3c, flags={ nsect lbal lbam lbah }\n"
-        );
-        let tf = TaskFile::sector_command(op::READ_PIO, 5, 1, Protocol::PioIn, false);
-        assert!(hdparm_taskfile_flag_lines(&tf).ends_with("oflags.bits.hob_all=0x00, flags={ }\n"));
     }
 }

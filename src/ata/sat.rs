@@ -147,17 +147,6 @@ pub enum AtaError {
 }
 
 impl AtaError {
-    /// The ATA opcode that failed.
-    pub fn command(&self) -> u8 {
-        match self {
-            AtaError::Unsupported { command, .. }
-            | AtaError::NotAta { command, .. }
-            | AtaError::Aborted { command, .. }
-            | AtaError::Refused { command, .. }
-            | AtaError::Transport { command, .. } => *command,
-        }
-    }
-
     /// The errno to print with hdparm-style `perror` labels: the ioctl's own error when there
     /// is one, EIO for a drive or SCSI error (as hdparm), EOPNOTSUPP for a non-ATA device.
     pub fn errno(&self) -> i32 {
@@ -190,16 +179,6 @@ impl AtaError {
     pub fn registers(&self) -> Option<&AtaRegisters> {
         match self {
             AtaError::Aborted { registers, .. } => Some(registers),
-            _ => None,
-        }
-    }
-
-    /// SG_IO details, when SG_IO carried the command.
-    pub fn diag(&self) -> Option<&SgDiagnostics> {
-        match self {
-            AtaError::NotAta { diag, .. }
-            | AtaError::Aborted { diag, .. }
-            | AtaError::Refused { diag, .. } => diag.as_ref(),
             _ => None,
         }
     }
@@ -518,7 +497,13 @@ mod tests {
         assert_eq!((r.status, r.error), (0x41, 0x04));
         assert_eq!(e.class(), ErrorClass::Failed);
         // hdparm would print its complaint for this one.
-        assert!(e.diag().unwrap().hdparm_complaint.is_some());
+        let AtaError::Aborted {
+            diag: Some(diag), ..
+        } = &e
+        else {
+            panic!("{e:?}")
+        };
+        assert!(diag.hdparm_complaint.is_some());
     }
 
     #[test]

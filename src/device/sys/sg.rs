@@ -13,8 +13,6 @@ const SG_DXFER_NONE: c_int = -1;
 const SG_DXFER_TO_DEV: c_int = -2;
 const SG_DXFER_FROM_DEV: c_int = -3;
 
-/// `SG_INFO_OK_MASK`/`SG_INFO_CHECK`: bit 0 of `info` set when something went wrong.
-pub const SG_INFO_CHECK: u32 = 0x1;
 
 /// `struct sg_io_hdr`.
 #[repr(C)]
