@@ -13,7 +13,6 @@ const SG_DXFER_NONE: c_int = -1;
 const SG_DXFER_TO_DEV: c_int = -2;
 const SG_DXFER_FROM_DEV: c_int = -3;
 
-
 /// `struct sg_io_hdr`.
 #[repr(C)]
 struct SgIoHdr {
