@@ -34,20 +34,42 @@ pub fn program_name(args: &[OsString]) -> String {
         .unwrap_or_else(|| "hdparm".to_string())
 }
 
-/// Runs one invocation of the tool with the process's standard input and returns the exit
-/// status: [`run_with_stdin`] with `std::io::stdin()`.
+/// The streams of one run, as the binary hands them over.
+pub struct Streams<'a> {
+    /// Read only by the options that read standard input (`--Istdin`).
+    pub stdin: &'a mut dyn Read,
+    pub stdout: &'a mut dyn Write,
+    /// hdparm's messages, and the `--verbose` dumps.
+    pub stderr: &'a mut dyn Write,
+    /// Whether `stderr` is a terminal: long measurements (`--bench`) redraw a progress line
+    /// there and stay quiet otherwise. The library never asks the process's own stderr.
+    pub stderr_is_terminal: bool,
+}
+
+impl<'a> Streams<'a> {
+    /// Streams whose stderr is not a terminal (in-memory buffers, files, pipes).
+    pub fn new(
+        stdin: &'a mut dyn Read,
+        stdout: &'a mut dyn Write,
+        stderr: &'a mut dyn Write,
+    ) -> Streams<'a> {
+        Streams {
+            stdin,
+            stdout,
+            stderr,
+            stderr_is_terminal: false,
+        }
+    }
+}
+
+/// Runs one invocation of the tool with the process's standard input and the given output
+/// writers (never treated as a terminal), and returns the exit status.
 pub fn run(args: &[OsString], stdout: &mut dyn Write, stderr: &mut dyn Write) -> u8 {
-    run_with_stdin(args, &mut std::io::stdin(), stdout, stderr)
+    run_streams(args, Streams::new(&mut std::io::stdin(), stdout, stderr))
 }
 
 /// Runs one invocation of the tool and returns the exit status. This is what the binary calls;
-/// `stdin` is read only by the options that read standard input (`--Istdin`). Tests and fuzz
-/// targets call it with in-memory streams.
-pub fn run_with_stdin(
-    args: &[OsString],
-    stdin: &mut dyn Read,
-    stdout: &mut dyn Write,
-    stderr: &mut dyn Write,
-) -> u8 {
-    exec::run(args, stdin, stdout, stderr)
+/// tests and fuzz targets call it with in-memory streams ([`Streams::new`]).
+pub fn run_streams(args: &[OsString], streams: Streams<'_>) -> u8 {
+    exec::run(args, streams)
 }

@@ -2,15 +2,20 @@
 //! Nothing else lives here.
 
 fn main() -> std::process::ExitCode {
+    use std::io::IsTerminal;
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
-    let status = hdparm::run_with_stdin(
+    let stderr_is_terminal = stderr.is_terminal();
+    let status = hdparm::run_streams(
         &args,
-        &mut stdin.lock(),
-        &mut stdout.lock(),
-        &mut stderr.lock(),
+        hdparm::Streams {
+            stdin: &mut stdin.lock(),
+            stdout: &mut stdout.lock(),
+            stderr: &mut stderr.lock(),
+            stderr_is_terminal,
+        },
     );
     std::process::ExitCode::from(status)
 }

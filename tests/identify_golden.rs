@@ -1,5 +1,5 @@
 //! Golden test for `-I`: every `*.hex` IDENTIFY dump in the shared corpus, fed to `--Istdin`
-//! through [`hdparm::run_with_stdin`] (the function the binary calls), must give byte for byte
+//! through [`hdparm::run_streams`] (the function the binary calls), must give byte for byte
 //! the stdout that
 //! Debian's hdparm 9.65 gave for it (`<name>.hdparm.txt`, recorded with
 //! `hdparm --Istdin < <name>.hex`).
@@ -162,7 +162,10 @@ fn ours_istdin(input: &[u8]) -> (u8, Vec<u8>, Vec<u8>) {
     let args = ["hdparm", "--Istdin"].map(std::ffi::OsString::from);
     let mut out = Vec::new();
     let mut err = Vec::new();
-    let status = hdparm::run_with_stdin(&args, &mut &input[..], &mut out, &mut err);
+    let status = hdparm::run_streams(
+        &args,
+        hdparm::Streams::new(&mut &input[..], &mut out, &mut err),
+    );
     (status, out, err)
 }
 

@@ -1,7 +1,7 @@
 //! Properties of the IDENTIFY decoders over arbitrary data: whatever 512 bytes a device (or a
 //! file fed to `--Istdin`) hands us, `-I` and `-i` never panic and always produce a complete
 //! report, ending where hdparm ends it. The `-I` text without a device comes from `--Istdin`
-//! through [`hdparm::run_with_stdin`], the function the binary calls; only what needs a live
+//! through [`hdparm::run_streams`], the function the binary calls; only what needs a live
 //! device's log pages (and `-i`, which needs the kernel's ioctl) is rendered by the library.
 
 use hdparm::ata::identify::Identify;
@@ -18,7 +18,10 @@ fn istdin(input: &[u8]) -> (u8, Vec<u8>, Vec<u8>) {
     let args = ["hdparm", "--Istdin"].map(std::ffi::OsString::from);
     let mut out = Vec::new();
     let mut err = Vec::new();
-    let status = hdparm::run_with_stdin(&args, &mut &input[..], &mut out, &mut err);
+    let status = hdparm::run_streams(
+        &args,
+        hdparm::Streams::new(&mut &input[..], &mut out, &mut err),
+    );
     (status, out, err)
 }
 

@@ -8,15 +8,16 @@
 use crate::cli::{self, parse::ParseError, Invocation};
 use crate::error::{ErrorClass, Verdict};
 use std::ffi::OsString;
-use std::io::{Read, Write};
+use std::io::Write;
 
 /// Runs a whole command line; returns the exit status. `stdin` is read by `--Istdin` only.
-pub fn run(
-    args: &[OsString],
-    stdin: &mut dyn Read,
-    stdout: &mut dyn Write,
-    stderr: &mut dyn Write,
-) -> u8 {
+pub fn run(args: &[OsString], streams: crate::Streams<'_>) -> u8 {
+    let crate::Streams {
+        stdin,
+        stdout,
+        stderr,
+        stderr_is_terminal,
+    } = streams;
     let program = crate::program_name(args);
     let parsed = cli::parse(args);
     for line in &parsed.stdout_lines {
@@ -71,6 +72,7 @@ pub fn run(
         Invocation::Devices(runs) => {
             let json = runs.iter().any(|r| r.flags.json);
             let mut out = Output::new(json, argv_strings(args), stdout, stderr);
+            out.set_stderr_is_terminal(stderr_is_terminal);
             devices::run_devices(&runs, &mut out);
             return out.finish();
         }

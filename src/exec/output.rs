@@ -48,6 +48,8 @@ pub struct Output<'a> {
     /// The device being processed (JSON mode).
     current: Option<DeviceJson>,
     pub verdict: Verdict,
+    /// Whether stderr is a terminal (progress lines are drawn only there).
+    stderr_is_terminal: bool,
 }
 
 impl<'a> Output<'a> {
@@ -64,7 +66,19 @@ impl<'a> Output<'a> {
             envelope: Envelope::new(argv),
             current: None,
             verdict: Verdict::default(),
+            stderr_is_terminal: false,
         }
+    }
+
+    /// Says whether the stderr given to [`Output::new`] is a terminal (the binary knows; an
+    /// in-memory writer is not).
+    pub fn set_stderr_is_terminal(&mut self, yes: bool) {
+        self.stderr_is_terminal = yes;
+    }
+
+    /// Whether progress lines may be drawn on stderr.
+    pub fn stderr_is_terminal(&self) -> bool {
+        self.stderr_is_terminal
     }
 
     /// Starts a device: hdparm's header (`\n/dev/sda:\n`) unless quiet, or a JSON device object.
