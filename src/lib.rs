@@ -21,7 +21,7 @@ pub mod timing;
 use std::ffi::OsString;
 use std::io::{Read, Write};
 
-/// The program's name as hdparm prints it in usage and `-V` (the basename of argv[0]).
+/// The program's name as hdparm prints it in usage and `-V` (the basename of `argv[0]`).
 pub fn program_name(args: &[OsString]) -> String {
     args.first()
         .map(|a| {
