@@ -21,7 +21,7 @@ use crate::ata::sat::{
     self, bad_status, diagnostics, finish, outcome_from_sense, via_of, with_legacy_error,
     SatOutcome, ScsiStatus, DRIVER_SENSE, SAM_STAT_CHECK_CONDITION, SENSE_LEN,
 };
-pub use crate::ata::sat::{AtaError, AtaResult, SgDiagnostics, Via};
+pub use crate::ata::sat::{AtaError, AtaResult, Via};
 use crate::error::{strerror, ErrorClass};
 
 /// Options of one ATA command.
