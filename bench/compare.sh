@@ -9,17 +9,15 @@
 # case: each tool's median MB/s (MB = 2^20 bytes), the ratio of the medians (ours / theirs), and
 # each tool's CPU seconds (user + system of the whole process, from bash's `time`) per GiB read.
 #
-# Which "ours": until the executor calls the timing step functions, target/release/hdparm does
-# not run -T/-t yet, so by default this script builds and runs examples/timing.rs, which opens
-# the device like hdparm and calls hdparm::exec::timing::{time_cache, time_device, bench}.
-# Set OURS=binary to use target/release/hdparm instead once it is wired.
+# "Ours" is the shipped binary, target/release/hdparm (built here with cargo build --release).
 #
-# Needs root, losetup, hdparm, fio, python3. Never touches any device but the loop device it
+# Needs root (run it from a root shell: it never calls sudo), losetup, hdparm, fio, python3.
+# Never touches any device but the loop device it
 # creates over a file in $WORKDIR (default /tmp), which it detaches and deletes at the end.
 #
 # Settings (environment): ROUNDS=4 (kept even: on this machine the first and the second run of a
 # round differ by up to 30% whichever tool it is, so each tool must go first equally often), SIZE_MIB=1024, SECONDS_PER_RUN=3 (fio runtime and our
-# trial length), WORKDIR=/tmp, OURS=example|binary, CASES="T t dt depth".
+# trial length), WORKDIR=/tmp, CASES="T t dt depth".
 set -euo pipefail
 
 ROUNDS=${ROUNDS:-4}
@@ -30,7 +28,6 @@ fi
 SIZE_MIB=${SIZE_MIB:-1024}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-3}
 WORKDIR=${WORKDIR:-/tmp}
-OURS=${OURS:-example}
 CASES=${CASES:-"T t dt depth"}
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,17 +36,10 @@ die() { echo "compare.sh: $*" >&2; exit 1; }
 for tool in losetup hdparm fio python3; do command -v "$tool" >/dev/null || die "$tool is not installed"; done
 
 target_dir=${CARGO_TARGET_DIR:-$here/target}
-case "$OURS" in
-  example)
-    (cd "$here" && cargo build --release --quiet --example timing)
-    ours_bin="$target_dir/release/examples/timing" ;;
-  binary)
-    (cd "$here" && cargo build --release --quiet --bin hdparm)
-    ours_bin="$target_dir/release/hdparm" ;;
-  *) die "OURS must be example or binary" ;;
-esac
+(cd "$here" && cargo build --release --quiet --bin hdparm)
+ours_bin="$target_dir/release/hdparm"
 theirs_hdparm=$(command -v hdparm)
-echo "ours:   $ours_bin ($OURS)"
+echo "ours:   $ours_bin"
 echo "theirs: $theirs_hdparm ($("$theirs_hdparm" -V)), $(fio --version)"
 
 scratch=$(mktemp -d "$WORKDIR/hdparm-rs-compare.XXXXXX")
@@ -89,9 +79,8 @@ if tool == "fio":
     nbytes = job["io_bytes"]
     rate = job["bw_bytes"] / 2**20
 elif case == "depth":
-    rep = json.loads(text[text.index("{"):])
-    if "devices" in rep:  # the binary's --json envelope: the bench report is a timing entry
-        rep = rep["devices"][0]["timing"][0]
+    # The --json envelope: the bench report is the device's timing entry.
+    rep = json.loads(text[text.index("{"):])["devices"][0]["timing"][0]
     nbytes = sum(t["bytes"] for t in rep["trials"])
     rate = rep["mean_mib_per_second"]
 else:

@@ -24,9 +24,9 @@ pub mod report;
 pub mod timing;
 
 use std::ffi::OsString;
-use std::io::Write;
+use std::io::{Read, Write};
 
-/// The program's name as hdparm prints it in usage and `-V` (the basename of argv[0]).
+/// The program's name as hdparm prints it in usage and `-V` (the basename of `argv[0]`).
 pub fn program_name(args: &[OsString]) -> String {
     args.first()
         .map(|a| {
@@ -39,7 +39,42 @@ pub fn program_name(args: &[OsString]) -> String {
         .unwrap_or_else(|| "hdparm".to_string())
 }
 
-/// Runs one invocation of the tool and returns the exit status.
+/// The streams of one run, as the binary hands them over.
+pub struct Streams<'a> {
+    /// Read only by the options that read standard input (`--Istdin`).
+    pub stdin: &'a mut dyn Read,
+    pub stdout: &'a mut dyn Write,
+    /// hdparm's messages, and the `--verbose` dumps.
+    pub stderr: &'a mut dyn Write,
+    /// Whether `stderr` is a terminal: long measurements (`--bench`) redraw a progress line
+    /// there and stay quiet otherwise. The library never asks the process's own stderr.
+    pub stderr_is_terminal: bool,
+}
+
+impl<'a> Streams<'a> {
+    /// Streams whose stderr is not a terminal (in-memory buffers, files, pipes).
+    pub fn new(
+        stdin: &'a mut dyn Read,
+        stdout: &'a mut dyn Write,
+        stderr: &'a mut dyn Write,
+    ) -> Streams<'a> {
+        Streams {
+            stdin,
+            stdout,
+            stderr,
+            stderr_is_terminal: false,
+        }
+    }
+}
+
+/// Runs one invocation of the tool with the process's standard input and the given output
+/// writers (never treated as a terminal), and returns the exit status.
 pub fn run(args: &[OsString], stdout: &mut dyn Write, stderr: &mut dyn Write) -> u8 {
-    exec::run(args, stdout, stderr)
+    run_streams(args, Streams::new(&mut std::io::stdin(), stdout, stderr))
+}
+
+/// Runs one invocation of the tool and returns the exit status. This is what the binary calls;
+/// tests and fuzz targets call it with in-memory streams ([`Streams::new`]).
+pub fn run_streams(args: &[OsString], streams: Streams<'_>) -> u8 {
+    exec::run(args, streams)
 }

@@ -7,9 +7,20 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 fn main() -> std::process::ExitCode {
+    use std::io::IsTerminal;
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
-    let status = hdparm::run(&args, &mut stdout.lock(), &mut stderr.lock());
+    let stderr_is_terminal = stderr.is_terminal();
+    let status = hdparm::run_streams(
+        &args,
+        hdparm::Streams {
+            stdin: &mut stdin.lock(),
+            stdout: &mut stdout.lock(),
+            stderr: &mut stderr.lock(),
+            stderr_is_terminal,
+        },
+    );
     std::process::ExitCode::from(status)
 }

@@ -1,5 +1,6 @@
-//! Golden test for `-I`: every `*.hex` IDENTIFY dump in the shared corpus, read with the
-//! `--Istdin` reader and rendered by the library, must give byte for byte the stdout that
+//! Golden test for `-I`: every `*.hex` IDENTIFY dump in the shared corpus, fed to `--Istdin`
+//! through [`hdparm::run_streams`] (the function the binary calls), must give byte for byte
+//! the stdout that
 //! Debian's hdparm 9.65 gave for it (`<name>.hdparm.txt`, recorded with
 //! `hdparm --Istdin < <name>.hex`).
 //!
@@ -47,7 +48,7 @@ fn first_diff(expected: &[u8], got: &[u8]) -> String {
     )
 }
 
-/// Renders every `*.hex` of `dir` with `--Istdin`'s reader and decoder and compares it with the
+/// Runs every `*.hex` of `dir` through our `--Istdin` and compares the stdout with the
 /// `.hdparm.txt` beside it. Returns the number of dumps and the differences.
 fn compare_dir(dir: &std::path::Path) -> (usize, Vec<String>) {
     let entries = fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
@@ -64,9 +65,7 @@ fn compare_dir(dir: &std::path::Path) -> (usize, Vec<String>) {
         let input = fs::read(hex).unwrap_or_else(|e| panic!("{}: {e}", hex.display()));
         let expected =
             fs::read(&expected_path).unwrap_or_else(|e| panic!("{}: {e}", expected_path.display()));
-        let mut out = Vec::new();
-        let mut err = Vec::new();
-        let status = hdparm::report::identify::run_istdin(&input, &mut out, &mut err);
+        let (status, out, err) = ours_istdin(&input);
         let name = hex
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -130,14 +129,16 @@ fn istdin_output_matches_hdparm_for_qemu_drives() {
 }
 
 /// The binary's `--Istdin` prints the same bytes as the library (the wiring in exec adds no
-/// header and no trailing text).
+/// header and no trailing text). `ahci-hd-8bit` is the AHCI disk with bytes of 0x80 and above
+/// in its model, serial and firmware strings: hdparm prints them as they are, and so must we
+/// (not as U+FFFD). Its `.hdparm.txt` was recorded with `/usr/sbin/hdparm --Istdin` (9.65).
 #[test]
 fn binary_istdin_matches_hdparm_for_qemu_drives() {
     let dir = PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/identify"
     ));
-    for kind in ["ide-hd", "ahci-hd", "ide-cd", "ahci-cd"] {
+    for kind in ["ide-hd", "ahci-hd", "ide-cd", "ahci-cd", "ahci-hd-8bit"] {
         let hex = fs::read(dir.join(format!("{kind}.hex"))).expect("fixture");
         let expected = fs::read(dir.join(format!("{kind}.hdparm.txt"))).expect("fixture");
         let out = run_istdin_program(std::path::Path::new(env!("CARGO_BIN_EXE_hdparm")), &hex);
@@ -153,6 +154,19 @@ fn binary_istdin_matches_hdparm_for_qemu_drives() {
             first_diff(&expected, &out.stdout)
         );
     }
+}
+
+/// Our `hdparm --Istdin` with `input` on standard input, through the function the binary calls:
+/// exit status, stdout, stderr.
+fn ours_istdin(input: &[u8]) -> (u8, Vec<u8>, Vec<u8>) {
+    let args = ["hdparm", "--Istdin"].map(std::ffi::OsString::from);
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let status = hdparm::run_streams(
+        &args,
+        hdparm::Streams::new(&mut &input[..], &mut out, &mut err),
+    );
+    (status, out, err)
 }
 
 /// Runs `program --Istdin` with `input` on its standard input.
@@ -297,9 +311,7 @@ fn istdin_matches_real_hdparm_on_mutated_dumps() {
         let words = mutate(&mut rng, base);
         let input = to_hex(&words);
         let real = run_istdin_program(std::path::Path::new(&hdparm_bin), input.as_bytes());
-        let mut out = Vec::new();
-        let mut err = Vec::new();
-        let status = hdparm::report::identify::run_istdin(input.as_bytes(), &mut out, &mut err);
+        let (status, out, err) = ours_istdin(input.as_bytes());
         let real_status = real.status.code().unwrap_or(-1);
         if out != real.stdout || err != real.stderr || i32::from(status) != real_status {
             mismatches += 1;
@@ -324,7 +336,11 @@ fn istdin_matches_real_hdparm_on_mutated_dumps() {
 /// * SG_IO with ATA PASS-THROUGH(16) answers IDENTIFY DEVICE with `$FAKE_ID`, and READ LOG EXT
 ///   with a log directory (log 0x2F: 1 page, log 0x30: 9 pages), `$FAKE_LOG2F` for 0x2F page 0
 ///   and `$FAKE_LOG30` for 0x30 page 8, with the sense data of a successful command;
-/// * every other ATA path fails.
+/// * every other ATA path fails;
+/// * with `$FAKE_DISK` (set for our binary only: hdparm sends ATA commands to any node, we only
+///   to disks that can take them), that file stats as block device 259:999, whose sysfs
+///   directory `/sys/dev/block/259:999` resolves to `$FAKE_SYSFS_DISK`, a fake sysfs tree of a
+///   SCSI disk on libata (see [`fake_sysfs_disk`]).
 const SHIM_SOURCE: &str = r#"
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -379,6 +395,32 @@ int ioctl(int fd, unsigned long req, ...) {
   int (*real)(int, unsigned long, ...) = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");
   return real(fd, req, arg);
 }
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+int statx(int dirfd, const char *path, int flags, unsigned int mask, struct statx *buf) {
+  int (*real)(int, const char *, int, unsigned int, struct statx *) =
+      (int (*)(int, const char *, int, unsigned int, struct statx *))dlsym(RTLD_NEXT, "statx");
+  int rc = real(dirfd, path, flags, mask, buf);
+  const char *disk = getenv("FAKE_DISK");
+  struct stat st;
+  if (rc == 0 && disk && *disk && stat(disk, &st) == 0 && buf->stx_ino == st.st_ino &&
+      makedev(buf->stx_dev_major, buf->stx_dev_minor) == st.st_dev) {
+    buf->stx_mode = (buf->stx_mode & 07777) | S_IFBLK;
+    buf->stx_rdev_major = 259;
+    buf->stx_rdev_minor = 999;
+  }
+  return rc;
+}
+char *realpath(const char *path, char *resolved) {
+  const char *fake = getenv("FAKE_SYSFS_DISK");
+  if (fake && *fake && strcmp(path, "/sys/dev/block/259:999") == 0) {
+    if (resolved) { strcpy(resolved, fake); return resolved; }
+    return strdup(fake);
+  }
+  char *(*real)(const char *, char *) =
+      (char *(*)(const char *, char *))dlvsym(RTLD_NEXT, "realpath", "GLIBC_2.3");
+  return real(path, resolved);
+}
 "#;
 
 /// Builds the shim in a fresh temp dir; `None` (with the reason printed, or a failure under
@@ -405,6 +447,18 @@ fn build_shim(tag: &str) -> Option<(PathBuf, PathBuf)> {
     Some((dir, lib))
 }
 
+/// A sysfs tree under `dir` for a SCSI disk `sdzz` on libata, as the kernel lays it out
+/// (`.../ata1/host0/target0:0:0/0:0:0:0/block/sdzz`, `device` linking back to the scsi_device,
+/// whose `type` is 0); returns the disk's directory.
+fn fake_sysfs_disk(dir: &std::path::Path) -> PathBuf {
+    let scsi = dir.join("sys/devices/pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0");
+    let disk = scsi.join("block/sdzz");
+    fs::create_dir_all(&disk).expect("fake sysfs");
+    fs::write(scsi.join("type"), "0\n").expect("fake sysfs");
+    std::os::unix::fs::symlink("../..", disk.join("device")).expect("fake sysfs");
+    disk
+}
+
 fn corpus_words() -> Vec<[u16; 256]> {
     let mut bases: Vec<[u16; 256]> = vec![[0u16; 256]];
     if let Ok(entries) = fs::read_dir(corpus_dir()) {
@@ -422,8 +476,9 @@ fn corpus_words() -> Vec<[u16; 256]> {
 }
 
 /// Differential test of `-i`: HDIO_GET_IDENTITY buffers (random, and the corpus drives with
-/// their strings in the kernel's natural byte order) through the real `hdparm -i` (fed by the
-/// shim) and through our renderer. Needs the real hdparm and a C compiler.
+/// their strings in the kernel's natural byte order) through the real `hdparm -i` and through
+/// our binary's `-i`, both fed by the shim; stdout must agree byte for byte (the strings carry
+/// random bytes, 0x80 and above included). Needs the real hdparm and a C compiler.
 #[test]
 fn kernel_identity_matches_real_hdparm() {
     use std::process::Command;
@@ -481,10 +536,20 @@ fn kernel_identity_matches_real_hdparm() {
             .strip_prefix(header.as_bytes())
             .unwrap_or(&real.stdout)
             .to_vec();
-        let mut ours = Vec::new();
-        let report = hdparm::report::kernel_identity::kernel_identity_report(&raw, mult);
-        hdparm::report::kernel_identity::render_kernel_identity(&report, &mut ours)
-            .expect("render");
+        // Ours: the binary, fed by the same shim.
+        let ours = Command::new(env!("CARGO_BIN_EXE_hdparm"))
+            .arg("-i")
+            .arg(&disk)
+            .env("LD_PRELOAD", &lib)
+            .env("FAKE_KID", &id_file)
+            .env("FAKE_MULT", mult.map(|m| m.to_string()).unwrap_or_default())
+            .output()
+            .expect("run our hdparm");
+        let ours = ours
+            .stdout
+            .strip_prefix(header.as_bytes())
+            .unwrap_or(&ours.stdout)
+            .to_vec();
         if ours != real_out {
             mismatches += 1;
             if mismatches <= 3 {
@@ -546,9 +611,7 @@ fn istdin_matches_real_hdparm_on_rare_branches() {
         }
         let input = to_hex(&words);
         let real = run_istdin_program(std::path::Path::new(&hdparm_bin), input.as_bytes());
-        let mut out = Vec::new();
-        let mut err = Vec::new();
-        let status = hdparm::report::identify::run_istdin(input.as_bytes(), &mut out, &mut err);
+        let (status, out, _err) = ours_istdin(input.as_bytes());
         if out != real.stdout || i32::from(status) != real.status.code().unwrap_or(-1) {
             failures.push(format!("{name}: {}", first_diff(&real.stdout, &out)));
         }
@@ -560,10 +623,11 @@ fn istdin_matches_real_hdparm_on_rare_branches() {
     );
 }
 
-/// Differential test of live `-I`: the real `hdparm -I` on a fake drive (the shim answers
-/// IDENTIFY and the two log pages) against our decode with the context the device layer would
-/// build from the same pages: the "[ Supported: ... ]" list and the "Device Sleep:" block.
-/// The first cases also compare `--Istdout`'s dump.
+/// Differential test of live `-I`: the real `hdparm -I` and our binary's on a fake drive (the
+/// shim answers IDENTIFY and the two log pages; for ours it also makes the file a SCSI disk on
+/// libata), stdout compared byte for byte, including the lines that come from the log pages:
+/// the "[ Supported: ... ]" list and the "Device Sleep:" block. The first cases also compare
+/// `--Istdout`'s dump.
 #[test]
 fn live_identify_matches_real_hdparm() {
     use std::process::Command;
@@ -578,6 +642,17 @@ fn live_identify_matches_real_hdparm() {
     };
     let disk = dir.join("disk.img");
     fs::write(&disk, [0u8; 4096]).expect("fake disk");
+    let sysfs_disk = fake_sysfs_disk(&dir);
+    // Our binary, on the same drive made to look like a libata disk.
+    let ours_cmd = |option: &str| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_hdparm"));
+        c.arg(option)
+            .arg(&disk)
+            .env("LD_PRELOAD", &lib)
+            .env("FAKE_DISK", &disk)
+            .env("FAKE_SYSFS_DISK", &sysfs_disk);
+        c
+    };
     let (id_file, log2f_file, log30_file) = (
         dir.join("id.bin"),
         dir.join("log2f.bin"),
@@ -658,27 +733,31 @@ fn live_identify_matches_real_hdparm() {
                 .stdout
                 .strip_prefix(header.as_bytes())
                 .unwrap_or(&dump.stdout);
-            let ours = hdparm::ata::identify_hex::format_identify_hex(&words);
+            let ours_dump = ours_cmd("--Istdout")
+                .env("FAKE_ID", &id_file)
+                .output()
+                .expect("run our hdparm");
+            let ours_dump = ours_dump
+                .stdout
+                .strip_prefix(header.as_bytes())
+                .unwrap_or(&ours_dump.stdout);
             assert_eq!(
                 String::from_utf8_lossy(real_dump),
-                ours,
+                String::from_utf8_lossy(ours_dump),
                 "--Istdout differs (case {case})"
             );
         }
-        // What the device layer does: read each log only when -I would print from it and
-        // hdparm's word-84 test lets READ LOG EXT through.
-        let id = hdparm::ata::identify::Identify::from_words(words);
-        let gpl = id.log_ext_allowed();
-        let ctx = hdparm::report::identify::IdentifyContext {
-            live: true,
-            sector_config_sizes: (gpl && id.wants_sector_config_log())
-                .then(|| hdparm::ata::identify::sector_config_sizes(&log2f)),
-            devslp: (gpl && id.wants_sata_settings_log())
-                .then(|| hdparm::ata::identify::sata_settings_devslp(&log30))
-                .flatten(),
-        };
-        let mut ours = Vec::new();
-        hdparm::report::identify::render_identify(&id, &ctx, &mut ours).expect("render");
+        let ours = ours_cmd("-I")
+            .env("FAKE_ID", &id_file)
+            .env("FAKE_LOG2F", &log2f_file)
+            .env("FAKE_LOG30", &log30_file)
+            .output()
+            .expect("run our hdparm");
+        let ours = ours
+            .stdout
+            .strip_prefix(header.as_bytes())
+            .unwrap_or(&ours.stdout)
+            .to_vec();
         if ours != real_out {
             mismatches += 1;
             if mismatches <= 3 {

@@ -1,8 +1,12 @@
-//! Pure ATA protocol: commands as data, IDENTIFY decoding, SAT CDBs, sense decoding, and the
-//! value codecs of hdparm's options. Nothing here touches a device.
+//! Pure ATA protocol: commands as data and their SAT CDBs ([`command`]), what a command sent
+//! through SAT came back as ([`sat`], reading [`sense`] data), the legacy HDIO argument blocks
+//! ([`hdio`]), IDENTIFY decoding, and the value codecs of hdparm's options. Nothing here touches
+//! a device.
 
 pub mod command;
+pub mod hdio;
 pub mod identify;
 pub mod identify_hex;
+pub mod sat;
 pub mod sense;
 pub mod values;

@@ -240,12 +240,6 @@ impl Sense {
             && self.asc == 0x24
             && self.ascq == 0x00
     }
-
-    /// ATA PASS-THROUGH INFORMATION AVAILABLE (00/1D): the normal answer to CK_COND, not an
-    /// error.
-    pub fn is_pass_through_info(&self) -> bool {
-        self.asc == 0x00 && self.ascq == 0x1D
-    }
 }
 
 /// A sense key in words.
@@ -359,7 +353,8 @@ mod tests {
         let s = decode(&bytes(CK_COND_DESC)).unwrap();
         assert_eq!(s.format, SenseFormat::Descriptor);
         assert_eq!(s.key, key::RECOVERED_ERROR);
-        assert!(s.is_pass_through_info());
+        // ATA PASS-THROUGH INFORMATION AVAILABLE: the normal answer to CK_COND.
+        assert_eq!((s.asc, s.ascq), (0x00, 0x1D));
         let r = s.registers.unwrap();
         assert_eq!(
             (r.status, r.error, r.count, r.device, r.lba48),

@@ -1,7 +1,7 @@
-//! Plain files the tool writes on the user's behalf (`--Iraw FILE`). Kept in `device/` because
-//! this layer is the only one that opens files.
+//! Plain files the tool writes on the user's behalf (`--Iraw FILE`), and reading an input
+//! stream whole. Kept in `device/` because this layer is the only one that opens files.
 
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
@@ -16,9 +16,9 @@ pub fn write_new_or_truncate(path: &Path, bytes: &[u8]) -> io::Result<()> {
     file.write_all(bytes)
 }
 
-/// Reads all of standard input (`--Istdin`, `--trim-sector-ranges-stdin`).
-pub fn read_stdin() -> io::Result<Vec<u8>> {
+/// Reads all of an input stream (`--Istdin` reads the standard input the binary hands in).
+pub fn read_all(input: &mut dyn Read) -> io::Result<Vec<u8>> {
     let mut buf = Vec::new();
-    io::Read::read_to_end(&mut io::stdin(), &mut buf)?;
+    input.read_to_end(&mut buf)?;
     Ok(buf)
 }

@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use super::sys;
 use super::sys::mem::{self, MappedBuffer};
 use super::sys::uring::{Completion, ReadRing};
 use crate::error::{Error, ErrorClass};
@@ -30,7 +31,7 @@ use crate::timing::reads::{TimingTarget, TIMING_BUF_BYTES};
 /// for device" as hdparm does (a stderr-only difference, listed in DIFFERENCES.md).
 /// An error carries hdparm's line: `BLKFLSBUF failed: <strerror>`.
 pub fn flush_buffer_cache(fd: BorrowedFd<'_>) -> Result<(), Error> {
-    mem::sync();
+    sys::sync_all_filesystems();
     let is_block = match fd.try_clone_to_owned() {
         Ok(owned) => {
             let file = File::from(owned);
@@ -44,11 +45,12 @@ pub fn flush_buffer_cache(fd: BorrowedFd<'_>) -> Result<(), Error> {
         }
         Err(_) => false,
     };
-    mem::sync();
+    sys::sync_all_filesystems();
     let result = if is_block {
-        match mem::blkflsbuf(fd) {
+        match sys::blk_flsbuf(fd) {
             Ok(()) => {
-                let _ = mem::hdio_drive_cmd_null(fd);
+                // hdparm's "wait for the drive": a NULL argument (libata answers EINVAL).
+                let _ = sys::hdio_drive_cmd(fd, None);
                 Ok(())
             }
             Err(e) => Err(Error::os(ErrorClass::Failed, "BLKFLSBUF failed", &e)),
@@ -56,7 +58,7 @@ pub fn flush_buffer_cache(fd: BorrowedFd<'_>) -> Result<(), Error> {
     } else {
         Ok(())
     };
-    mem::sync();
+    sys::sync_all_filesystems();
     result
 }
 
@@ -76,7 +78,7 @@ impl TimingBuffer {
         buf.lock()
             .map_err(|e| Error::os(ErrorClass::Failed, "mlock() failed on timing buf", &e))?;
         let _ = mem::mlockall_current_future();
-        mem::sync();
+        sys::sync_all_filesystems();
         Ok(TimingBuffer { buf })
     }
 

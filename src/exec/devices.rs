@@ -35,7 +35,7 @@ pub fn run_devices(runs: &[DeviceRun], out: &mut Output) {
     }
     for run in runs {
         let name = run.path.to_string_lossy().into_owned();
-        let mut dev = match RealDevice::open(&run.path, &run.flags) {
+        let mut dev = match RealDevice::open(&run.path, &run.flags, out.trace_writer()) {
             Ok(dev) => dev,
             Err(e) => {
                 out.begin_device(&name, true);

@@ -70,13 +70,13 @@ pub fn identify(ctx: &mut Ctx) {
     if !ctx.out.json {
         let mut text = Vec::new();
         let _ = render_report(&report, &mut text);
-        ctx.out.text(&String::from_utf8_lossy(&text));
+        ctx.out.bytes(&text);
     }
     ctx.out.section(
         "identify",
         serde_json::to_value(&report).unwrap_or_default(),
     );
-    if report.exit_status() != 0 {
+    if report.failure().is_some() {
         // hdparm's own words for this are already on stdout ("Unknown device type").
         ctx.out.verdict.record(ErrorClass::Failed);
     }
@@ -129,7 +129,7 @@ pub fn kernel_identity(ctx: &mut Ctx, multcount: Option<i64>) {
             if !ctx.out.json {
                 let mut text = Vec::new();
                 let _ = crate::report::kernel_identity::render_kernel_identity(&report, &mut text);
-                ctx.out.text(&String::from_utf8_lossy(&text));
+                ctx.out.bytes(&text);
             }
             ctx.out.section(
                 "kernel_identity",
@@ -172,7 +172,7 @@ pub fn identify_stdin(input: &[u8], out: &mut Output) {
             if !out.json {
                 let mut text = b"\n".to_vec();
                 let _ = render_report(&report, &mut text);
-                out.text(&String::from_utf8_lossy(&text));
+                out.bytes(&text);
             }
             out.begin_device("stdin", true);
             out.section(
@@ -180,9 +180,9 @@ pub fn identify_stdin(input: &[u8], out: &mut Output) {
                 serde_json::to_value(&report).unwrap_or_default(),
             );
             out.end_device();
-            if report.exit_status() != 0 {
+            if let Some(class) = report.failure() {
                 // hdparm's own words for this are already on stdout ("Unknown device type").
-                out.verdict.record(ErrorClass::Usage);
+                out.verdict.record(class);
             }
         }
     }

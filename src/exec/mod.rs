@@ -10,8 +10,14 @@ use crate::error::{ErrorClass, Verdict};
 use std::ffi::OsString;
 use std::io::Write;
 
-/// Runs a whole command line; returns the exit status.
-pub fn run(args: &[OsString], stdout: &mut dyn Write, stderr: &mut dyn Write) -> u8 {
+/// Runs a whole command line; returns the exit status. `stdin` is read by `--Istdin` only.
+pub fn run(args: &[OsString], streams: crate::Streams<'_>) -> u8 {
+    let crate::Streams {
+        stdin,
+        stdout,
+        stderr,
+        stderr_is_terminal,
+    } = streams;
     let program = crate::program_name(args);
     let parsed = cli::parse(args);
     for line in &parsed.stdout_lines {
@@ -41,7 +47,7 @@ pub fn run(args: &[OsString], stdout: &mut dyn Write, stderr: &mut dyn Write) ->
         }
         Invocation::IdentifyStdin { json } => {
             let mut out = Output::new(json, argv_strings(args), stdout, stderr);
-            match crate::device::files::read_stdin() {
+            match crate::device::files::read_all(stdin) {
                 Ok(input) => identify::identify_stdin(&input, &mut out),
                 Err(e) => out.error(&crate::error::Error::os(ErrorClass::Failed, "stdin", &e)),
             }
@@ -69,6 +75,7 @@ pub fn run(args: &[OsString], stdout: &mut dyn Write, stderr: &mut dyn Write) ->
         Invocation::Devices(runs) => {
             let json = runs.iter().any(|r| r.flags.json);
             let mut out = Output::new(json, argv_strings(args), stdout, stderr);
+            out.set_stderr_is_terminal(stderr_is_terminal);
             devices::run_devices(&runs, &mut out);
             return out.finish();
         }

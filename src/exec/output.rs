@@ -8,16 +8,48 @@
 use crate::error::{Error, ErrorClass, Verdict};
 use crate::report::envelope::{DeviceJson, Envelope, Message};
 use crate::report::settings::SettingsItem;
-use std::io::Write;
+use std::cell::RefCell;
+use std::io::{self, Write};
+use std::rc::Rc;
+
+/// The run's stderr, shared by the output and the device layer's `--verbose` trace, so that
+/// hdparm's dumps land in the writer the caller gave, in the order they are made.
+#[derive(Clone)]
+pub struct SharedStderr<'a>(Rc<RefCell<&'a mut dyn Write>>);
+
+impl SharedStderr<'_> {
+    fn with<T>(&self, f: impl FnOnce(&mut dyn Write) -> io::Result<T>) -> io::Result<T> {
+        match self.0.try_borrow_mut() {
+            Ok(mut w) => f(&mut **w),
+            // Writes never nest (one thread, and no writer calls back into another), so this
+            // cannot happen; an error keeps it from being a panic.
+            Err(_) => Err(io::Error::other("stderr is already being written")),
+        }
+    }
+}
+
+impl Write for SharedStderr<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.with(|w| w.write(buf))
+    }
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.with(|w| w.write_all(buf))
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.with(|w| w.flush())
+    }
+}
 
 pub struct Output<'a> {
     pub json: bool,
     stdout: &'a mut dyn Write,
-    stderr: &'a mut dyn Write,
+    stderr: SharedStderr<'a>,
     envelope: Envelope,
     /// The device being processed (JSON mode).
     current: Option<DeviceJson>,
     pub verdict: Verdict,
+    /// Whether stderr is a terminal (progress lines are drawn only there).
+    stderr_is_terminal: bool,
 }
 
 impl<'a> Output<'a> {
@@ -30,11 +62,23 @@ impl<'a> Output<'a> {
         Output {
             json,
             stdout,
-            stderr,
+            stderr: SharedStderr(Rc::new(RefCell::new(stderr))),
             envelope: Envelope::new(argv),
             current: None,
             verdict: Verdict::default(),
+            stderr_is_terminal: false,
         }
+    }
+
+    /// Says whether the stderr given to [`Output::new`] is a terminal (the binary knows; an
+    /// in-memory writer is not).
+    pub fn set_stderr_is_terminal(&mut self, yes: bool) {
+        self.stderr_is_terminal = yes;
+    }
+
+    /// Whether progress lines may be drawn on stderr.
+    pub fn stderr_is_terminal(&self) -> bool {
+        self.stderr_is_terminal
     }
 
     /// Starts a device: hdparm's header (`\n/dev/sda:\n`) unless quiet, or a JSON device object.
@@ -79,8 +123,14 @@ impl<'a> Output<'a> {
     /// Text that only exists in the text rendering (its JSON twin is given separately), such as
     /// the `-I` decode or a timing line. Flushed at once: hdparm flushes before long waits.
     pub fn text(&mut self, text: &str) {
+        self.bytes(text.as_bytes());
+    }
+
+    /// [`Output::text`] for bytes that need not be UTF-8: drive strings (model, serial,
+    /// firmware...) reach stdout exactly as the drive gave them, as hdparm prints them.
+    pub fn bytes(&mut self, bytes: &[u8]) {
         if !self.json {
-            let _ = self.stdout.write_all(text.as_bytes());
+            let _ = self.stdout.write_all(bytes);
             let _ = self.stdout.flush();
         }
     }
@@ -129,7 +179,13 @@ impl<'a> Output<'a> {
     /// Both streams, for steps that print as they measure (the timings). They print nothing
     /// on stdout in JSON mode themselves.
     pub fn streams(&mut self) -> (&mut dyn Write, &mut dyn Write) {
-        (&mut *self.stdout, &mut *self.stderr)
+        (&mut *self.stdout, &mut self.stderr)
+    }
+
+    /// The stderr writer for the device layer's `--verbose` trace (hdparm writes its dumps to
+    /// stderr as it sends each command).
+    pub fn trace_writer(&self) -> SharedStderr<'a> {
+        self.stderr.clone()
     }
 
     /// Ends the run: prints the JSON document if any, and returns the exit status.

@@ -4,28 +4,34 @@
 //! take one.
 
 use super::access::{AtaFailure, AtaOutput, DeviceAccess, Geometry, HdioSetting};
+use super::output::SharedStderr;
 use crate::ata::command::TaskFile;
 use crate::cli::Flags;
 use crate::device::{
     self, AtaError, AtaOptions, Device, DeviceKind, HdioGet, HdioSet, OpenMode, StartLba,
 };
 use std::ffi::OsString;
-use std::io;
+use std::io::{self, Write};
 use std::os::fd::{AsFd, BorrowedFd};
 use std::path::Path;
 
-pub struct RealDevice {
+pub struct RealDevice<'w> {
     dev: Device,
     /// `--prefer-ata12`; cleared after a failed IDENTIFY DEVICE, as hdparm does.
     prefer_ata12: bool,
-    /// `--verbose`: the device layer's dumps go to stderr, as hdparm's do.
-    verbose: bool,
+    /// `--verbose`: the device layer's dumps go to the run's stderr, as hdparm's do.
+    trace: Option<SharedStderr<'w>>,
     identify: Option<Result<[u16; 256], AtaFailure>>,
 }
 
-impl RealDevice {
-    /// Opens a device the way hdparm does for these flags.
-    pub fn open(path: &OsString, flags: &Flags) -> io::Result<RealDevice> {
+impl<'w> RealDevice<'w> {
+    /// Opens a device the way hdparm does for these flags; with `--verbose` the device layer's
+    /// dumps are written to `stderr`.
+    pub fn open(
+        path: &OsString,
+        flags: &Flags,
+        stderr: SharedStderr<'w>,
+    ) -> io::Result<RealDevice<'w>> {
         let mode = OpenMode {
             direct: flags.direct,
             write: flags.trim_ranges.is_some(),
@@ -34,7 +40,7 @@ impl RealDevice {
         Ok(RealDevice {
             dev,
             prefer_ata12: flags.prefer_ata12,
-            verbose: flags.verbose,
+            trace: flags.verbose.then_some(stderr),
             identify: None,
         })
     }
@@ -71,14 +77,9 @@ impl RealDevice {
 
     /// Runs `f` with the ATA options of this device (and the verbose trace on stderr).
     fn with_options<T>(&mut self, f: impl FnOnce(&Device, &mut AtaOptions<'_>) -> T) -> T {
-        let mut stderr = std::io::stderr();
         let mut opts = AtaOptions {
             prefer_ata12: self.prefer_ata12,
-            trace: if self.verbose {
-                Some(&mut stderr)
-            } else {
-                None
-            },
+            trace: self.trace.as_mut().map(|w| w as &mut dyn Write),
             ..Default::default()
         };
         let result = f(&self.dev, &mut opts);
@@ -127,7 +128,7 @@ fn hdio_set_of(what: HdioSetting) -> HdioSet {
     }
 }
 
-impl DeviceAccess for RealDevice {
+impl DeviceAccess for RealDevice<'_> {
     fn kind_name(&self) -> String {
         match self.dev.kind() {
             DeviceKind::Scsi { scsi_type: 5, .. }
@@ -334,5 +335,58 @@ impl DeviceAccess for RealDevice {
     fn set_queue_depth(&self, depth: u32) -> io::Result<()> {
         self.dev
             .sysfs_write("device/queue_depth", &depth.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::output::Output;
+    use super::*;
+
+    /// `--verbose` dumps go to the stderr the run was given, between the run's own lines, and
+    /// nothing reaches the process's stderr. /dev/null takes no SG_IO (ENOTTY), so the command
+    /// goes nowhere; the dumps of the attempt are still written.
+    #[test]
+    fn verbose_trace_goes_to_the_runs_stderr() {
+        let mut stdout = Vec::new();
+        let mut stderr = Vec::new();
+        {
+            let mut out = Output::new(false, Vec::new(), &mut stdout, &mut stderr);
+            out.note("before");
+            let flags = Flags {
+                verbose: true,
+                ..Default::default()
+            };
+            let path = OsString::from("/dev/null");
+            let mut dev = RealDevice::open(&path, &flags, out.trace_writer()).expect("open");
+            let result = dev.with_options(|d, opts| d.identify(opts));
+            assert!(result.is_err());
+            out.note("after");
+            out.finish();
+        }
+        let text = String::from_utf8(stderr).expect("utf-8");
+        assert!(
+            text.starts_with(
+                "before\noutgoing cdb:  85 08 0e 00 00 00 01 00 00 00 00 00 00 40 ec 00\n\
+                 ioctl(fd,SG_IO): Inappropriate ioctl for device\n"
+            ),
+            "{text}"
+        );
+        assert!(text.ends_with("\nafter\n"), "{text}");
+        assert!(stdout.is_empty());
+    }
+
+    #[test]
+    fn no_trace_without_verbose() {
+        let mut stdout = Vec::new();
+        let mut stderr = Vec::new();
+        {
+            let out = Output::new(false, Vec::new(), &mut stdout, &mut stderr);
+            let path = OsString::from("/dev/null");
+            let mut dev =
+                RealDevice::open(&path, &Flags::default(), out.trace_writer()).expect("open");
+            assert!(dev.with_options(|d, opts| d.identify(opts)).is_err());
+        }
+        assert!(stderr.is_empty(), "{}", String::from_utf8_lossy(&stderr));
     }
 }

@@ -5,7 +5,6 @@
 use super::steps::{flush_drive_cache, Ctx};
 use super::timing::{bench, time_cache, time_device, TimingContext};
 use crate::error::{Error, ErrorClass};
-use std::io::IsTerminal;
 
 /// Whether reads can be timed on this device at all.
 fn timable(ctx: &mut Ctx, option: &str) -> bool {
@@ -36,7 +35,9 @@ pub fn run(ctx: &mut Ctx) {
         });
     }
     if f.bench.is_some() && timable(ctx, "--bench") {
-        let progress = std::io::stderr().is_terminal();
+        // Progress only on a terminal: the stderr writer's, which the caller knows, not the
+        // process's own.
+        let progress = ctx.out.stderr_is_terminal();
         measure(ctx, "--bench", |t, out, err| {
             bench(t, out, err, progress).map(to_json)
         });

@@ -3,8 +3,8 @@
 //! [`crate::report::json`]).
 //!
 //! Owns: the decode (`decode.rs`: every decision hdparm's `identify()` makes, including its
-//! guesses about the standard a device follows), the text (`text.rs`: only formatting), and
-//! the `--Istdin` entry point [`run_istdin`].
+//! guesses about the standard a device follows) and the text (`text.rs`: only formatting).
+//! `--Istdin`, `-I` and `-i` run through `exec`, which reads the input and prints the bytes.
 //!
 //! Must not: touch a device. What only a live device can give (log pages) arrives in an
 //! [`IdentifyContext`] filled by the caller.
@@ -19,7 +19,7 @@ use std::io::{self, Write};
 use serde::{Serialize, Serializer};
 
 use crate::ata::identify::{sata_settings_devslp, sector_config_sizes, DevSleepTimings, Identify};
-use crate::ata::identify_hex::parse_identify_hex;
+use crate::error::ErrorClass;
 
 pub use decode::identify_report;
 pub(crate) use decode::{BUFFER_TYPES, MINOR_VERSIONS};
@@ -61,35 +61,6 @@ pub fn render_identify(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     render_report(&identify_report(id, ctx), out)
-}
-
-/// `hdparm --Istdin`: reads hex words from `input` (all of stdin), writes what hdparm writes to
-/// stdout and stderr, and returns hdparm's exit status.
-///
-/// Short input prints `read only N/256 IDENTIFY words from stdin: Success` on stderr and exits
-/// 0, as hdparm does (errno is 0 at a clean end of file). A word 0 with bits 15 and 14 both set
-/// prints the "Unknown device type" lines and exits 22 (EINVAL), as hdparm does.
-pub fn run_istdin(input: &[u8], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
-    match parse_identify_hex(input) {
-        Err(short) => {
-            let _ = writeln!(
-                err,
-                "read only {}/256 IDENTIFY words from stdin: Success",
-                short.words_read
-            );
-            0
-        }
-        Ok(words) => {
-            let report = identify_report(&Identify::from_words(words), &IdentifyContext::default());
-            let written = out
-                .write_all(b"\n")
-                .and_then(|()| render_report(&report, out));
-            if written.is_err() {
-                return 5;
-            }
-            report.exit_status()
-        }
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -156,14 +127,11 @@ pub struct IdentifyReport {
 }
 
 impl IdentifyReport {
-    /// The exit status hdparm gives after printing this report: 22 (EINVAL) for an unknown
-    /// device type, where hdparm exits in the middle of `-I`; otherwise 0.
-    pub fn exit_status(&self) -> u8 {
-        if self.device.kind == DeviceKind::Unknown {
-            22
-        } else {
-            0
-        }
+    /// The failure hdparm reports after printing this report, if any: an unknown device type,
+    /// where hdparm stops in the middle of `-I` and exits with EINVAL ([`ErrorClass::Usage`]'s
+    /// status). The exit status itself is decided in [`crate::error`].
+    pub fn failure(&self) -> Option<ErrorClass> {
+        (self.device.kind == DeviceKind::Unknown).then_some(ErrorClass::Usage)
     }
 }
 

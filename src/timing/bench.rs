@@ -206,42 +206,6 @@ pub fn parse_seconds(s: &str) -> Result<Duration, String> {
     Ok(d)
 }
 
-/// The `--bench*` long options (without the leading `--`) and whether each takes a value, for
-/// the command-line parser.
-pub const LONG_OPTIONS: [(&str, bool); 6] = [
-    ("bench", false),
-    ("bench-trials", true),
-    ("bench-depth", true),
-    ("bench-bs", true),
-    ("bench-random", false),
-    ("bench-seconds", true),
-];
-
-/// Applies one `--bench*` option (name without `--`, lower case) to the flags' benchmark
-/// settings: any of them turns the benchmark on with the defaults for what is not given.
-/// Returns the usage message for a bad value or an unknown name. Call
-/// [`BenchOptions::validate`] after the last one.
-pub fn apply_option(
-    options: &mut Option<BenchOptions>,
-    name: &str,
-    value: Option<&str>,
-) -> Result<(), String> {
-    let o = options.get_or_insert_with(BenchOptions::default);
-    let value = || value.ok_or_else(|| format!("--{name}: missing value"));
-    match name {
-        "bench" => {}
-        "bench-trials" => o.trials = parse_trials(value()?)?,
-        "bench-depth" => o.depth = parse_depth(value()?)?,
-        "bench-bs" => o.block_size = parse_block_size(value()?)?,
-        "bench-random" => o.random = true,
-        "bench-seconds" => o.trial_duration = parse_seconds(value()?)?,
-        _ => return Err(format!("--{name}: not a benchmark option")),
-    }
-    // The depth × size cap is checked once all options are in ([`BenchOptions::validate`]), so
-    // that the order on the command line does not matter.
-    Ok(())
-}
-
 /// Where the `index`-th read of a run goes: block-aligned offsets inside `[start, start + span)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OffsetPlan {
@@ -830,36 +794,14 @@ mod tests {
     }
 
     #[test]
-    fn options_apply_by_long_name() {
-        let mut o = None;
-        apply_option(&mut o, "bench-depth", Some("8")).unwrap();
-        assert_eq!(
-            o.as_ref().map(|o| (o.depth, o.trials)),
-            Some((8, DEFAULT_TRIALS))
-        );
-        apply_option(&mut o, "bench-random", None).unwrap();
-        apply_option(&mut o, "bench-bs", Some("4k")).unwrap();
-        apply_option(&mut o, "bench-seconds", Some("0.5")).unwrap();
-        apply_option(&mut o, "bench-trials", Some("2")).unwrap();
-        let o2 = o.clone().unwrap();
-        assert!(o2.random);
-        assert_eq!(
-            (o2.block_size, o2.trial_duration, o2.trials),
-            (4096, Duration::from_millis(500), 2)
-        );
-        assert!(apply_option(&mut o, "bench-depth", None).is_err());
-        assert!(apply_option(&mut o, "bench-nonsense", None).is_err());
-        let mut big = None;
-        apply_option(&mut big, "bench-bs", Some("1G")).unwrap();
-        apply_option(&mut big, "bench-depth", Some("1024")).unwrap();
-        assert!(big.unwrap().validate().is_err(), "1 TiB of buffers");
-        for (name, takes_value) in LONG_OPTIONS {
-            let mut o = None;
-            let v = if takes_value { Some("1") } else { None };
-            // "1" is a bad block size, but every name is known.
-            let r = apply_option(&mut o, name, v);
-            assert!(r.is_ok() || name == "bench-bs", "{name}: {r:?}");
-        }
+    fn depth_times_block_size_is_capped() {
+        let big = BenchOptions {
+            block_size: parse_block_size("1G").unwrap(),
+            depth: parse_depth("1024").unwrap(),
+            ..BenchOptions::default()
+        };
+        assert!(big.validate().is_err(), "1 TiB of buffers");
+        assert!(BenchOptions::default().validate().is_ok());
     }
 
     #[test]

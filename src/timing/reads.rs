@@ -192,11 +192,12 @@ fn write_out(out: &mut dyn Write, text: &str) -> Result<(), Error> {
 
 fn seek_error(e: &io::Error) -> Error {
     // Past the end of a block device lseek says EINVAL: the offset asked for does not fit
-    // this device, which is a bad value (hdparm exits 22 there too).
+    // this device, which is a bad value (hdparm exits 22 there too). That EINVAL is about our
+    // argument, not about the device, so it is not the errno's usual class.
     let class = if e.raw_os_error() == Some(libc::EINVAL) {
         ErrorClass::Usage
     } else {
-        ErrorClass::Failed
+        ErrorClass::of_io(e)
     };
     Error::os(class, "lseek() failed", e)
 }

@@ -3,7 +3,8 @@
 #
 # 1. Debian packages: qemu-system-x86, qemu-system-data (qboot.rom), busybox-static,
 #    hdparm (the reference), xz-utils, gzip, perl-base. Missing ones are installed with
-#    apt-get when we are root (or sudo works without a password); otherwise setup fails.
+#    apt-get when we are root (it never calls sudo: run it from a root shell); otherwise
+#    setup fails.
 # 2. The kernel: the package linux-image-amd64 currently depends on is fetched with
 #    `apt-get download` (nothing is installed), unpacked with dpkg-deb -x, given a
 #    modules.dep by `busybox depmod`; the uncompressed vmlinux (PVH boot, faster) and the
@@ -48,11 +49,10 @@ for n in $NEEDS; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
 	[ "$INSTALL" = 1 ] || unavailable "missing packages: ${missing[*]} (run tests/vm/setup.sh to install)"
-	if [ "$(id -u)" = 0 ]; then SUDO=(); elif sudo -n true 2>/dev/null; then SUDO=(sudo -n); else
-		unavailable "missing packages ${missing[*]} and no root to install them"; fi
+	[ "$(id -u)" = 0 ] || unavailable "missing packages ${missing[*]} and no root to install them"
 	say "installing ${missing[*]}"
 	# another apt may be running (image provisioning): wait for its lock rather than fail
-	"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -y \
+	env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -y \
 		install --no-install-recommends "${missing[@]}" >&2 ||
 		unavailable "apt-get install ${missing[*]} failed"
 fi

@@ -1,24 +1,18 @@
-//! Memory and cache calls for the read timings: the page-aligned, locked buffers the reads land
-//! in (`mmap`, `mlock`, `mlockall`), the system-wide `sync`, the block-device buffer-cache flush
-//! ioctls (`BLKFLSBUF`, and the legacy `HDIO_DRIVE_CMD` with no argument that waits for an IDE
-//! drive to finish), and the process CPU time used by the benchmark.
+//! Memory calls for the read timings: the page-aligned, locked buffers the reads land in
+//! (`mmap`, `mlock`, `mlockall`), and the process CPU time used by the benchmark. The flush
+//! ioctls the timings use (`BLKFLSBUF`, `HDIO_DRIVE_CMD` with no argument) and `sync` are the
+//! ones in [`super`], like every other ioctl.
 //!
-//! What it must not do: decide anything. Callers in `device::reader` own the sequences and the
-//! messages; this file only wraps the kernel calls and keeps every `unsafe` next to its reason.
+//! What it must not do: decide anything, or call ioctl. Callers in `device::reader` own the
+//! sequences and the messages; this file only wraps the kernel calls and keeps every `unsafe`
+//! next to its reason.
 
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd};
 use std::ptr::NonNull;
 use std::time::Duration;
 
 /// The page size hdparm touches its buffer with: one write per 4 KiB makes every page present.
 const TOUCH_STRIDE: usize = 4096;
-
-/// `BLKFLSBUF` from `<linux/fs.h>`: `_IO(0x12, 97)`. Flush the block device's buffer cache.
-pub const BLKFLSBUF: libc::c_ulong = 0x1261;
-/// `HDIO_DRIVE_CMD` from `<linux/hdreg.h>`. With a NULL argument the old IDE driver waits for
-/// the drive to finish what it was doing; libata answers EINVAL and sends nothing.
-pub const HDIO_DRIVE_CMD: libc::c_ulong = 0x031f;
 
 /// An anonymous, private, page-aligned mapping whose pages are all present (touched), and
 /// optionally locked in memory. Page alignment makes it usable for `O_DIRECT` reads.
@@ -134,42 +128,6 @@ pub fn munlockall() {
     }
 }
 
-/// `sync()`: ask the kernel to write back every dirty buffer of the system, so that pending
-/// writes do not compete with the reads about to be timed.
-pub fn sync() {
-    // SAFETY: no arguments, no memory involved.
-    unsafe { libc::sync() }
-}
-
-/// `ioctl(fd, BLKFLSBUF, 0)`: drop the block device's cached pages, so the next reads go to
-/// the device.
-pub fn blkflsbuf(fd: BorrowedFd<'_>) -> io::Result<()> {
-    // SAFETY: BLKFLSBUF takes no argument; the fd is borrowed and open for the call.
-    let rc = unsafe { libc::ioctl(fd.as_raw_fd(), BLKFLSBUF as _, 0usize) };
-    if rc == -1 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
-}
-
-/// `ioctl(fd, HDIO_DRIVE_CMD, NULL)`: on the old IDE driver, wait for the drive to complete the
-/// flush; libata returns EINVAL without sending anything. No ATA command is built here.
-pub fn hdio_drive_cmd_null(fd: BorrowedFd<'_>) -> io::Result<()> {
-    // SAFETY: a NULL argument is the documented "no command" form; the kernel reads nothing
-    // from us. The fd is borrowed and open for the call.
-    let rc = unsafe {
-        libc::ioctl(
-            fd.as_raw_fd(),
-            HDIO_DRIVE_CMD as _,
-            std::ptr::null_mut::<u8>(),
-        )
-    };
-    if rc == -1 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
-}
-
 /// User plus system CPU time of the whole process so far (`getrusage(RUSAGE_SELF)`), threads
 /// included.
 pub fn process_cpu_time() -> io::Result<Duration> {
@@ -207,13 +165,6 @@ mod tests {
     #[test]
     fn empty_mapping_is_refused() {
         assert!(MappedBuffer::map(0).is_err());
-    }
-
-    #[test]
-    fn opcodes_match_the_kernel_headers() {
-        // _IO(type, nr) = (type << 8) | nr, no size, no direction.
-        assert_eq!(BLKFLSBUF, (0x12 << 8) | 97);
-        assert_eq!(HDIO_DRIVE_CMD, 0x031f);
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The SG_IO ioctl (scsi/sg.h, interface version 3): one SCSI command with its data and sense
-//! buffers. Must not: interpret the result (that is `device::ata` with `ata::sense`).
+//! buffers. Must not: interpret the result (that is `ata::sat`, called from `device::ata`).
 
 use std::io;
 use std::os::fd::AsFd;
@@ -12,13 +12,6 @@ use super::{ioc, ioctl_raw};
 const SG_DXFER_NONE: c_int = -1;
 const SG_DXFER_TO_DEV: c_int = -2;
 const SG_DXFER_FROM_DEV: c_int = -3;
-
-/// `SG_INFO_OK_MASK`/`SG_INFO_CHECK`: bit 0 of `info` set when something went wrong.
-pub const SG_INFO_CHECK: u32 = 0x1;
-/// SCSI status CHECK CONDITION (SAM-5).
-pub const SAM_STAT_CHECK_CONDITION: u8 = 0x02;
-/// `driver_status` DRIVER_SENSE: sense data was written (scsi/sg.h, the low nibble).
-pub const DRIVER_SENSE: u16 = 0x08;
 
 /// `struct sg_io_hdr`.
 #[repr(C)]
