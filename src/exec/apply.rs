@@ -284,7 +284,12 @@ fn run_line(line: &[String]) -> RunResult {
         .collect();
     let mut out = Vec::new();
     let mut err = Vec::new();
-    let exit_status = super::run(&argv, &mut out, &mut err);
+    // Nothing a plan runs reads standard input.
+    let mut no_input = std::io::empty();
+    let exit_status = super::run(
+        &argv,
+        crate::Streams::new(&mut no_input, &mut out, &mut err),
+    );
     RunResult {
         args: line.to_vec(),
         exit_status,
