@@ -294,3 +294,46 @@ fn a_bad_file_applies_nothing_and_says_why() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_resume_hook_reapplies_as_systemd_calls_it() {
+    let test = "the_resume_hook_reapplies";
+    let Some(devices) = loops(test, 1) else {
+        return;
+    };
+    let lo = &devices[0];
+    let dir = scratch(test);
+    let conf = dir.join("hdparm.conf");
+    std::fs::write(&conf, format!("{} {{\n read_ahead_sect = 48\n}}\n", lo.dev)).expect("conf");
+    let records = dir.join("records");
+    let hook = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/contrib/systemd/hdparm-rs.sleep"
+    );
+    let run_hook = |phase: &str| {
+        Command::new("sh")
+            .args([hook, phase, "suspend"])
+            .env("HDPARM", common::our_hdparm())
+            .env("HDPARM_CONF", &conf)
+            .env("HDPARM_RS_RECORD_DIR", &records)
+            .status()
+            .expect("run the hook")
+    };
+    // Before suspend: nothing.
+    assert!(run_hook("pre").success());
+    assert_eq!(lo.readahead(), "256");
+    // After resume: the settings are back, recorded as a resume.
+    assert!(run_hook("post").success());
+    assert_eq!(lo.readahead(), "48");
+    let name = Path::new(&lo.dev)
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let record: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(records.join(format!("{name}.json"))).expect("record"),
+    )
+    .expect("JSON");
+    assert_eq!(record["event"], "resume");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -81,6 +81,23 @@ pub fn resolve_symlink(name: &str) -> Option<String> {
     Some(resolved.display().to_string())
 }
 
+/// Whether the kernel was booted with this word on its command line (`nohdparm`).
+pub fn kernel_cmdline_has(word: &str) -> bool {
+    std::fs::read_to_string("/proc/cmdline")
+        .is_ok_and(|line| line.split_whitespace().any(|w| w == word))
+}
+
+/// Whether an md array is resyncing, repairing, recovering or checking (`/proc/mdstat`), when
+/// Debian's udev hook leaves the disks alone.
+pub fn raid_is_busy() -> bool {
+    std::fs::read_to_string("/proc/mdstat").is_ok_and(|text| {
+        let text = text.to_ascii_lowercase();
+        ["resync", "repair", "recover", "check"]
+            .iter()
+            .any(|w| text.contains(w))
+    })
+}
+
 /// Whether the path is a block device.
 pub fn is_block_device(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.file_type().is_block_device())

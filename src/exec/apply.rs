@@ -112,6 +112,23 @@ pub fn run_apply(
             return finish(request, program_args, &[], problems, stdout);
         }
     };
+    // Debian's hooks do nothing under `nohdparm`, and the udev hook nothing on an add event
+    // while an md array resyncs; neither do we.
+    let event = std::env::var("ACTION").unwrap_or_else(|_| "manual".into());
+    if !request.check && system::kernel_cmdline_has("nohdparm") {
+        let _ = writeln!(
+            stderr,
+            "nohdparm is on the kernel command line: nothing applied"
+        );
+        return finish(request, program_args, &[], problems, stdout);
+    }
+    if !request.check && event == "add" && system::raid_is_busy() {
+        let _ = writeln!(
+            stderr,
+            "an md array is resyncing (/proc/mdstat): nothing applied on this add event"
+        );
+        return finish(request, program_args, &[], problems, stdout);
+    }
     let devices = chosen_devices(request, &conf);
     let mut reports = Vec::new();
     for device in &devices {
@@ -130,7 +147,7 @@ pub fn run_apply(
         };
         let mut report = DeviceReport {
             name: device.clone(),
-            event: std::env::var("ACTION").unwrap_or_else(|_| "manual".into()),
+            event: event.clone(),
             time_unix_seconds: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map(|d| d.as_secs())
