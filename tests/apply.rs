@@ -337,3 +337,41 @@ fn the_resume_hook_reapplies_as_systemd_calls_it() {
     assert_eq!(record["event"], "resume");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_class_block_applies_to_the_drives_of_that_class() {
+    let test = "a_class_block_applies";
+    let Some(devices) = loops(test, 1) else {
+        return;
+    };
+    let lo = &devices[0];
+    let name = Path::new(&lo.dev)
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let rotational =
+        std::fs::read_to_string(format!("/sys/block/{name}/queue/rotational")).unwrap_or_default();
+    let (mine, other) = if rotational.trim() == "1" {
+        ("rotational", "ssd")
+    } else {
+        ("ssd", "rotational")
+    };
+    let dir = scratch(test);
+    let conf = dir.join("hdparm.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "class:{other} {{\n read_ahead_sect = 24\n}}\nclass:{mine} {{\n read_ahead_sect = 40\n}}\n"
+        ),
+    )
+    .expect("conf");
+    let conf = conf.display().to_string();
+    let done = ours(
+        &["--apply", "--config", &conf, &lo.dev],
+        &dir.join("records"),
+    );
+    assert_eq!(done.status, Some(0), "{}{}", done.stdout, done.stderr);
+    assert_eq!(lo.readahead(), "40");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -12,6 +12,7 @@
 mod common;
 
 use hdparm::config::debian::{hdparm_options, udev_add_plan, Facts};
+use hdparm::config::select::Identity;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -232,23 +233,24 @@ fn generated(count: usize) -> Vec<Conf> {
 }
 
 const FACTS: [Facts; 4] = [
-    Facts {
-        on_battery: false,
-        try_apm: true,
-    },
-    Facts {
-        on_battery: true,
-        try_apm: true,
-    },
-    Facts {
-        on_battery: false,
-        try_apm: false,
-    },
-    Facts {
-        on_battery: true,
-        try_apm: false,
-    },
+    facts(false, true),
+    facts(true, true),
+    facts(false, false),
+    facts(true, false),
 ];
+
+const fn facts(on_battery: bool, try_apm: bool) -> Facts {
+    Facts {
+        on_battery,
+        try_apm,
+        identity: Identity {
+            model: String::new(),
+            serial: String::new(),
+            wwn: String::new(),
+            classes: Vec::new(),
+        },
+    }
+}
 
 fn make_links(scratch: &Scratch) -> HashMap<String, String> {
     let dir = scratch.path("by-id");

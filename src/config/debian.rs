@@ -20,9 +20,14 @@
 //!
 //! Not reproduced: pathname expansion of the unquoted option words (a `*` in the file).
 //!
+//! One extension: a block keyed by a selector (`model:GLOB`, `class:ssd`..., see `select.rs`)
+//! applies to the drives it selects. Debian's scripts never match such a key (no DEVNAME looks
+//! like it), so a file read by both still means the same to both for every other block.
+//!
 //! What this file must not do: read files, ask udev or the power supply; the caller passes what
 //! they say.
 
+use super::select::{self, Identity};
 use std::fmt;
 
 /// What the scripts ask the system about one disk and the machine.
@@ -32,6 +37,8 @@ pub struct Facts {
     pub on_battery: bool,
     /// `hdparm_try_apm`: not on USB or FireWire (`ID_PATH`) and `ID_ATA_FEATURE_SET_APM=1`.
     pub try_apm: bool,
+    /// What the drive is, for blocks keyed by a selector (ours; Debian's scripts have none).
+    pub identity: Identity,
 }
 
 /// Why Debian's scripts give up on the file: the text they print.
@@ -211,7 +218,10 @@ pub fn hdparm_options(
                     if r.disc.is_none() && !r.command_line {
                         return Err(error("No disk enabled. Exiting"));
                     }
-                    if !r.options.is_empty() && r.disc.as_deref() == Some(wanted) {
+                    let selected = r.disc.as_deref().is_some_and(|disc| {
+                        disc == wanted || select::matches(disc, &facts.identity)
+                    });
+                    if !r.options.is_empty() && selected {
                         return Ok(echo(&r.options));
                     }
                     r.command_line = false;
@@ -414,6 +424,12 @@ mod tests {
     const AC_APM: Facts = Facts {
         on_battery: false,
         try_apm: true,
+        identity: Identity {
+            model: String::new(),
+            serial: String::new(),
+            wwn: String::new(),
+            classes: Vec::new(),
+        },
     };
 
     fn options(conf: &str, disk: &str, facts: &Facts) -> Result<String, ConfError> {
@@ -426,6 +442,7 @@ mod tests {
         let battery = Facts {
             on_battery: true,
             try_apm: true,
+            ..Facts::default()
         };
         assert_eq!(options("", "/dev/sda", &battery).unwrap(), "-B128 -S36");
         assert_eq!(
@@ -519,6 +536,31 @@ mod tests {
         let conf = "force_spindown_time = 120\n";
         let plan = udev_add_plan(conf, "/dev/sdb", &Facts::default(), &no_links).unwrap();
         assert_eq!(plan, vec![vec!["-S120".to_string(), "/dev/sdb".into()]]);
+    }
+
+    #[test]
+    fn a_selector_block_applies_to_the_drives_it_selects() {
+        let conf =
+            "class:ssd {\n write_cache = on\n}\nmodel:WDC?WD20* {\n spindown_time = 240\n}\n";
+        let ssd = Facts {
+            identity: Identity {
+                model: "Samsung SSD 870".into(),
+                classes: vec!["ssd"],
+                ..Identity::default()
+            },
+            ..Facts::default()
+        };
+        assert_eq!(options(conf, "/dev/sdx", &ssd).unwrap(), "-W1");
+        let green = Facts {
+            identity: Identity {
+                model: "WDC WD20EARX-00PASB0".into(),
+                classes: vec!["rotational"],
+                ..Identity::default()
+            },
+            ..Facts::default()
+        };
+        assert_eq!(options(conf, "/dev/sdy", &green).unwrap(), "-S240");
+        assert_eq!(options(conf, "/dev/sdz", &Facts::default()).unwrap(), "");
     }
 
     #[test]

@@ -2,3 +2,4 @@
 //! apply it. Pure: the caller reads the file and asks the system what the plans need to know.
 
 pub mod debian;
+pub mod select;

@@ -103,6 +103,35 @@ pub fn is_block_device(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.file_type().is_block_device())
 }
 
+/// One sysfs attribute of a disk (`/sys/block/NAME/ATTR`), trimmed; empty when absent.
+pub fn block_attribute(device: &Path, attribute: &str) -> String {
+    let Some(name) = device.file_name() else {
+        return String::new();
+    };
+    std::fs::read_to_string(Path::new("/sys/block").join(name).join(attribute))
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// The disks present that our udev rule covers (`sd*`, `hd*`, `nvme*n*`), as /dev names.
+pub fn present_disks() -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir("/sys/block") else {
+        return Vec::new();
+    };
+    let mut disks: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| {
+            name.starts_with("sd")
+                || name.starts_with("hd")
+                || (name.starts_with("nvme") && name.contains('n'))
+        })
+        .map(|name| format!("/dev/{name}"))
+        .collect();
+    disks.sort();
+    disks
+}
+
 /// The disks Debian's udev rule covers (`KERNEL=="[sh]d[a-z]"`) that are present, as /dev names.
 pub fn present_udev_disks() -> Vec<String> {
     let Ok(entries) = std::fs::read_dir("/sys/block") else {

@@ -23,6 +23,7 @@
 use crate::cli::defs::{self, Role, Value};
 use crate::cli::ApplyRequest;
 use crate::config::debian::{self, Facts};
+use crate::config::select::{self, Identity};
 use crate::device::system;
 use crate::error::{strerror, ErrorClass, Verdict};
 use serde::Serialize;
@@ -269,8 +270,14 @@ fn chosen_devices(request: &ApplyRequest, conf: &str) -> Vec<String> {
             .map(|d| d.to_string_lossy().into_owned())
             .collect();
     }
-    let mut devices = system::present_udev_disks();
-    for name in debian::block_names(conf) {
+    let names = debian::block_names(conf);
+    // Selectors can name any disk: then every disk present is a candidate.
+    let mut devices = if names.iter().any(|n| select::is_selector(n)) {
+        system::present_disks()
+    } else {
+        system::present_udev_disks()
+    };
+    for name in names.into_iter().filter(|n| !select::is_selector(n)) {
         let resolved = system::resolve_symlink(&name).unwrap_or(name);
         if system::is_block_device(Path::new(&resolved)) && !devices.contains(&resolved) {
             devices.push(resolved);
@@ -290,6 +297,54 @@ fn device_facts(device: &str) -> Facts {
     Facts {
         on_battery: system::on_battery(),
         try_apm: apm && !bridged,
+        identity: identity(path, &id_path),
+    }
+}
+
+/// What the drive is, for the selectors: sysfs and udev, as `lsblk` shows them.
+fn identity(path: &Path, id_path: &str) -> Identity {
+    let first = |candidates: &[String]| {
+        candidates
+            .iter()
+            .find(|s| !s.is_empty())
+            .cloned()
+            .unwrap_or_default()
+    };
+    let model = first(&[
+        system::udev_property(path, "ID_MODEL_FROM_DATABASE").unwrap_or_default(),
+        system::block_attribute(path, "device/model"),
+    ]);
+    let serial = first(&[
+        system::udev_property(path, "ID_SERIAL_SHORT").unwrap_or_default(),
+        system::block_attribute(path, "device/serial"),
+    ]);
+    let wwn = first(&[
+        system::udev_property(path, "ID_WWN").unwrap_or_default(),
+        system::block_attribute(path, "device/wwid"),
+        system::block_attribute(path, "wwid"),
+    ]);
+    let nvme = path
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with("nvme"));
+    let usb = system::udev_property(path, "ID_BUS").as_deref() == Some("usb")
+        || id_path.contains("-usb-");
+    let mut classes = Vec::new();
+    match system::block_attribute(path, "queue/rotational").as_str() {
+        "1" => classes.push("rotational"),
+        "0" if !nvme => classes.push("ssd"),
+        _ => {}
+    }
+    if nvme {
+        classes.push("nvme");
+    }
+    if usb {
+        classes.push("usb");
+    }
+    Identity {
+        model,
+        serial,
+        wwn,
+        classes,
     }
 }
 
