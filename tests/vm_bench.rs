@@ -532,6 +532,8 @@ fn covering_row<'r>(rows: &'r [VmRow], o: &Outcome) -> Option<&'r VmRow> {
 /// What the comparison saw across profiles, for judging the rows afterwards.
 #[derive(Default)]
 struct Seen {
+    /// a profile ran Debian's hdparm as ours (the bench's self-check): no row applies there
+    self_check: bool,
     /// (kind, scenario id) of every comparison made
     ran: BTreeSet<(String, String)>,
     /// row key -> kind -> the streams that differed in the outcomes the row covered there
@@ -644,6 +646,22 @@ fn check_profile(dir: &Path, rows: &[VmRow], seen: &mut Seen) -> (String, Vec<St
             "{profile}: no record of the reference hdparm's version (_boot hdparm-V)"
         )),
     }
+    // The self-check (HDPARM_RS_BIN=/usr/sbin/hdparm): both tools are hdparm 9.65, so every
+    // scenario must come out identical and no row of DIFFERENCES.md may excuse anything.
+    let self_check = results
+        .boot("hdparm-rs-V")
+        .is_some_and(|v| v.stdout == common::REFERENCE_VERSION);
+    let no_rows: &[VmRow] = &[];
+    let rows = if self_check {
+        seen.self_check = true;
+        let _ = writeln!(
+            report,
+            "  self-check: ours is hdparm 9.65 too; no DIFFERENCES.md row applies"
+        );
+        no_rows
+    } else {
+        rows
+    };
     let timeout = results.command_timeout().unwrap_or_else(|| {
         failures.push(format!(
             "{profile}: no bench.timeout= in the guest's recorded kernel command line: hangs \
@@ -810,7 +828,11 @@ fn vm_bench_matches_hdparm() {
         report.push_str(&r);
         failures.extend(f);
     }
-    let stale = stale_rows(&rows, &seen, &scenarios_not_run(&profiles));
+    let stale = if seen.self_check {
+        Vec::new() // rows were not used, so they cannot be judged
+    } else {
+        stale_rows(&rows, &seen, &scenarios_not_run(&profiles))
+    };
     if !stale.is_empty() {
         let _ = writeln!(report, "== rows that excuse more than this run showed");
         for s in &stale {
@@ -1086,5 +1108,89 @@ mod unit {
             out.differs.iter().collect::<Vec<_>>(),
             vec!["exit", "stderr"]
         );
+    }
+
+    /// One framed record as tests/vm/guest/init writes it; `head` is
+    /// `kind id tool step exit seconds`.
+    fn record(head: &str, cmd: &str, out: &str, err: &str) -> String {
+        format!(
+            "@@R {head} {} {} {} 0\n{cmd}{out}{err}\n",
+            cmd.len(),
+            out.len(),
+            err.len()
+        )
+    }
+
+    /// A profile directory with the guest's housekeeping records and one scenario, `C` on
+    /// nvme, where the tools differ in the exit status (0 and 25); ours takes `our_secs`.
+    fn profile_dir(name: &str, ref_v: &str, our_v: &str, our_secs: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("hdparm-rs-vm-unit-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut log = String::from("@@M HELLO uptime=1\n");
+        log += &record(
+            "_boot cmdline sh 1 0 0.00",
+            "cat /proc/cmdline",
+            "rdinit=/init bench.timeout=60",
+            "",
+        );
+        log += &record("_boot hdparm-V sh 1 0 0.00", "/sbin/hdparm -V", ref_v, "");
+        log += &record(
+            "_boot hdparm-rs-V sh 1 0 0.00",
+            "/opt/hdparm-rs/hdparm -V",
+            our_v,
+            "",
+        );
+        log += &record("nvme C hdparm 1 0 0.10", "-C DEV", "x\n", "");
+        log += &record(
+            &format!("nvme C hdparm-rs 1 25 {our_secs}"),
+            "-C DEV",
+            "x\n",
+            "",
+        );
+        log += "@@M DONE uptime=2\n";
+        std::fs::write(dir.join("results.log"), log).unwrap();
+        std::fs::write(dir.join("expected-kinds"), "nvme\n").unwrap();
+        std::fs::write(dir.join("scenarios.tsv"), "C\t*\t-C DEV\n").unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_profile_is_judged_by_rows_version_self_check_and_hangs() {
+        let v965 = "hdparm v9.65\n";
+        let r = rows("| vm:nvme:C | exit | x |\n");
+        let check = |dir: &Path, rows: &[VmRow]| {
+            let mut seen = Seen::default();
+            let (report, failures) = check_profile(dir, rows, &mut seen);
+            let _ = std::fs::remove_dir_all(dir);
+            (report, failures, seen)
+        };
+        let (report, failures, seen) =
+            check(&profile_dir("ok", v965, "hdparm v0.1.0\n", "0.10"), &r);
+        assert!(failures.is_empty(), "{failures:?}");
+        assert!(report.contains("nvme: 0 of 1 identical"), "{report}");
+        assert_eq!(seen.covered["vm:nvme:C"]["nvme"].len(), 1);
+        // no row: the difference fails
+        let (_, failures, _) = check(&profile_dir("norow", v965, "hdparm v0.1.0\n", "0.10"), &[]);
+        assert_eq!(failures, vec!["vm:nvme:C (exit)"]);
+        // another reference version fails, whatever the rows say
+        let (_, failures, _) = check(
+            &profile_dir("ver", "hdparm v9.64\n", "hdparm v0.1.0\n", "0.10"),
+            &r,
+        );
+        assert_eq!(failures.len(), 1, "{failures:?}");
+        assert!(
+            failures[0].contains("not \"hdparm v9.65\\n\""),
+            "{failures:?}"
+        );
+        // a hang is a failure even where a row covers the exit status
+        let (_, failures, _) = check(&profile_dir("hang", v965, "hdparm v0.1.0\n", "60.01"), &r);
+        assert_eq!(failures.len(), 1, "{failures:?}");
+        assert!(failures[0].contains("hung"), "{failures:?}");
+        // the self-check (ours is hdparm 9.65 too): no row applies
+        let (report, failures, seen) = check(&profile_dir("self", v965, v965, "0.10"), &r);
+        assert!(seen.self_check && report.contains("self-check"), "{report}");
+        assert_eq!(failures, vec!["vm:nvme:C (exit)"]);
     }
 }
