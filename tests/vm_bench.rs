@@ -2,11 +2,17 @@
 //! virtio-scsi and virtio-blk drives (`tests/vm/run.sh`), runs every scenario of
 //! `tests/vm/scenarios/<profile>.tsv` with Debian's hdparm and with ours, and compares them.
 //!
-//! Per scenario and drive kind the two tools must agree on stdout and exit status (and on
-//! stderr where the scenario says `stderr`); a difference fails the test unless DIFFERENCES.md
-//! has a row `vm:<kind>:<scenario>` or `vm:*:<scenario>` naming every stream that differs
-//! (a scenario ending in `*` matches every scenario id that starts so).
-//! The test also fails when the VM did not finish or a drive kind is missing from the results.
+//! Per scenario and drive kind the two tools must agree on stdout, stderr (after the
+//! normalisation of `common::normalise_stderr`: the program path, and our added ` (...)`
+//! context) and the exit status. A difference fails the test unless DIFFERENCES.md has a row
+//! `vm:<kinds>:<scenario>` (kinds: `*` or a comma list) naming every stream that differs.
+//! It fails too when a row matched nothing it names: for each drive kind the row names (every
+//! kind the scenario ran on, for `*`), each stream it names must have differed there in this
+//! run, so an excuse cannot outlive its reason. Rows are judged only where their scenario ran
+//! (a profile left out of `HDPARM_RS_VM_PROFILES` judges none of its rows).
+//! Never excused: a step that ran into the guest's per-command time limit (a hang), a step
+//! missing from the results, the VM not finishing, a drive kind missing, a reference hdparm
+//! in the guest that is not 9.65.
 //!
 //! It boots VMs (about four minutes on two cores under TCG), so it runs only when asked:
 //! `HDPARM_RS_VM=1`, `HDPARM_RS_REQUIRE_ALL=1` (CI), or `HDPARM_RS_VM_RESULTS=DIR` (compare
@@ -17,6 +23,8 @@
 //!
 //! This file only reads results and runs the bench script; it never opens a host disk.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -25,8 +33,25 @@ use std::process::{Child, Command};
 /// The tool name the guest records for Debian's hdparm and for ours.
 const REF_TOOL: &str = "hdparm";
 const OUR_TOOL: &str = "hdparm-rs";
+/// Where the guest puts each tool (tests/vm/guest/init): the program paths that the stderr
+/// normalisation replaces by `hdparm`.
+const REF_PATH: &str = "/sbin/hdparm";
+const OUR_PATH: &str = "/opt/hdparm-rs/hdparm";
 /// run.sh's exit status when a component (QEMU, kernel, hdparm, root for apt) is missing.
 const EXIT_UNAVAILABLE: i32 = 77;
+/// The drive kinds run.sh can give a guest (tests/vm/README.md, "Drives and profiles"). A
+/// DIFFERENCES.md key that names another kind is a typo that would never match: it fails.
+const KINDS: &[&str] = &[
+    "ide-hd",
+    "ide-cd",
+    "ahci-hd",
+    "ahci-cd",
+    "nvme",
+    "virtio-scsi",
+    "virtio-blk",
+];
+/// The streams a DIFFERENCES.md row can name.
+const STREAMS: &[&str] = &["stdout", "stderr", "exit"];
 
 /// One command's result as the guest framed it.
 #[derive(Debug, Clone, Default)]
@@ -35,6 +60,8 @@ struct Step {
     stdout: Vec<u8>,
     stderr: Vec<u8>,
     exit: i32,
+    /// wall-clock time the guest measured for the step
+    seconds: f64,
 }
 
 /// A profile's results: the framed records, the markers and what the profile expected.
@@ -48,13 +75,37 @@ struct Results {
     damaged: Vec<String>,
 }
 
+impl Results {
+    /// A housekeeping record of the guest (`_boot <name> sh`), e.g. `cmdline`.
+    fn boot(&self, name: &str) -> Option<&Step> {
+        self.steps
+            .get(&("_boot".to_string(), name.to_string(), "sh".to_string()))
+            .and_then(|s| s.first())
+    }
+
+    /// The guest's per-command time limit (`bench.timeout=` on the kernel command line, which
+    /// the guest records as `_boot cmdline`).
+    fn command_timeout(&self) -> Option<f64> {
+        let cmdline = String::from_utf8_lossy(&self.boot("cmdline")?.stdout).into_owned();
+        cmdline
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("bench.timeout="))
+            .and_then(|v| v.parse().ok())
+    }
+}
+
 /// One line of a scenario list.
 #[derive(Debug)]
 struct Scenario {
     id: String,
     kinds: Vec<String>,
-    exact_stderr: bool,
     timing: bool,
+}
+
+impl Scenario {
+    fn runs_on(&self, kind: &str) -> bool {
+        self.kinds.iter().any(|k| k == "*" || k == kind)
+    }
 }
 
 /// Parses the framed results.log written by tests/vm/guest/init:
@@ -99,6 +150,7 @@ fn parse_results(log: &[u8]) -> Results {
         let stdout = blob(lens[1]);
         let stderr = blob(lens[2]);
         let _dmesg = blob(lens[3]);
+        let seconds = f[5].parse().unwrap_or(f64::NAN);
         let name = format!("{} {} {} step {}", f[0], f[1], f[2], f[3]);
         // each record ends with a newline, and a tool's steps arrive numbered 1, 2, 3 ...
         if log.get(pos) != Some(&b'\n') {
@@ -117,51 +169,115 @@ fn parse_results(log: &[u8]) -> Results {
             stdout,
             stderr,
             exit,
+            seconds,
         });
     }
     r
 }
 
-/// Parses a scenario list: `id TAB kinds TAB steps [TAB options]`, `#` comments.
-fn parse_scenarios(text: &str) -> Vec<Scenario> {
-    text.lines()
+/// Parses a scenario list: `id TAB kinds TAB steps [TAB options]`, `#` comments. The one
+/// option is `timing`; any other word is an error (stderr is always compared, so the old
+/// `stderr` option would now be a no-op that a reader could take for a rule).
+fn parse_scenarios(text: &str) -> Result<Vec<Scenario>, String> {
+    let mut out = Vec::new();
+    for l in text
+        .lines()
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(|l| {
-            let f: Vec<&str> = l.split('\t').collect();
-            let opts: Vec<&str> = f.get(3).map_or(vec![], |o| o.split(',').collect());
-            Scenario {
-                id: f[0].to_string(),
-                kinds: f
-                    .get(1)
-                    .map_or(vec![], |k| k.split(',').map(str::to_string).collect()),
-                exact_stderr: opts.contains(&"stderr"),
-                timing: opts.contains(&"timing"),
-            }
-        })
-        .collect()
+    {
+        let f: Vec<&str> = l.split('\t').collect();
+        let opts: Vec<&str> = f
+            .get(3)
+            .map_or(vec![], |o| o.split(',').filter(|o| !o.is_empty()).collect());
+        if let Some(bad) = opts.iter().find(|o| **o != "timing") {
+            return Err(format!("scenario {}: unknown option {bad:?}", f[0]));
+        }
+        out.push(Scenario {
+            id: f[0].to_string(),
+            kinds: f
+                .get(1)
+                .map_or(vec![], |k| k.split(',').map(str::to_string).collect()),
+            timing: opts.contains(&"timing"),
+        });
+    }
+    Ok(out)
 }
 
-/// The `vm:` rows of DIFFERENCES.md: key -> the streams the row says differ.
-fn parse_differences(text: &str) -> BTreeMap<String, BTreeSet<String>> {
-    let mut rows = BTreeMap::new();
-    for line in text.lines() {
-        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
-        // "| key | differs in | why |" splits into ["", key, streams, why, ""]
-        let (Some(key), Some(streams)) = (cells.get(1), cells.get(2)) else {
+/// A `vm:` row of DIFFERENCES.md: `vm:<kinds>:<id>`, kinds `*` (every kind the scenario runs
+/// on) or a comma list of [`KINDS`]; an id ending in `*` matches every scenario id that starts
+/// so.
+#[derive(Debug, Clone)]
+struct VmRow {
+    key: String,
+    /// `None` for `*`
+    kinds: Option<BTreeSet<String>>,
+    id: String,
+    streams: BTreeSet<String>,
+}
+
+impl VmRow {
+    fn matches_kind(&self, kind: &str) -> bool {
+        self.kinds.as_ref().map_or(true, |k| k.contains(kind))
+    }
+
+    fn matches_id(&self, id: &str) -> bool {
+        match self.id.strip_suffix('*') {
+            Some(prefix) => id.starts_with(prefix),
+            None => id == self.id,
+        }
+    }
+
+    /// A list of kinds beats `*` and a shorter list a longer one; then an exact id beats a
+    /// prefix, and a longer prefix a shorter one.
+    fn specificity(&self) -> usize {
+        let kinds = self.kinds.as_ref().map_or(0, |k| 100 - k.len());
+        kinds * 10_000 + usize::from(!self.id.ends_with('*')) * 1_000 + self.id.len()
+    }
+}
+
+/// The `vm:` rows of DIFFERENCES.md, or the rows whose key or streams are malformed.
+fn parse_differences(text: &str) -> Result<Vec<VmRow>, Vec<String>> {
+    let mut rows = Vec::new();
+    let mut bad = Vec::new();
+    for row in common::parse_rows(text) {
+        let Some(rest) = row.key.strip_prefix("vm:") else {
             continue;
         };
-        let key = key.trim_matches('`');
-        if !key.starts_with("vm:") {
+        let Some((kinds, id)) = rest.split_once(':') else {
+            bad.push(format!("{}: no `:<scenario>` after the kinds", row.key));
             continue;
+        };
+        let kinds = if kinds == "*" {
+            None
+        } else {
+            let list: BTreeSet<String> = kinds.split(',').map(str::to_string).collect();
+            for k in list.iter().filter(|k| !KINDS.contains(&k.as_str())) {
+                bad.push(format!("{}: unknown drive kind {k:?}", row.key));
+            }
+            Some(list)
+        };
+        for s in row
+            .streams
+            .iter()
+            .filter(|s| !STREAMS.contains(&s.as_str()))
+        {
+            bad.push(format!("{}: unknown stream {s:?}", row.key));
         }
-        let streams = streams
-            .split(|c: char| c == ',' || c.is_whitespace())
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-            .collect();
-        rows.insert(key.to_string(), streams);
+        if row.streams.is_empty() || id.is_empty() {
+            bad.push(format!("{}: names no stream or no scenario", row.key));
+        }
+        let id = id.to_string();
+        rows.push(VmRow {
+            key: row.key,
+            kinds,
+            id,
+            streams: row.streams,
+        });
     }
-    rows
+    if bad.is_empty() {
+        Ok(rows)
+    } else {
+        Err(bad)
+    }
 }
 
 /// Timing lines ("Timing cached reads: 1234 MB in 2.00 seconds = 617.00 MB/sec") never
@@ -245,21 +361,35 @@ struct Outcome {
     id: String,
     /// streams that differ: "stdout", "stderr", "exit" (empty = identical)
     differs: BTreeSet<String>,
+    /// what no DIFFERENCES.md row can excuse: a hang, a step missing from the results
+    problems: Vec<String>,
     detail: String,
 }
 
-/// Compares hdparm's and our steps of one scenario on one drive.
-fn compare(sc: &Scenario, kind: &str, theirs: &[Step], ours: &[Step]) -> Outcome {
+/// Compares hdparm's and our steps of one scenario on one drive. `timeout` is the guest's
+/// per-command limit: a step that ran that long was killed, and a hang is never intended.
+fn compare(sc: &Scenario, kind: &str, theirs: &[Step], ours: &[Step], timeout: f64) -> Outcome {
     let mut differs = BTreeSet::new();
+    let mut problems = Vec::new();
     let mut detail = String::new();
     if theirs.len() != ours.len() {
-        differs.insert("exit".to_string());
-        let _ = writeln!(
-            detail,
-            "        steps recorded: hdparm {}, ours {} (a step hung or the VM died)",
+        problems.push(format!(
+            "steps recorded: hdparm {}, ours {} (a step is missing: the VM died or lost a record)",
             theirs.len(),
             ours.len()
-        );
+        ));
+    }
+    for (tool, steps) in [(REF_TOOL, theirs), (OUR_TOOL, ours)] {
+        for (n, st) in steps.iter().enumerate() {
+            if st.seconds >= timeout {
+                problems.push(format!(
+                    "{tool} step {} `{}` hung: killed after {:.2} s (the guest's limit is {timeout} s)",
+                    n + 1,
+                    st.cmd,
+                    st.seconds
+                ));
+            }
+        }
     }
     for (n, (t, o)) in theirs.iter().zip(ours).enumerate() {
         if t.cmd.starts_with('!') {
@@ -279,12 +409,13 @@ fn compare(sc: &Scenario, kind: &str, theirs: &[Step], ours: &[Step]) -> Outcome
                 line_diff("stdout", &ts, &os, 12)
             );
         }
-        if sc.exact_stderr && t.stderr != o.stderr {
+        let (te, oe) = common::normalise_stderr(&t.stderr, REF_PATH, &o.stderr, OUR_PATH);
+        if te != oe {
             differs.insert("stderr".to_string());
             let _ = write!(
                 step_detail,
-                "        stderr:\n{}",
-                line_diff("stderr", &t.stderr, &o.stderr, 8)
+                "        stderr (normalised):\n{}",
+                line_diff("stderr", &te, &oe, 8)
             );
         }
         if t.exit != o.exit {
@@ -303,6 +434,7 @@ fn compare(sc: &Scenario, kind: &str, theirs: &[Step], ours: &[Step]) -> Outcome
         kind: kind.to_string(),
         id: sc.id.clone(),
         differs,
+        problems,
         detail,
     }
 }
@@ -311,13 +443,7 @@ fn env_set(name: &str) -> bool {
     std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0")
 }
 
-/// Skips (prints why) or, under HDPARM_RS_REQUIRE_ALL=1, fails.
-fn unavailable(why: &str) {
-    if env_set("HDPARM_RS_REQUIRE_ALL") {
-        panic!("VM bench unavailable and HDPARM_RS_REQUIRE_ALL=1: {why}");
-    }
-    eprintln!("vm_bench: SKIPPED: {why}");
-}
+const TEST: &str = "vm_bench_matches_hdparm";
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -394,39 +520,74 @@ fn run_profiles(root: &Path, profiles: &[String], bin: &Path) -> Result<(), Stri
     Ok(())
 }
 
-/// The DIFFERENCES.md row that excuses a difference: key `vm:<kind>:<id>` or `vm:*:<id>`,
-/// where an id ending in `*` matches every scenario id that starts so (the file's rule for
-/// all keys); the row must name every stream that differs. The most specific key wins.
-fn covering_row(rows: &BTreeMap<String, BTreeSet<String>>, o: &Outcome) -> Option<String> {
-    let mut best: Option<(usize, &String)> = None;
-    for (key, streams) in rows {
-        let Some((kind, id)) = key.strip_prefix("vm:").and_then(|k| k.split_once(':')) else {
-            continue;
-        };
-        let id_match = match id.strip_suffix('*') {
-            Some(prefix) => o.id.starts_with(prefix),
-            None => o.id == id,
-        };
-        if !(kind == "*" || kind == o.kind) || !id_match || !o.differs.is_subset(streams) {
-            continue;
-        }
-        // a named kind beats `*`, an exact id beats a prefix, a longer prefix a shorter one
-        let score =
-            usize::from(kind != "*") * 10_000 + usize::from(!id.ends_with('*')) * 1_000 + id.len();
-        match best {
-            Some((b, _)) if b >= score => {}
-            _ => best = Some((score, key)),
-        }
-    }
-    best.map(|(_, k)| k.clone())
+/// The DIFFERENCES.md row that excuses a difference: the most specific row
+/// ([`VmRow::specificity`]) whose kinds and id match and that names every stream that differs.
+fn covering_row<'r>(rows: &'r [VmRow], o: &Outcome) -> Option<&'r VmRow> {
+    rows.iter()
+        .filter(|r| r.matches_kind(&o.kind) && r.matches_id(&o.id))
+        .filter(|r| o.differs.is_subset(&r.streams))
+        .max_by_key(|r| r.specificity())
 }
 
-/// Compares one profile's results; returns the report and the uncovered differences.
-fn check_profile(
-    dir: &Path,
-    rows: &BTreeMap<String, BTreeSet<String>>,
-    used: &mut BTreeSet<String>,
-) -> (String, Vec<String>) {
+/// What the comparison saw across profiles, for judging the rows afterwards.
+#[derive(Default)]
+struct Seen {
+    /// a profile ran Debian's hdparm as ours (the bench's self-check): no row applies there
+    self_check: bool,
+    /// (kind, scenario id) of every comparison made
+    ran: BTreeSet<(String, String)>,
+    /// row key -> kind -> the streams that differed in the outcomes the row covered there
+    covered: BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
+}
+
+/// Rows that excuse more than this run showed: for each kind the row names (for `*`: each kind
+/// a matching scenario ran on), every stream it names must have differed in an outcome it
+/// covered on that kind. A kind is judged only where a matching scenario ran in this run, and
+/// not where a profile that did not run (`not_run`: its scenario list) has one too.
+fn stale_rows(rows: &[VmRow], seen: &Seen, not_run: &[Scenario]) -> Vec<String> {
+    let mut stale = Vec::new();
+    for row in rows {
+        let ran_kinds: BTreeSet<&String> = seen
+            .ran
+            .iter()
+            .filter(|(k, id)| row.matches_kind(k) && row.matches_id(id))
+            .map(|(k, _)| k)
+            .collect();
+        let empty = BTreeMap::new();
+        let covered = seen.covered.get(&row.key).unwrap_or(&empty);
+        for kind in ran_kinds {
+            if not_run
+                .iter()
+                .any(|s| s.runs_on(kind) && row.matches_id(&s.id))
+            {
+                continue; // part of its evidence is in a profile that did not run
+            }
+            let Some(streams) = covered.get(kind) else {
+                stale.push(format!(
+                    "DIFFERENCES.md row `{}`: nothing it excuses differed on {kind}",
+                    row.key
+                ));
+                continue;
+            };
+            let missing: Vec<&str> = row
+                .streams
+                .difference(streams)
+                .map(String::as_str)
+                .collect();
+            if !missing.is_empty() {
+                stale.push(format!(
+                    "DIFFERENCES.md row `{}`: on {kind} {} did not differ (the row names it)",
+                    row.key,
+                    missing.join(", ")
+                ));
+            }
+        }
+    }
+    stale
+}
+
+/// Compares one profile's results; returns the report and the problems found.
+fn check_profile(dir: &Path, rows: &[VmRow], seen: &mut Seen) -> (String, Vec<String>) {
     let mut report = String::new();
     let mut failures = Vec::new();
     let profile = dir
@@ -453,7 +614,13 @@ fn check_profile(
         .lines()
         .map(str::to_string)
         .collect();
-    let scenarios = parse_scenarios(&String::from_utf8_lossy(&scen));
+    let scenarios = match parse_scenarios(&String::from_utf8_lossy(&scen)) {
+        Ok(s) => s,
+        Err(e) => {
+            failures.push(format!("{profile}: {}/scenarios.tsv: {e}", dir.display()));
+            return (report, failures);
+        }
+    };
 
     let _ = writeln!(report, "== profile {profile} ({})", dir.display());
     if !results.markers.iter().any(|m| m.starts_with("HELLO")) {
@@ -467,6 +634,41 @@ fn check_profile(
             dir.display()
         ));
     }
+    // The guest's copy of the reference must be 9.65, whatever binary the host had then.
+    match results.boot("hdparm-V") {
+        Some(v) if v.stdout == common::REFERENCE_VERSION => {}
+        Some(v) => failures.push(format!(
+            "{profile}: the guest's reference hdparm -V printed {:?}, not {:?}",
+            String::from_utf8_lossy(&v.stdout),
+            String::from_utf8_lossy(common::REFERENCE_VERSION)
+        )),
+        None => failures.push(format!(
+            "{profile}: no record of the reference hdparm's version (_boot hdparm-V)"
+        )),
+    }
+    // The self-check (HDPARM_RS_BIN=/usr/sbin/hdparm): both tools are hdparm 9.65, so every
+    // scenario must come out identical and no row of DIFFERENCES.md may excuse anything.
+    let self_check = results
+        .boot("hdparm-rs-V")
+        .is_some_and(|v| v.stdout == common::REFERENCE_VERSION);
+    let no_rows: &[VmRow] = &[];
+    let rows = if self_check {
+        seen.self_check = true;
+        let _ = writeln!(
+            report,
+            "  self-check: ours is hdparm 9.65 too; no DIFFERENCES.md row applies"
+        );
+        no_rows
+    } else {
+        rows
+    };
+    let timeout = results.command_timeout().unwrap_or_else(|| {
+        failures.push(format!(
+            "{profile}: no bench.timeout= in the guest's recorded kernel command line: hangs \
+             cannot be told apart"
+        ));
+        0.0
+    });
     for d in &results.damaged {
         failures.push(format!("{profile}: record damaged in transport: {d}"));
     }
@@ -478,10 +680,7 @@ fn check_profile(
         let mut total = 0;
         let mut same = 0;
         let mut lines = String::new();
-        for sc in scenarios
-            .iter()
-            .filter(|s| s.kinds.iter().any(|k| k == "*" || k == kind))
-        {
+        for sc in scenarios.iter().filter(|s| s.runs_on(kind)) {
             total += 1;
             let key = |tool: &str| (kind.clone(), sc.id.clone(), tool.to_string());
             let (Some(theirs), Some(ours)) = (
@@ -495,17 +694,28 @@ fn check_profile(
                 let _ = writeln!(lines, "    MISSING {}: no result recorded", sc.id);
                 continue;
             };
-            let o = compare(sc, kind, theirs, ours);
+            let o = compare(sc, kind, theirs, ours, timeout);
+            seen.ran.insert((kind.clone(), sc.id.clone()));
+            for p in &o.problems {
+                failures.push(format!("{profile}: vm:{kind}:{}: {p}", sc.id));
+                let _ = writeln!(lines, "    {} PROBLEM (never excused): {p}", sc.id);
+            }
             if o.differs.is_empty() {
-                same += 1;
+                if o.problems.is_empty() {
+                    same += 1;
+                }
                 continue;
             }
             let streams: Vec<&str> = o.differs.iter().map(String::as_str).collect();
-            let cover = covering_row(rows, &o);
-            let verdict = match &cover {
-                Some(k) => {
-                    used.insert(k.clone());
-                    format!("intended ({k})")
+            let verdict = match covering_row(rows, &o) {
+                Some(row) => {
+                    seen.covered
+                        .entry(row.key.clone())
+                        .or_default()
+                        .entry(kind.clone())
+                        .or_default()
+                        .extend(o.differs.iter().cloned());
+                    format!("intended ({})", row.key)
                 }
                 None => {
                     failures.push(format!("vm:{}:{} ({})", o.kind, o.id, streams.join(", ")));
@@ -530,15 +740,44 @@ fn check_profile(
     (report, failures)
 }
 
+/// The scenarios of the profiles in the repository's tests/vm/scenarios/ that this run did not
+/// compare: rows whose evidence lies there are not judged stale.
+fn scenarios_not_run(compared: &[String]) -> Vec<Scenario> {
+    let mut out = Vec::new();
+    let dir = repo().join("tests/vm/scenarios");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return out;
+    };
+    for e in entries.flatten() {
+        let path = e.path();
+        let (Some(stem), Some("tsv")) = (
+            path.file_stem().and_then(|s| s.to_str()),
+            path.extension().and_then(|s| s.to_str()),
+        ) else {
+            continue;
+        };
+        if compared.iter().any(|p| p == stem) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        match parse_scenarios(&text) {
+            Ok(s) => out.extend(s),
+            Err(e) => panic!("{}: {e}", path.display()),
+        }
+    }
+    out
+}
+
 #[test]
 fn vm_bench_matches_hdparm() {
     let reuse = std::env::var("HDPARM_RS_VM_RESULTS")
         .ok()
         .filter(|v| !v.is_empty());
-    if reuse.is_none() && !env_set("HDPARM_RS_VM") && !env_set("HDPARM_RS_REQUIRE_ALL") {
-        eprintln!(
-            "vm_bench: SKIPPED: boots QEMU for about four minutes; set HDPARM_RS_VM=1 to run it \
-             (or HDPARM_RS_VM_RESULTS=DIR to compare results already there)"
+    if reuse.is_none() && !env_set("HDPARM_RS_VM") && !common::require_all() {
+        common::skip(
+            TEST,
+            "boots QEMU for about four minutes; set HDPARM_RS_VM=1 to run it \
+             (or HDPARM_RS_VM_RESULTS=DIR to compare results already there)",
         );
         return;
     }
@@ -567,7 +806,7 @@ fn vm_bench_matches_hdparm() {
             match run_profiles(&root, &profiles, &bin) {
                 Ok(()) => {}
                 Err(e) if e.starts_with("UNAVAILABLE:") => {
-                    return unavailable(&e["UNAVAILABLE:".len()..])
+                    return common::skip(TEST, &e["UNAVAILABLE:".len()..])
                 }
                 Err(e) => panic!("{e}"),
             }
@@ -575,33 +814,38 @@ fn vm_bench_matches_hdparm() {
         }
     };
 
-    let diff_text = std::fs::read_to_string(repo().join("DIFFERENCES.md")).unwrap_or_default();
-    let rows = parse_differences(&diff_text);
-    let mut used = BTreeSet::new();
+    let diff_text = std::fs::read_to_string(repo().join("DIFFERENCES.md"))
+        .unwrap_or_else(|e| panic!("DIFFERENCES.md: {e}"));
+    let rows = match parse_differences(&diff_text) {
+        Ok(r) => r,
+        Err(bad) => panic!("malformed DIFFERENCES.md vm rows:\n  {}", bad.join("\n  ")),
+    };
+    let mut seen = Seen::default();
     let mut report = String::new();
     let mut failures = Vec::new();
     for p in &profiles {
-        let (r, f) = check_profile(&root.join(p), &rows, &mut used);
+        let (r, f) = check_profile(&root.join(p), &rows, &mut seen);
         report.push_str(&r);
         failures.extend(f);
     }
-    let stale: Vec<&String> = rows.keys().filter(|k| !used.contains(*k)).collect();
+    let stale = if seen.self_check {
+        Vec::new() // rows were not used, so they cannot be judged
+    } else {
+        stale_rows(&rows, &seen, &scenarios_not_run(&profiles))
+    };
     if !stale.is_empty() {
-        let _ = writeln!(
-            report,
-            "DIFFERENCES.md vm rows that matched no difference in this run: {}",
-            stale
-                .iter()
-                .map(|s| s.as_str())
-                .collect::<Vec<_>>()
-                .join(" ")
-        );
+        let _ = writeln!(report, "== rows that excuse more than this run showed");
+        for s in &stale {
+            let _ = writeln!(report, "  {s}");
+        }
     }
+    failures.extend(stale);
     let _ = std::fs::write(root.join("report.txt"), &report);
     eprintln!("{report}");
     assert!(
         failures.is_empty(),
-        "{} difference(s) or problem(s) not covered by DIFFERENCES.md (report: {}):\n  {}",
+        "{} difference(s) or problem(s) not covered by DIFFERENCES.md, or rows that excuse \
+         nothing (report: {}):\n  {}",
         failures.len(),
         root.join("report.txt").display(),
         failures.join("\n  ")
@@ -646,38 +890,60 @@ mod unit {
 
     #[test]
     fn scenario_options_and_kinds() {
-        let s = parse_scenarios("# c\n\nI\t*\t-I DEV\nz\tide-hd,nvme\t-z DEV\tstderr,timing\n");
+        let s = parse_scenarios("# c\n\nI\t*\t-I DEV\nz\tide-hd,nvme\t-z DEV\ttiming\n").unwrap();
         assert_eq!(s.len(), 2);
         assert_eq!(s[0].kinds, vec!["*"]);
-        assert!(!s[0].exact_stderr);
+        assert!(!s[0].timing);
         assert_eq!(s[1].kinds, vec!["ide-hd", "nvme"]);
-        assert!(s[1].exact_stderr && s[1].timing);
+        assert!(s[1].timing && s[1].runs_on("nvme") && !s[1].runs_on("ide-cd"));
+        // stderr is always compared: the old option is refused, not silently ignored
+        assert!(parse_scenarios("m16\t*\t-m16 DEV\tstderr\n").is_err());
+    }
+
+    fn rows(text: &str) -> Vec<VmRow> {
+        parse_differences(text).unwrap()
+    }
+
+    fn outcome(kind: &str, id: &str, streams: &[&str]) -> Outcome {
+        Outcome {
+            kind: kind.into(),
+            id: id.into(),
+            differs: streams.iter().map(|s| s.to_string()).collect(),
+            problems: vec![],
+            detail: String::new(),
+        }
     }
 
     #[test]
     fn difference_rows_need_every_differing_stream() {
-        let rows = parse_differences(
+        let r = rows(
             "| key | differs in | why |\n|---|---|---|\n| `vm:*:I` | stdout, exit | x |\n| exit:errno | exit | y |\n",
         );
-        assert_eq!(rows.len(), 1);
-        let streams = &rows["vm:*:I"];
-        assert!(
-            streams.contains("stdout") && streams.contains("exit") && !streams.contains("stderr")
+        assert_eq!(r.len(), 1);
+        assert!(r[0].kinds.is_none());
+        assert_eq!(
+            covering_row(&r, &outcome("nvme", "I", &["stdout", "exit"])).map(|r| &r.key[..]),
+            Some("vm:*:I")
         );
+        assert!(covering_row(&r, &outcome("nvme", "I", &["stderr"])).is_none());
     }
 
     #[test]
-    fn rows_cover_by_kind_wildcard_and_id_prefix() {
-        let rows = parse_differences(
-            "| `vm:*:read-sector*` | stdout, exit | a |\n| `vm:nvme:read-sector-0` | exit | b |\n| `vm:ide-cd:I` | stdout | c |\n",
+    fn malformed_rows_are_refused() {
+        // a kind that does not exist would never match: a typo must not pass silently
+        assert!(parse_differences("| vm:ide:I | stdout | x |\n").is_err());
+        assert!(parse_differences("| vm:nvme:I | stdot | x |\n").is_err());
+        assert!(parse_differences("| vm:nvme:I |  | x |\n").is_err());
+        assert!(parse_differences("| vm:nvme | exit | x |\n").is_err());
+    }
+
+    #[test]
+    fn rows_cover_by_kind_list_wildcard_and_id_prefix() {
+        let r = rows(
+            "| `vm:*:read-sector*` | stdout, exit | a |\n| `vm:nvme:read-sector-0` | exit | b |\n\
+             | `vm:ide-cd,ahci-cd:I` | stdout | c |\n| `vm:ide-cd:I` | stdout, stderr | d |\n",
         );
-        let outcome = |kind: &str, id: &str, streams: &[&str]| Outcome {
-            kind: kind.into(),
-            id: id.into(),
-            differs: streams.iter().map(|s| s.to_string()).collect(),
-            detail: String::new(),
-        };
-        let row = |o: Outcome| covering_row(&rows, &o);
+        let row = |o: Outcome| covering_row(&r, &o).map(|r| r.key.clone());
         assert_eq!(
             row(outcome("ide-hd", "read-sector-2048", &["stdout"])).as_deref(),
             Some("vm:*:read-sector*")
@@ -691,8 +957,98 @@ mod unit {
             row(outcome("nvme", "read-sector-0", &["stdout", "exit"])).as_deref(),
             Some("vm:*:read-sector*")
         );
-        assert_eq!(row(outcome("ahci-cd", "I", &["stdout"])), None);
+        // a kind list matches each kind it names, and a single kind beats a list
+        assert_eq!(
+            row(outcome("ahci-cd", "I", &["stdout"])).as_deref(),
+            Some("vm:ide-cd,ahci-cd:I")
+        );
+        assert_eq!(
+            row(outcome("ide-cd", "I", &["stdout"])).as_deref(),
+            Some("vm:ide-cd:I")
+        );
+        assert_eq!(row(outcome("ahci-hd", "I", &["stdout"])), None);
         assert_eq!(row(outcome("ide-cd", "I", &["stdout", "exit"])), None);
+    }
+
+    #[test]
+    fn rows_that_excuse_more_than_happened_are_stale() {
+        let r = rows(
+            "| vm:nvme,virtio-blk:I | stdout, exit | a |\n| vm:*:C | exit | b |\n\
+             | vm:ide-hd:gone | exit | c |\n",
+        );
+        let mut seen = Seen::default();
+        for (k, id) in [
+            ("nvme", "I"),
+            ("virtio-blk", "I"),
+            ("ahci-hd", "C"),
+            ("nvme", "C"),
+        ] {
+            seen.ran.insert((k.into(), id.into()));
+        }
+        let cover = |seen: &mut Seen, key: &str, kind: &str, streams: &[&str]| {
+            seen.covered
+                .entry(key.into())
+                .or_default()
+                .entry(kind.into())
+                .or_default()
+                .extend(streams.iter().map(|s| s.to_string()));
+        };
+        cover(
+            &mut seen,
+            "vm:nvme,virtio-blk:I",
+            "nvme",
+            &["stdout", "exit"],
+        );
+        cover(&mut seen, "vm:nvme,virtio-blk:I", "virtio-blk", &["exit"]);
+        cover(&mut seen, "vm:*:C", "nvme", &["exit"]);
+        let stale = stale_rows(&r, &seen, &[]);
+        // virtio-blk's stdout was the same: the row must not excuse it there; `*` means every
+        // kind C ran on, and on ahci-hd nothing differed; vm:ide-hd:gone never ran: not judged
+        assert_eq!(
+            stale,
+            vec![
+                "DIFFERENCES.md row `vm:nvme,virtio-blk:I`: on virtio-blk stdout did not differ (the row names it)",
+                "DIFFERENCES.md row `vm:*:C`: nothing it excuses differed on ahci-hd",
+            ]
+        );
+        // a profile that did not run has C on ahci-hd too: that kind is not judged
+        let not_run = parse_scenarios("C\tahci-hd\t-C DEV\n").unwrap();
+        assert_eq!(stale_rows(&r, &seen, &not_run).len(), 1);
+    }
+
+    #[test]
+    fn hangs_and_missing_steps_are_problems_not_differences() {
+        let sc = Scenario {
+            id: "C".into(),
+            kinds: vec!["*".into()],
+            timing: false,
+        };
+        let t = Step {
+            cmd: "-C DEV".into(),
+            seconds: 0.1,
+            ..Step::default()
+        };
+        let mut hung = t.clone();
+        hung.seconds = 60.02;
+        hung.exit = 143;
+        let o = compare(
+            &sc,
+            "nvme",
+            std::slice::from_ref(&t),
+            std::slice::from_ref(&hung),
+            60.0,
+        );
+        assert_eq!(o.problems.len(), 1, "{:?}", o.problems);
+        assert!(o.problems[0].contains("hung"));
+        let o = compare(
+            &sc,
+            "nvme",
+            &[t.clone(), t.clone()],
+            std::slice::from_ref(&t),
+            60.0,
+        );
+        assert_eq!(o.problems.len(), 1);
+        assert!(o.differs.is_empty());
     }
 
     #[test]
@@ -722,30 +1078,119 @@ mod unit {
     }
 
     #[test]
-    fn identical_steps_compare_equal_and_exit_differences_show() {
+    fn stderr_is_compared_after_normalisation() {
         let sc = Scenario {
             id: "C".into(),
             kinds: vec!["*".into()],
-            exact_stderr: false,
             timing: false,
         };
         let t = Step {
             cmd: "-C DEV".into(),
             stdout: b"x\n".to_vec(),
-            stderr: b"noise\n".to_vec(),
-            exit: 0,
+            stderr: b"/sbin/hdparm: lseek() failed: Invalid argument\n".to_vec(),
+            ..Step::default()
         };
         let mut o = t.clone();
-        o.stderr = b"other\n".to_vec();
+        o.stderr =
+            b"/opt/hdparm-rs/hdparm: lseek() failed: Invalid argument (past the end)\n".to_vec();
         let same = compare(
             &sc,
             "nvme",
             std::slice::from_ref(&t),
             std::slice::from_ref(&o),
+            60.0,
         );
-        assert!(same.differs.is_empty());
+        assert!(same.differs.is_empty(), "{}", same.detail);
+        o.stderr = b"other\n".to_vec();
         o.exit = 25;
-        let out = compare(&sc, "nvme", &[t], &[o]);
-        assert_eq!(out.differs.iter().collect::<Vec<_>>(), vec!["exit"]);
+        let out = compare(&sc, "nvme", &[t], &[o], 60.0);
+        assert_eq!(
+            out.differs.iter().collect::<Vec<_>>(),
+            vec!["exit", "stderr"]
+        );
+    }
+
+    /// One framed record as tests/vm/guest/init writes it; `head` is
+    /// `kind id tool step exit seconds`.
+    fn record(head: &str, cmd: &str, out: &str, err: &str) -> String {
+        format!(
+            "@@R {head} {} {} {} 0\n{cmd}{out}{err}\n",
+            cmd.len(),
+            out.len(),
+            err.len()
+        )
+    }
+
+    /// A profile directory with the guest's housekeeping records and one scenario, `C` on
+    /// nvme, where the tools differ in the exit status (0 and 25); ours takes `our_secs`.
+    fn profile_dir(name: &str, ref_v: &str, our_v: &str, our_secs: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("hdparm-rs-vm-unit-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut log = String::from("@@M HELLO uptime=1\n");
+        log += &record(
+            "_boot cmdline sh 1 0 0.00",
+            "cat /proc/cmdline",
+            "rdinit=/init bench.timeout=60",
+            "",
+        );
+        log += &record("_boot hdparm-V sh 1 0 0.00", "/sbin/hdparm -V", ref_v, "");
+        log += &record(
+            "_boot hdparm-rs-V sh 1 0 0.00",
+            "/opt/hdparm-rs/hdparm -V",
+            our_v,
+            "",
+        );
+        log += &record("nvme C hdparm 1 0 0.10", "-C DEV", "x\n", "");
+        log += &record(
+            &format!("nvme C hdparm-rs 1 25 {our_secs}"),
+            "-C DEV",
+            "x\n",
+            "",
+        );
+        log += "@@M DONE uptime=2\n";
+        std::fs::write(dir.join("results.log"), log).unwrap();
+        std::fs::write(dir.join("expected-kinds"), "nvme\n").unwrap();
+        std::fs::write(dir.join("scenarios.tsv"), "C\t*\t-C DEV\n").unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_profile_is_judged_by_rows_version_self_check_and_hangs() {
+        let v965 = "hdparm v9.65\n";
+        let r = rows("| vm:nvme:C | exit | x |\n");
+        let check = |dir: &Path, rows: &[VmRow]| {
+            let mut seen = Seen::default();
+            let (report, failures) = check_profile(dir, rows, &mut seen);
+            let _ = std::fs::remove_dir_all(dir);
+            (report, failures, seen)
+        };
+        let (report, failures, seen) =
+            check(&profile_dir("ok", v965, "hdparm v0.1.0\n", "0.10"), &r);
+        assert!(failures.is_empty(), "{failures:?}");
+        assert!(report.contains("nvme: 0 of 1 identical"), "{report}");
+        assert_eq!(seen.covered["vm:nvme:C"]["nvme"].len(), 1);
+        // no row: the difference fails
+        let (_, failures, _) = check(&profile_dir("norow", v965, "hdparm v0.1.0\n", "0.10"), &[]);
+        assert_eq!(failures, vec!["vm:nvme:C (exit)"]);
+        // another reference version fails, whatever the rows say
+        let (_, failures, _) = check(
+            &profile_dir("ver", "hdparm v9.64\n", "hdparm v0.1.0\n", "0.10"),
+            &r,
+        );
+        assert_eq!(failures.len(), 1, "{failures:?}");
+        assert!(
+            failures[0].contains("not \"hdparm v9.65\\n\""),
+            "{failures:?}"
+        );
+        // a hang is a failure even where a row covers the exit status
+        let (_, failures, _) = check(&profile_dir("hang", v965, "hdparm v0.1.0\n", "60.01"), &r);
+        assert_eq!(failures.len(), 1, "{failures:?}");
+        assert!(failures[0].contains("hung"), "{failures:?}");
+        // the self-check (ours is hdparm 9.65 too): no row applies
+        let (report, failures, seen) = check(&profile_dir("self", v965, v965, "0.10"), &r);
+        assert!(seen.self_check && report.contains("self-check"), "{report}");
+        assert_eq!(failures, vec!["vm:nvme:C (exit)"]);
     }
 }

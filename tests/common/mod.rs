@@ -1,16 +1,25 @@
-//! Helpers shared by the integration tests: finding the reference hdparm, and the rule that a
-//! test which cannot run says why, and fails instead when `HDPARM_RS_REQUIRE_ALL=1` (CI).
+//! Helpers shared by the integration tests: finding the reference hdparm (and checking that it
+//! is 9.65), the rule that a test which cannot run says why and fails instead when
+//! `HDPARM_RS_REQUIRE_ALL=1` (CI), the rows of DIFFERENCES.md, and the stderr normalisation
+//! that the differential tests apply before comparing (written down in DIFFERENCES.md's header).
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// What `hdparm -V` prints for the one reference version: every difference in DIFFERENCES.md
+/// was judged against it, so another version would make the comparisons meaningless.
+pub const REFERENCE_VERSION: &[u8] = b"hdparm v9.65\n";
 
 /// True when every component must be present (CI): a missing one is a failure, not a skip.
+/// Tests that are opt-in because they are slow (the VM bench) also run when it is set.
 pub fn require_all() -> bool {
     std::env::var("HDPARM_RS_REQUIRE_ALL").is_ok_and(|v| v == "1")
 }
 
-/// Reports that a test cannot run. Returns normally (the caller returns) unless CI requires
-/// everything, in which case it panics with the reason.
+/// The one way a test that cannot run says so: `test` names it, `reason` says which component
+/// is missing. Returns normally (the caller returns or moves on) unless CI requires
+/// everything (`HDPARM_RS_REQUIRE_ALL=1`), in which case it panics with the reason.
 pub fn skip(test: &str, reason: &str) {
     if require_all() {
         panic!(
@@ -20,12 +29,36 @@ pub fn skip(test: &str, reason: &str) {
     eprintln!("SKIPPED {test}: {reason}");
 }
 
-/// The reference hdparm 9.65 (Debian's package), if installed.
+/// Checks that `path` is hdparm 9.65 by what its `-V` prints.
+pub fn check_reference_version(path: &Path) -> Result<(), String> {
+    let out = std::process::Command::new(path)
+        .arg("-V")
+        .output()
+        .map_err(|e| format!("cannot run {} -V: {e}", path.display()))?;
+    if out.stdout == REFERENCE_VERSION {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} -V prints {:?}, not {:?}: the differential tests compare against hdparm 9.65 only",
+            path.display(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(REFERENCE_VERSION)
+        ))
+    }
+}
+
+/// The reference hdparm 9.65 (Debian's package), or `None` when it is not installed. A binary
+/// that is installed but is another version fails the test: comparing against it would judge
+/// our output by the wrong reference.
 pub fn reference_hdparm() -> Option<PathBuf> {
-    ["/usr/sbin/hdparm", "/sbin/hdparm"]
+    let path = ["/usr/sbin/hdparm", "/sbin/hdparm"]
         .iter()
         .map(PathBuf::from)
-        .find(|p| p.exists())
+        .find(|p| p.exists())?;
+    if let Err(e) = check_reference_version(&path) {
+        panic!("{e}");
+    }
+    Some(path)
 }
 
 /// Our binary, as built by cargo for this test run.
@@ -45,12 +78,167 @@ pub fn is_root() -> bool {
         .unwrap_or(false)
 }
 
-/// The keys of DIFFERENCES.md rows (first column), for differential tests.
-pub fn listed_differences() -> Vec<String> {
+/// One row of DIFFERENCES.md: its key (first column, backquotes removed) and the streams its
+/// second column names (`stdout`, `stderr`, `exit`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    pub key: String,
+    pub streams: BTreeSet<String>,
+}
+
+/// The rows of a DIFFERENCES.md text (the header row `| key | ...` and the `|---|` line are not
+/// rows).
+pub fn parse_rows(text: &str) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for line in text.lines().filter(|l| l.starts_with('|')) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        // "| key | differs in | why |" splits into ["", key, streams, why, ""]
+        let (Some(key), Some(streams)) = (cells.get(1), cells.get(2)) else {
+            continue;
+        };
+        let key = key.trim_matches('`');
+        if key == "key" || key.starts_with("---") {
+            continue;
+        }
+        rows.push(Row {
+            key: key.to_string(),
+            streams: streams
+                .split(|c: char| c == ',' || c.is_whitespace())
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect(),
+        });
+    }
+    rows
+}
+
+/// The rows of the repository's DIFFERENCES.md.
+pub fn difference_rows() -> Vec<Row> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/DIFFERENCES.md");
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    text.lines()
-        .filter(|l| l.starts_with("| ") && !l.starts_with("| key"))
-        .filter_map(|l| l.split('|').nth(1).map(|k| k.trim().to_string()))
-        .collect()
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    parse_rows(&text)
+}
+
+/// The stderr normalisation of the differential tests (DIFFERENCES.md's header says the same):
+///
+/// 1. the program path: each tool's path as it was started (`/sbin/hdparm`,
+///    `/opt/hdparm-rs/hdparm`, `target/debug/hdparm`) becomes `hdparm`, wherever it appears;
+/// 2. our added context: a line of ours that is one of hdparm's lines followed by ` (` ... `)`
+///    counts as that line of hdparm's (`lseek() failed: Invalid argument (/dev/loop0:
+///    --offset 1000 GB is past the end of the device)` against `lseek() failed: Invalid
+///    argument`).
+///
+/// Nothing else is forgiven: a reworded message, a line hdparm prints and we do not (or the
+/// reverse), lines in another order, all still differ, and need a DIFFERENCES.md row naming
+/// `stderr`.
+/// Returns the two texts after normalisation; equal texts mean stderr does not differ.
+pub fn normalise_stderr(
+    theirs: &[u8],
+    their_prog: &str,
+    ours: &[u8],
+    our_prog: &str,
+) -> (Vec<u8>, Vec<u8>) {
+    let theirs = replace_all(theirs, their_prog.as_bytes(), b"hdparm");
+    let ours = replace_all(ours, our_prog.as_bytes(), b"hdparm");
+    let their_lines: Vec<&[u8]> = theirs.split_inclusive(|&b| b == b'\n').collect();
+    let mut out = Vec::with_capacity(ours.len());
+    for line in ours.split_inclusive(|&b| b == b'\n') {
+        match their_lines.iter().find(|t| is_theirs_with_context(t, line)) {
+            Some(t) => out.extend_from_slice(t),
+            None => out.extend_from_slice(line),
+        }
+    }
+    (theirs, out)
+}
+
+/// `ours` is `theirs` with ` (...)` added before the line end.
+fn is_theirs_with_context(theirs: &[u8], ours: &[u8]) -> bool {
+    let (t, t_nl) = split_newline(theirs);
+    let (o, o_nl) = split_newline(ours);
+    t_nl == o_nl
+        && !t.is_empty()
+        && o.len() > t.len() + 3
+        && o.starts_with(t)
+        && o[t.len()..].starts_with(b" (")
+        && o.ends_with(b")")
+}
+
+fn split_newline(line: &[u8]) -> (&[u8], bool) {
+    match line.strip_suffix(b"\n") {
+        Some(l) => (l, true),
+        None => (line, false),
+    }
+}
+
+fn replace_all(text: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    if from.is_empty() || from == to {
+        return text.to_vec();
+    }
+    let mut out = Vec::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        if text[i..].starts_with(from) {
+            out.extend_from_slice(to);
+            i += from.len();
+        } else {
+            out.push(text[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Tests of the helpers themselves, compiled into every test binary that includes this module
+/// (cheap, and each binary then checks the rules it relies on).
+#[cfg(test)]
+mod helper_tests {
+    use super::*;
+
+    #[test]
+    fn rows_carry_their_streams() {
+        let rows = parse_rows(
+            "text | not a row\n| key | differs in | why |\n|---|---|---|\n\
+             | `vm:nvme,virtio-blk:I` | stdout, exit | x |\n| args:V | stdout | y |\n",
+        );
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].key, "vm:nvme,virtio-blk:I");
+        assert_eq!(
+            rows[0]
+                .streams
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>(),
+            vec!["exit", "stdout"]
+        );
+        assert_eq!(rows[1].key, "args:V");
+    }
+
+    #[test]
+    fn added_context_and_program_path_are_normalised_nothing_else() {
+        let n = |t: &str, o: &str| {
+            let (t, o) = normalise_stderr(t.as_bytes(), "/sbin/hdparm", o.as_bytes(), "/x/hdparm");
+            t == o
+        };
+        assert!(n(
+            "lseek() failed: Invalid argument\n",
+            "lseek() failed: Invalid argument (/dev/loop0: --offset 1000 GB is past the end)\n"
+        ));
+        assert!(n("/sbin/hdparm: bad\n", "/x/hdparm: bad\n"));
+        // the context must follow the whole of hdparm's line, and the order still counts
+        assert!(!n(
+            "lseek() failed: Invalid\n",
+            "lseek() failed: Invalid argument\n"
+        ));
+        assert!(n("a\nb\n", "a (x)\nb (y)\n"));
+        assert!(!n("a\nb\n", "b (x)\na\n"));
+        assert!(!n(
+            "x failed: Input/output error\n",
+            "x failed: command aborted\n"
+        ));
+        // a line only one tool prints still differs
+        assert!(!n("", "note (x)\n"));
+        assert!(!n("a\n", "a (x)\nextra\n"));
+        // an empty parenthesis adds no context
+        assert!(!n("a\n", "a ()\n"));
+    }
 }

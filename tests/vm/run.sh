@@ -66,6 +66,9 @@ rc=0; KDIR=$("$HERE/setup.sh") || rc=$?
 REF=$(command -v hdparm || true)
 for p in /sbin/hdparm /usr/sbin/hdparm; do [ -z "$REF" ] && [ -x $p ] && REF=$p; done
 [ -n "$REF" ] || { echo "run.sh: UNAVAILABLE: no hdparm on the host" >&2; exit 77; }
+# the differences in DIFFERENCES.md were judged against 9.65: another version is an error
+REFV=$("$REF" -V 2>&1 || true)
+[ "$REFV" = "hdparm v9.65" ] || { echo "run.sh: $REF -V prints '$REFV', not 'hdparm v9.65'" >&2; exit 1; }
 KREL=$(cat "$KDIR/release")
 
 # ------------------------------------------------------------------ initramfs ----

@@ -94,12 +94,90 @@ mod tests {
         assert_eq!(u64::from(BLKPBSZGET), libc::BLKPBSZGET as u64);
     }
 
+    /// The `#define NAME 0x...` (or decimal) values of a C header, or `None` when the header
+    /// cannot be read.
+    fn header_defines(path: &str) -> Option<std::collections::HashMap<String, u32>> {
+        let text = std::fs::read_to_string(path).ok()?;
+        let mut defs = std::collections::HashMap::new();
+        for line in text.lines() {
+            let mut words = line.split_whitespace();
+            let (Some("#define"), Some(name), Some(value)) =
+                (words.next(), words.next(), words.next())
+            else {
+                continue;
+            };
+            let parsed = match value.strip_prefix("0x") {
+                Some(hex) => u32::from_str_radix(hex, 16).ok(),
+                None => value.parse().ok(),
+            };
+            if let Some(v) = parsed {
+                defs.insert(name.to_string(), v);
+            }
+        }
+        Some(defs)
+    }
+
+    /// The header that defines the numbers, or `None` after saying why it is not there; under
+    /// `HDPARM_RS_REQUIRE_ALL=1` (CI) a missing header fails, as tests/common's `skip` rule
+    /// says (unit tests cannot reach that module).
+    fn header_or_skip(test: &str, path: &str) -> Option<std::collections::HashMap<String, u32>> {
+        let defs = header_defines(path);
+        if defs.is_none() {
+            let why = format!("{path} is not readable (Debian: linux-libc-dev)");
+            if std::env::var("HDPARM_RS_REQUIRE_ALL").is_ok_and(|v| v == "1") {
+                panic!("{test}: cannot run: {why} (HDPARM_RS_REQUIRE_ALL=1 turns this skip into a failure)");
+            }
+            eprintln!("SKIPPED {test}: {why}");
+        }
+        defs
+    }
+
     #[test]
-    fn hdio_numbers_are_the_header_values() {
-        assert_eq!(HDIO_GET_IDENTITY, 0x030d);
-        assert_eq!(HDIO_DRIVE_CMD, 0x031f);
-        assert_eq!(HDIO_DRIVE_TASKFILE, 0x031d);
-        assert_eq!(HDIO_SET_32BIT, 0x0324);
-        assert_eq!(SG_IO, 0x2285);
+    fn hdio_and_sg_numbers_are_the_kernel_header_values() {
+        const TEST: &str = "hdio_and_sg_numbers_are_the_kernel_header_values";
+        let Some(hdreg) = header_or_skip(TEST, "/usr/include/linux/hdreg.h") else {
+            return;
+        };
+        let Some(sg) = header_or_skip(TEST, "/usr/include/scsi/sg.h") else {
+            return;
+        };
+        let ours = [
+            ("HDIO_GETGEO", HDIO_GETGEO),
+            ("HDIO_GET_UNMASKINTR", HDIO_GET_UNMASKINTR),
+            ("HDIO_GET_MULTCOUNT", HDIO_GET_MULTCOUNT),
+            ("HDIO_GET_KEEPSETTINGS", HDIO_GET_KEEPSETTINGS),
+            ("HDIO_GET_32BIT", HDIO_GET_32BIT),
+            ("HDIO_GET_NOWERR", HDIO_GET_NOWERR),
+            ("HDIO_GET_DMA", HDIO_GET_DMA),
+            ("HDIO_GET_IDENTITY", HDIO_GET_IDENTITY),
+            ("HDIO_GET_BUSSTATE", HDIO_GET_BUSSTATE),
+            ("HDIO_DRIVE_RESET", HDIO_DRIVE_RESET),
+            ("HDIO_DRIVE_TASKFILE", HDIO_DRIVE_TASKFILE),
+            ("HDIO_DRIVE_TASK", HDIO_DRIVE_TASK),
+            ("HDIO_DRIVE_CMD", HDIO_DRIVE_CMD),
+            ("HDIO_SET_MULTCOUNT", HDIO_SET_MULTCOUNT),
+            ("HDIO_SET_UNMASKINTR", HDIO_SET_UNMASKINTR),
+            ("HDIO_SET_KEEPSETTINGS", HDIO_SET_KEEPSETTINGS),
+            ("HDIO_SET_32BIT", HDIO_SET_32BIT),
+            ("HDIO_SET_NOWERR", HDIO_SET_NOWERR),
+            ("HDIO_SET_DMA", HDIO_SET_DMA),
+            ("HDIO_SET_PIO_MODE", HDIO_SET_PIO_MODE),
+            ("HDIO_SET_WCACHE", HDIO_SET_WCACHE),
+            ("HDIO_SET_BUSSTATE", HDIO_SET_BUSSTATE),
+        ];
+        for (name, value) in ours {
+            assert_eq!(
+                hdreg.get(name),
+                Some(&value),
+                "{name}: ours is {value:#06x}, linux/hdreg.h says otherwise"
+            );
+        }
+        // hdparm's own definition, for kernels that predate sysfs: the header has none.
+        assert_eq!(hdreg.get("HDIO_GETGEO_BIG"), None);
+        assert_eq!(
+            sg.get("SG_IO"),
+            Some(&SG_IO),
+            "SG_IO: scsi/sg.h says otherwise"
+        );
     }
 }
