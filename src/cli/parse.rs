@@ -423,7 +423,7 @@ impl<'a> Parser<'a> {
                 break;
             }
             // hdparm's C int wraps, so -S4294967301 would set 5; saturating keeps every
-            // overflowing value out of range (DIFFERENCES.md: args:numeric-overflow).
+            // overflowing value out of range (DIFFERENCES.md: cli:numeric-overflow).
             value = value.saturating_mul(10).saturating_add(i32::from(c - b'0'));
             got_digit = true;
             self.pos += 1;
