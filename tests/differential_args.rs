@@ -11,6 +11,7 @@
 
 mod common;
 
+use hdparm::cli::defs::{Origin, Role, Value, OPTIONS};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -30,85 +31,47 @@ fn case(args: &[&str]) -> Case {
     }
 }
 
-/// The short letters hdparm knows, and a few it does not.
-const LETTERS: &str = "aAbBcCdDEfFgHiIJkKLmMnNpPqQrRsStTuvwWXyYzZ";
-const LONG_NAMES: &[&str] = &[
-    "dco-freeze",
-    "dco-identify",
-    "dco-restore",
-    "dco-setmax",
-    "direct",
-    "drq-hsm-error",
-    "fallocate",
-    "fibmap",
-    "fwdownload",
-    "fwdownload-mode3",
-    "fwdownload-mode3-max",
-    "fwdownload-mode7",
-    "fwdownload-modee",
-    "fwdownload-modee-max",
-    "idle-immediate",
-    "idle-unload",
-    "Iraw",
-    "Istdin",
-    "Istdout",
-    "make-bad-sector",
-    "offset",
-    "please-destroy-my-drive",
-    "prefer-ata12",
-    "read-sector",
-    "repair-sector",
-    "sanitize-antifreeze-lock",
-    "sanitize-block-erase",
-    "sanitize-crypto-scramble",
-    "sanitize-freeze-lock",
-    "sanitize-overwrite",
-    "sanitize-overwrite-passes",
-    "sanitize-status",
-    "security-disable",
-    "security-erase",
-    "security-erase-enhanced",
-    "security-freeze",
-    "security-help",
-    "security-mode",
-    "security-prompt-for-password",
-    "security-set-pass",
-    "security-unlock",
-    "set-sector-size",
-    "trim-sector-ranges",
-    "trim-sector-ranges-stdin",
-    "user-master",
-    "verbose",
-    "write-sector",
-    "yes-i-know-what-i-am-doing",
-];
+/// The short letters of hdparm 9.65, from the option definitions (`-U` and `-x`, listed as
+/// obsolete and rejected, are among the unknown letters below).
+fn letters() -> Vec<char> {
+    OPTIONS
+        .iter()
+        .filter(|d| d.origin == Origin::Hdparm && d.role != Role::Obsolete)
+        .filter_map(|d| d.short.map(char::from))
+        .filter(|c| *c != 'h' && *c != 'V')
+        .collect()
+}
 
-/// Numeric options with their ranges (reference §1.3).
-const NUMERIC: &[(char, i64, i64)] = &[
-    ('a', 0, 2048),
-    ('A', 0, 1),
-    ('b', 0, 2),
-    ('B', 0, 255),
-    ('c', 0, 3),
-    ('d', 0, 1),
-    ('D', 0, 1),
-    ('E', 0, 255),
-    ('J', 0, 300),
-    ('k', 0, 1),
-    ('K', 0, 1),
-    ('L', 0, 1),
-    ('m', 0, 64),
-    ('M', 0, 255),
-    ('n', 0, 1),
-    ('P', 0, 255),
-    ('Q', 0, 1024),
-    ('s', 0, 1),
-    ('S', 0, 255),
-    ('r', 0, 1),
-    ('R', 0, 3),
-    ('u', 0, 1),
-    ('W', 0, 1),
-];
+/// The long names of hdparm 9.65, from the option definitions.
+fn long_names() -> Vec<&'static str> {
+    OPTIONS
+        .iter()
+        .filter(|d| d.origin == Origin::Hdparm)
+        .filter_map(|d| d.long)
+        .collect()
+}
+
+/// The set-only numeric short options (their value is required), from the definitions.
+fn numeric_set_only() -> Vec<char> {
+    OPTIONS
+        .iter()
+        .filter(|d| d.role == Role::SetOnly && matches!(d.value, Value::Decimal { .. }))
+        .filter_map(|d| d.short.map(char::from))
+        .collect()
+}
+
+/// The numeric short options with their ranges (reference §1.3), from the definitions.
+fn numeric() -> Vec<(char, i64, i64)> {
+    OPTIONS
+        .iter()
+        .filter_map(|d| match (d.short, d.value) {
+            (Some(c), Value::Decimal { min, max, .. }) => {
+                Some((char::from(c), i64::from(min), i64::from(max)))
+            }
+            _ => None,
+        })
+        .collect()
+}
 
 fn cases() -> Vec<Case> {
     // No arguments, a lone dash, help texts.
@@ -123,7 +86,7 @@ fn cases() -> Vec<Case> {
         case(&["-a", "--security-help"]),
     ];
     // Every letter alone (a flag word with nothing after it: clue 11, or a range error).
-    for l in LETTERS.chars() {
+    for l in letters() {
         v.push(case(&[&format!("-{l}")]));
     }
     // Letters hdparm does not know, alone and before a device.
@@ -132,7 +95,7 @@ fn cases() -> Vec<Case> {
         v.push(case(&[&format!("-a{l}"), "/dev/null"]));
     }
     // Numeric options: out of range above and below, attached and separate, junk after.
-    for &(l, _min, max) in NUMERIC {
+    for (l, _min, max) in numeric() {
         let over = (max + 1).to_string();
         v.push(case(&[&format!("-{l}{over}"), "/dev/null"]));
         v.push(case(&[&format!("-{l}"), &over, "/dev/null"]));
@@ -143,12 +106,13 @@ fn cases() -> Vec<Case> {
         v.push(case(&[&format!("-{l}"), "1", "-x", "/dev/null"]));
     }
     // Set-only options need digits.
-    for l in "DEKLPsS".chars() {
+    let set_only = numeric_set_only();
+    for l in set_only {
         v.push(case(&[&format!("-{l}"), "/dev/null"]));
         v.push(case(&[&format!("-{l}"), "x", "/dev/null"]));
     }
     // Long options: alone (clue 11 or a value error), mixed case, unknown names.
-    for name in LONG_NAMES {
+    for name in long_names() {
         v.push(case(&[&format!("--{name}")]));
         v.push(case(&[&format!("--{}", name.to_uppercase())]));
         v.push(case(&["-a", &format!("--{name}")]));
