@@ -21,6 +21,7 @@ pub mod device;
 pub mod error;
 pub mod exec;
 pub mod report;
+pub mod stats;
 pub mod timing;
 
 use std::ffi::OsString;
