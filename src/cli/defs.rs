@@ -112,6 +112,9 @@ pub enum Value {
     },
     /// The rest of the command line: `[--config FILE] [--dry-run] [DEVICE...]`.
     ApplyArguments,
+    /// The rest of the command line: `ARM ARM... [--trials N] [--direct|--bench] [--keep]
+    /// [--plot FILE] DEVICE`.
+    ExperimentArguments,
 }
 
 /// Where a parsed option's value goes.
@@ -163,6 +166,14 @@ pub enum Built {
 }
 
 impl OptionDef {
+    /// Whether an experiment may set it: it has a get to read the value before, and a set to
+    /// put it back after (`-X` is read back from IDENTIFY's selected mode).
+    pub fn restorable(&self) -> bool {
+        self.built == Built::Yes
+            && ((self.role == Role::GetSet && matches!(self.value, Value::Decimal { .. }))
+                || self.short == Some(b'X'))
+    }
+
     /// How a user writes it: `-B` or `--security-erase`.
     pub fn spelling(&self) -> String {
         match (self.short, self.long) {
@@ -2052,6 +2063,59 @@ invokes!(
     })
 );
 
+pub const EXPERIMENT: OptionDef = OptionDef {
+    value: Value::ExperimentArguments,
+    built: Built::No,
+    ..ours(long_flag(
+        "experiment",
+        Role::Immediate,
+        Some(" --experiment ARM ARM... [--trials N] [--direct|--bench] [--keep] [--plot FILE] DEVICE"),
+        "Compare groups of settings by interleaved timed trials, and restore the settings after",
+        &[],
+        Apply::Custom(|p, _, _| p.experiment_request()),
+    ))
+};
+invokes!(
+    experiment_invokes,
+    "--yes-i-know-what-i-am-doing --experiment -a8 -a2048 --trials 3 --keep --plot /tmp/p.svg /dev/sdz",
+    Invocation::Experiment(ExperimentRequest {
+        arms: vec![
+            Arm {
+                text: "-a8".into(),
+                words: vec!["-a8".into()],
+                options: vec!["-a".into()],
+                flags: tests::flags_of("-a8 /dev/experiment-arm"),
+            },
+            Arm {
+                text: "-a2048".into(),
+                words: vec!["-a2048".into()],
+                options: vec!["-a".into()],
+                flags: tests::flags_of("-a2048 /dev/experiment-arm"),
+            },
+        ],
+        device: "/dev/sdz".into(),
+        measurement: Measurement::Buffered,
+        trials: 3,
+        keep: true,
+        plot: Some("/tmp/p.svg".into()),
+        json: false,
+        yes_i_know: true,
+        please_destroy: false,
+    })
+);
+rejects!(
+    experiment_arms_may_only_set_what_can_be_set_back,
+    "--experiment -S12 -S24 /dev/sdz",
+    ParseError::Message(
+        "--experiment: arm '-S12' sets -S, which cannot be read back and restored (arms may set -a -A -b -B -c -d -k -m -M -n -Q -r -R -u -W -X)".into()
+    )
+);
+rejects!(
+    experiment_needs_two_arms_and_a_device,
+    "--experiment -a8 /dev/sdz",
+    ParseError::Message("--experiment: needs at least two arms and a device".into())
+);
+
 /// Every option, in the order of the usage text (hdparm's, then ours).
 pub static OPTIONS: &[&OptionDef] = &[
     &READAHEAD,
@@ -2158,6 +2222,7 @@ pub static OPTIONS: &[&OptionDef] = &[
     &BENCH_RANDOM,
     &APPLY,
     &CHECK,
+    &EXPERIMENT,
 ];
 
 #[cfg(test)]

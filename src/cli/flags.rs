@@ -278,7 +278,54 @@ pub enum Invocation {
     Devices(Vec<DeviceRun>),
     /// `--apply` / `--check` (ours): hdparm.conf applied to, or compared with, devices.
     Apply(ApplyRequest),
+    /// `--experiment` (ours): settings compared by interleaved timed trials.
+    Experiment(ExperimentRequest),
 }
+
+/// One arm of an experiment: a group of settings in hdparm's grammar.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Arm {
+    /// As given (`-a 8`).
+    pub text: String,
+    /// Its words.
+    pub words: Vec<String>,
+    /// The options it sets, by spelling (`-a`).
+    pub options: Vec<String>,
+    pub flags: Flags,
+}
+
+/// What an experiment's trials measure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Measurement {
+    /// `-t`'s buffered read (the default).
+    Buffered,
+    /// `-t --direct`.
+    Direct,
+    /// `--bench`, at its depth and block size.
+    Bench(crate::timing::bench::BenchOptions),
+}
+
+/// What `--experiment` was asked to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExperimentRequest {
+    pub arms: Vec<Arm>,
+    pub device: OsString,
+    pub measurement: Measurement,
+    /// `--trials N`: trials per arm (the warm-up trial not counted).
+    pub trials: u32,
+    /// `--keep`: leave the winning arm applied.
+    pub keep: bool,
+    /// `--plot FILE.svg`.
+    pub plot: Option<PathBuf>,
+    pub json: bool,
+    /// Guard flags given before `--experiment`.
+    pub yes_i_know: bool,
+    pub please_destroy: bool,
+}
+
+/// Trials per arm unless `--trials` says otherwise: with 8 a 95% interval on the ratio is
+/// about ±10% for the noise of a busy machine's -t, which is the size of effect worth keeping.
+pub const DEFAULT_TRIALS: u32 = 8;
 
 /// What `--apply` or `--check` was asked to do.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -64,6 +64,76 @@ pub fn parse(args: &[OsString]) -> Parsed {
     }
 }
 
+/// One arm of `--experiment`: its words parsed as a command line for a placeholder device.
+/// Returns the flags, and the options read, in order.
+pub fn parse_arm(words: &[String]) -> Result<(Flags, Vec<String>), ParseError> {
+    let args: Vec<OsString> = std::iter::once("hdparm".to_string())
+        .chain(words.iter().cloned())
+        .chain(std::iter::once(ARM_DEVICE.to_string()))
+        .map(OsString::from)
+        .collect();
+    let mut parser = Parser::new(&args);
+    match parser.run()? {
+        Invocation::Devices(mut runs) if runs.len() == 1 => {
+            Ok((runs.remove(0).flags, std::mem::take(&mut parser.used)))
+        }
+        _ => Err(message(format!(
+            "--experiment: arm '{}' is not a group of settings",
+            words.join(" ")
+        ))),
+    }
+}
+
+/// An arm, parsed and held to what an experiment can set and set back.
+fn checked_arm(text: String) -> Step<Arm> {
+    let words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
+    let (flags, used) = parse_arm(&words)?;
+    let allowed: Vec<String> = defs::OPTIONS
+        .iter()
+        .filter(|d| d.restorable())
+        .map(|d| d.spelling())
+        .collect();
+    let mut options = Vec::new();
+    for spelled in used {
+        if spelled == "-q" {
+            continue;
+        }
+        if !allowed.contains(&spelled) {
+            return Err(message(format!(
+                "--experiment: arm '{text}' sets {spelled}, which cannot be read back and restored (arms may set {})",
+                allowed.join(" ")
+            )));
+        }
+        if !options.contains(&spelled) {
+            options.push(spelled);
+        }
+    }
+    let sets_something = options.iter().any(|o| {
+        defs::by_letter(o.as_bytes().get(1).copied().unwrap_or(0)).is_some_and(|d| {
+            let mut probe = flags.clone();
+            match d.apply {
+                Apply::GetSet(field) => field(&mut probe).set,
+                Apply::Custom(_) => probe.xfer_mode.set,
+                _ => false,
+            }
+        })
+    });
+    if !sets_something {
+        return Err(message(format!(
+            "--experiment: arm '{text}' sets nothing (give each option its value, as in '-a 256')"
+        )));
+    }
+    Ok(Arm {
+        text,
+        words,
+        options,
+        flags,
+    })
+}
+
+/// The device word an arm is parsed with.
+const ARM_DEVICE: &str = "/dev/experiment-arm";
+
 /// Transfer-mode names for `-p` and `-X` (reference §1.4).
 pub fn translate_xfermode(name: &str) -> Option<u32> {
     let families: [(&str, u32); 4] = [("pio", 8), ("sdma", 16), ("mdma", 32), ("udma", 64)];
@@ -191,6 +261,8 @@ pub(crate) struct Parser<'a> {
     pub(super) noisy: bool,
     /// Action flags counted so far (modifiers do not count).
     pub(super) num_flags: i32,
+    /// The spellings of the options read, in order (an experiment's arms are checked by them).
+    pub(super) used: Vec<String>,
     devices: Vec<DeviceRun>,
     stdout_lines: Vec<String>,
     stderr_lines: Vec<String>,
@@ -226,6 +298,7 @@ impl<'a> Parser<'a> {
             flags: Flags::default(),
             noisy: true,
             num_flags: 0,
+            used: Vec::new(),
             devices: Vec::new(),
             stdout_lines: Vec::new(),
             stderr_lines: Vec::new(),
@@ -561,6 +634,7 @@ impl<'a> Parser<'a> {
         if def.role == Role::Standalone && self.num_flags != 0 {
             return Err(usage(1));
         }
+        self.used.push(def.spelling());
         let outcome = match def.apply {
             Apply::GetSet(field) => {
                 let noisy = self.take_noisy();
@@ -731,6 +805,73 @@ impl<'a> Parser<'a> {
         self.word.clear();
         self.pos = 0;
         Ok(Outcome::Done(Invocation::Apply(request)))
+    }
+
+    /// `--experiment` (ours): the rest of the command line is its arms, its own options and,
+    /// last, the device. Each arm is checked now, so nothing runs for a bad one.
+    pub(super) fn experiment_request(&mut self) -> Step<Outcome> {
+        let mut positional: Vec<String> = Vec::new();
+        let mut request = ExperimentRequest {
+            arms: Vec::new(),
+            device: OsString::new(),
+            measurement: Measurement::Buffered,
+            trials: DEFAULT_TRIALS,
+            keep: false,
+            plot: None,
+            json: self.flags.json,
+            yes_i_know: self.flags.yes_i_know,
+            please_destroy: self.flags.please_destroy,
+        };
+        while self.next < self.args.len() {
+            let word = self.args[self.next].to_string_lossy().into_owned();
+            self.next += 1;
+            let mut value = |what: &str| -> Step<String> {
+                let Some(v) = self.args.get(self.next) else {
+                    return Err(message(format!("--experiment: {word} needs {what}")));
+                };
+                self.next += 1;
+                Ok(v.to_string_lossy().into_owned())
+            };
+            match word.to_ascii_lowercase().as_str() {
+                "--trials" => {
+                    let text = value("a number of trials")?;
+                    request.trials = match text.parse::<u32>() {
+                        Ok(n) if (2..=1000).contains(&n) => n,
+                        _ => {
+                            return Err(message(format!(
+                                "--trials: expected 2 to 1000 trials per arm, got '{text}'"
+                            )))
+                        }
+                    };
+                }
+                "--direct" => request.measurement = Measurement::Direct,
+                "--bench" => {
+                    let options = self.flags.bench.clone().unwrap_or_default();
+                    request.measurement = Measurement::Bench(options);
+                }
+                "--keep" => request.keep = true,
+                "--plot" => request.plot = Some(PathBuf::from(value("a file name")?)),
+                "--json" => request.json = true,
+                _ => positional.push(word),
+            }
+        }
+        let Some(device) = positional.pop() else {
+            return Err(message(
+                "--experiment: needs at least two arms and a device",
+            ));
+        };
+        if positional.len() < 2 {
+            return Err(message(
+                "--experiment: needs at least two arms and a device",
+            ));
+        }
+        request.device = OsString::from(device);
+        for text in positional {
+            request.arms.push(checked_arm(text)?);
+        }
+        self.word.clear();
+        self.pos = 0;
+        Ok(Outcome::Done(Invocation::Experiment(request)))
     }
 
     /// A `--bench-*` setting (ours): the next word is its value, and it implies `--bench`.

@@ -246,7 +246,8 @@ mod tests {
                 Value::KibThenFilename
                 | Value::Letter { .. }
                 | Value::Word { .. }
-                | Value::ApplyArguments => continue,
+                | Value::ApplyArguments
+                | Value::ExperimentArguments => continue,
             }
             if def.role == Role::Immediate
                 || def.role == Role::Obsolete
