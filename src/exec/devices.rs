@@ -60,6 +60,7 @@ pub fn run_devices(runs: &[DeviceRun], out: &mut Output) {
             flags: run.flags.clone(),
             dev: &mut dev,
             out,
+            multcount: None,
         };
         steps::run(&mut ctx);
         out.end_device();
