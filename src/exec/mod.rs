@@ -102,6 +102,8 @@ fn argv_strings(args: &[OsString]) -> Vec<String> {
 
 mod access;
 mod devices;
+#[cfg(test)]
+mod fake;
 mod guards;
 mod identify;
 mod output;

@@ -16,6 +16,8 @@ mod features;
 mod power;
 mod reports;
 mod settings;
+#[cfg(test)]
+mod tests;
 
 use super::access::{AtaFailure, AtaOutput, DeviceAccess};
 use super::output::Output;
