@@ -12,6 +12,8 @@
 //! data); where hdparm 9.65 derives a value in its own (sometimes quirky) way, the accessor
 //! says so and follows hdparm, because other options' output depends on it.
 
+use super::values::Apm;
+
 /// How many 16-bit words IDENTIFY returns.
 pub const IDENTIFY_WORDS: usize = 256;
 
@@ -302,6 +304,17 @@ impl Identify {
         self.bit(59, 8).then_some(self.word(59) as u8)
     }
 
+    /// Word 59 as `-m` reads it when the kernel has no count: bits 7:0 when bits 15:8 are
+    /// exactly 0x01, else 0. hdparm tests the whole high byte, so a drive that also sets the
+    /// SANITIZE bits (12 and up) reads as 0; kept.
+    pub fn multcount_fallback(&self) -> u8 {
+        if self.word(59) & 0xFF00 == 0x0100 {
+            self.word(59) as u8
+        } else {
+            0
+        }
+    }
+
     /// Word 59 bit 12: the SANITIZE feature set is supported.
     pub fn sanitize_supported(&self) -> bool {
         self.bit(59, 12)
@@ -329,19 +342,30 @@ impl Identify {
         Support::from_bits(self.bit(82, 6), self.bit(85, 6))
     }
 
-    /// Advanced Power Management: word 83 valid with bit 3 / word 86 bit 3 (as `-B` tests it).
-    pub fn apm(&self) -> Support {
-        Support::from_bits(self.word(83) & 0xC008 == 0x4008, self.bit(86, 3))
+    /// Advanced Power Management as `-B` and `-I` test it: supported when word 83 is valid and
+    /// has bit 3, enabled by word 86 bit 3, the level in word 91.
+    pub fn apm(&self) -> Apm {
+        Apm::decode(
+            self.word(83) & 0xC008 == 0x4008,
+            self.word(86),
+            self.word(91),
+        )
     }
 
-    /// Current APM level (word 91 low byte).
-    pub fn apm_level(&self) -> u8 {
-        self.word(91) as u8
+    /// Advanced Power Management as `-i` tests it: word 83 bit 3 alone, without checking that
+    /// the word is valid (hdparm's `-i` code is older than its `-B`).
+    pub fn apm_unchecked(&self) -> Apm {
+        Apm::decode(self.bit(83, 3), self.word(86), self.word(91))
     }
 
     /// Automatic Acoustic Management supported (word 83 bit 9, as `-M` tests it).
     pub fn acoustic_supported(&self) -> bool {
         self.bit(83, 9)
+    }
+
+    /// `-M`'s reading: the current acoustic level (word 94 bits 7:0) when AAM is supported.
+    pub fn acoustic_level(&self) -> Option<u8> {
+        self.acoustic_supported().then_some(self.word(94) as u8)
     }
 
     /// Word 94: (recommended, current) acoustic management values.
@@ -353,6 +377,20 @@ impl Identify {
     /// Write-Read-Verify: word 119 bit 1 / word 120 bit 1 (as hdparm's `-R` get tests it).
     pub fn write_read_verify(&self) -> Support {
         Support::from_bits(self.bit(119, 1), self.bit(120, 1))
+    }
+
+    /// What `-R` prints when write-read-verify is supported: word 120 & 2, so 0 or 2 rather
+    /// than the mode (hdparm's quirk, kept because scripts read it).
+    pub fn write_read_verify_shown(&self) -> Option<u16> {
+        self.write_read_verify()
+            .is_supported()
+            .then_some(self.word(120) & 0x2)
+    }
+
+    /// FLUSH CACHE EXT is supported, as hdparm tests it before `-F` and `-W0`: word 83 bits
+    /// 15:13 are 011 (valid, with the 48-bit and FLUSH CACHE EXT bits).
+    pub fn flush_cache_ext_supported(&self) -> bool {
+        self.word(83) & 0xE000 == 0x6000
     }
 
     /// Word 84 bit 8: a World Wide Name is reported in words 108-111.

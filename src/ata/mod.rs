@@ -2,6 +2,7 @@
 //! value codecs of hdparm's options. Nothing here touches a device.
 
 pub mod command;
+pub mod features;
 pub mod identify;
 pub mod identify_hex;
 pub mod sense;

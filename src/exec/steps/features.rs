@@ -8,8 +8,9 @@
 
 use super::{on_off, set_msg, Ctx};
 use crate::ata::command::{op, TaskFile};
+use crate::ata::features::{self, set_features};
+use crate::ata::values::{self, standby_words, xfermode_words};
 use crate::error::Error;
-use crate::report::settings::{standby_words, xfermode_words};
 
 /// Step 15: `-L 0|1`, DOOR LOCK / DOOR UNLOCK.
 pub fn set_doorlock(ctx: &mut Ctx) {
@@ -38,7 +39,7 @@ pub fn set_keep_features(ctx: &mut Ctx) {
         "-K",
         v,
         format!(" setting drive keep features to {v}{}", on_off(v)),
-        [op::SETFEATURES, 0, if v != 0 { 0x66 } else { 0xcc }, 0],
+        set_features(features::KEEP_FEATURES.subcommand(v != 0), 0),
         " HDIO_DRIVE_CMD(keepsettings) failed",
     );
 }
@@ -55,7 +56,7 @@ pub fn set_defect_mgmt(ctx: &mut Ctx) {
         "-D",
         v,
         format!(" setting drive defect management to {v}"),
-        [op::SETFEATURES, 0, if v != 0 { 0x04 } else { 0x84 }, 0],
+        set_features(features::DEFECT_MANAGEMENT.subcommand(v != 0), 0),
         " HDIO_DRIVE_CMD(defectmgmt) failed",
     );
 }
@@ -72,7 +73,7 @@ pub fn set_prefetch(ctx: &mut Ctx) {
         "-P",
         v,
         format!(" setting drive prefetch to {v}"),
-        [op::SETFEATURES, v as u8, 0xab, 0],
+        set_features(features::PREFETCH, v as u8),
         " HDIO_DRIVE_CMD(setprefetch) failed",
     );
 }
@@ -93,7 +94,7 @@ pub fn set_xfer_mode(ctx: &mut Ctx) {
     }
     if ctx.dev.ata_capable() {
         if let Some(id) = ctx.identify() {
-            if let Some(reason) = crate::ata::values::xfer_mode_unsupported(&id, mode) {
+            if let Some(reason) = values::xfer_mode_unsupported(id.words(), mode) {
                 let message = format!("{}: -X {mode}: {reason}; nothing was sent", ctx.name);
                 ctx.out.error(&Error::usage(message));
                 return;
@@ -102,7 +103,7 @@ pub fn set_xfer_mode(ctx: &mut Ctx) {
     }
     let mut none = [0u8; 0];
     if let Err(failure) = ctx.dev.ata(
-        &TaskFile::drive_cmd([op::SETFEATURES, mode as u8, 3, 0]),
+        &TaskFile::drive_cmd(set_features(features::SET_TRANSFER_MODE, mode as u8)),
         &mut none,
     ) {
         let mut failure = failure;
@@ -130,7 +131,7 @@ pub fn set_lookahead(ctx: &mut Ctx) {
         "-A",
         v,
         format!(" setting drive read-lookahead to {v}{}", on_off(v)),
-        [op::SETFEATURES, 0, if v != 0 { 0xaa } else { 0x55 }, 0],
+        set_features(features::LOOK_AHEAD.subcommand(v != 0), 0),
         " HDIO_DRIVE_CMD(setreadahead) failed",
     );
 }
@@ -147,7 +148,7 @@ pub fn set_powerup_in_standby(ctx: &mut Ctx) {
         ctx.out.text(" spin-up:");
         let mut none = [0u8; 0];
         let _ = ctx.dev.ata(
-            &TaskFile::drive_cmd([op::SETFEATURES, 0, 0x07, 0]),
+            &TaskFile::drive_cmd(set_features(features::PUIS_SPIN_UP, 0)),
             &mut none,
         );
     }
@@ -159,7 +160,7 @@ pub fn set_powerup_in_standby(ctx: &mut Ctx) {
         ));
     }
     ctx.drive_cmd(
-        [op::SETFEATURES, 0, if v != 0 { 0x06 } else { 0x86 }, 0],
+        set_features(features::POWER_UP_IN_STANDBY.subcommand(v != 0), 0),
         " HDIO_DRIVE_CMD(powerup_in_standby) failed",
     );
 }
@@ -171,21 +172,15 @@ pub fn set_apm(ctx: &mut Ctx) {
         return;
     }
     let v = gs.value;
-    let (message, args) = if v == 255 {
-        (
-            " setting Advanced Power Management level to disabled".to_string(),
-            [op::SETFEATURES, 0, 0x85, 0],
-        )
-    } else {
-        (
-            format!(" setting Advanced Power Management level to 0x{v:02x} ({v})"),
-            [op::SETFEATURES, v as u8, 0x05, 0],
-        )
-    };
     if gs.get {
+        let message = format!(
+            " setting Advanced Power Management level to {}",
+            values::apm_set_words(v)
+        );
         ctx.out.item(set_msg("-B", v, message));
     }
-    ctx.drive_cmd(args, " HDIO_DRIVE_CMD failed");
+    let (subcommand, count) = values::apm_set(v);
+    ctx.drive_cmd(set_features(subcommand, count), " HDIO_DRIVE_CMD failed");
 }
 
 /// Step 24: `-M N`, Automatic Acoustic Management (0 disables it).
@@ -195,17 +190,13 @@ pub fn set_acoustic(ctx: &mut Ctx) {
         return;
     }
     let v = gs.value;
+    let (subcommand, count) = values::aam_set(v);
     ctx.set_feature(
         gs.get,
         "-M",
         v,
         format!(" setting acoustic management to {v}"),
-        [
-            op::SETFEATURES,
-            v as u8,
-            if v != 0 { 0x42 } else { 0xc2 },
-            0,
-        ],
+        set_features(subcommand, count),
         " HDIO_DRIVE_CMD:ACOUSTIC failed",
     );
 }
@@ -217,17 +208,13 @@ pub fn set_write_read_verify(ctx: &mut Ctx) {
         return;
     }
     let v = gs.value;
+    let (subcommand, count) = values::write_read_verify_set(v);
     ctx.set_feature(
         gs.get,
         "-R",
         v,
         format!(" setting write-read-verify to {v}"),
-        [
-            op::SETFEATURES,
-            v as u8,
-            if v != 0 { 0x0b } else { 0x8b },
-            0,
-        ],
+        set_features(subcommand, count),
         " HDIO_DRIVE_CMD:WRV failed",
     );
 }
@@ -249,7 +236,7 @@ pub fn set_write_cache(ctx: &mut Ctx) {
     }
     if !ctx.dev.ata_capable() {
         ctx.drive_cmd(
-            [op::SETFEATURES, 0, if v != 0 { 0x02 } else { 0x82 }, 0],
+            set_features(features::WRITE_CACHE.subcommand(v != 0), 0),
             " HDIO_DRIVE_CMD(setcache) failed",
         );
         return;
@@ -259,7 +246,7 @@ pub fn set_write_cache(ctx: &mut Ctx) {
     }
     if ctx.dev.hdio_set_wcache(v != 0).is_err() {
         ctx.drive_cmd(
-            [op::SETFEATURES, 0, if v != 0 { 0x02 } else { 0x82 }, 0],
+            set_features(features::WRITE_CACHE.subcommand(v != 0), 0),
             " HDIO_DRIVE_CMD(setcache) failed",
         );
     }
@@ -293,7 +280,10 @@ pub fn dco_freeze(ctx: &mut Ctx) {
     if !ctx.flags.quiet {
         ctx.out.text(" issuing DCO freeze command\n");
     }
-    ctx.drive_cmd([op::DCO, 0, 0xc1, 0], " HDIO_DRIVE_CMD(dco_freeze) failed");
+    ctx.drive_cmd(
+        [op::DCO, 0, features::DCO_FREEZE_LOCK, 0],
+        " HDIO_DRIVE_CMD(dco_freeze) failed",
+    );
 }
 
 /// Step 34: `--security-freeze`, SECURITY FREEZE LOCK.
@@ -319,5 +309,8 @@ pub fn seagate_powersave(ctx: &mut Ctx) {
     if !ctx.flags.quiet && a.noisy {
         ctx.out.text(" disabling Seagate auto powersaving mode\n");
     }
-    ctx.drive_cmd([0xfb, 0, 0, 0], " HDIO_DRIVE_CMD(seagatepwrsave) failed");
+    ctx.drive_cmd(
+        [op::SEAGATE_POWERSAVE_OFF, 0, 0, 0],
+        " HDIO_DRIVE_CMD(seagatepwrsave) failed",
+    );
 }

@@ -22,6 +22,7 @@ mod tests;
 use super::access::{AtaFailure, AtaOutput, DeviceAccess};
 use super::output::Output;
 use crate::ata::command::TaskFile;
+use crate::ata::identify::Identify;
 use crate::cli::Flags;
 use crate::error::{strerror, Error, ErrorClass};
 use crate::report::settings::SettingsItem;
@@ -233,8 +234,9 @@ impl Ctx<'_, '_, '_> {
         }
     }
 
-    fn identify(&mut self) -> Option<[u16; 256]> {
-        self.dev.identify().ok()
+    /// The drive's IDENTIFY data, if it gave any (the device caches it).
+    fn identify(&mut self) -> Option<Identify> {
+        self.dev.identify().ok().map(Identify::from_words)
     }
 
     /// A drive setting sent as one `drive_cmd`: its "setting ..." line when noisy, then the

@@ -13,7 +13,9 @@ use crate::report::settings::{PowerState, SettingsItem};
 
 /// FLUSH CACHE (EXT when the drive has it), as `-F` and `-W0` send it.
 pub fn flush_drive_cache(ctx: &mut Ctx) {
-    let ext = ctx.identify().is_some_and(|id| id[83] & 0xe000 == 0x6000);
+    let ext = ctx
+        .identify()
+        .is_some_and(|id| id.flush_cache_ext_supported());
     let command = if ext {
         op::FLUSHCACHE_EXT
     } else {

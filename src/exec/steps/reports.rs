@@ -10,8 +10,10 @@
 
 use super::Ctx;
 use crate::ata::command::{op, TaskFile};
+use crate::ata::features;
+use crate::ata::identify::Support;
 use crate::exec::access::HdioSetting;
-use crate::report::settings::{Apm, SettingsItem};
+use crate::report::settings::SettingsItem;
 
 /// Step 45: `-H`, Hitachi's SENSE CONDITION (the temperature in the count register).
 pub fn hitachi_temperature(ctx: &mut Ctx) {
@@ -19,7 +21,7 @@ pub fn hitachi_temperature(ctx: &mut Ctx) {
         return;
     }
     if let Some(out) = ctx.drive_cmd(
-        [0xf0, 0, 0x01, 0],
+        [op::HITACHI_VENDOR, 0, features::HITACHI_SENSE_CONDITION, 0],
         " HDIO_DRIVE_CMD(hitachisensecondition) failed",
     ) {
         let t = match out.count {
@@ -46,11 +48,7 @@ pub fn get_multcount(ctx: &mut Ctx) {
     let count = match ctx.dev.hdio_get(HdioSetting::Multcount) {
         Ok(v) => Some(v),
         Err(e) => match ctx.identify() {
-            Some(id) => Some(if id[59] & 0xff00 == 0x100 {
-                i64::from(id[59] & 0xff)
-            } else {
-                0
-            }),
+            Some(id) => Some(i64::from(id.multcount_fallback())),
             None => {
                 if explicit {
                     ctx.ioctl_failed(" HDIO_GET_MULTCOUNT failed", &e);
@@ -206,7 +204,7 @@ pub fn get_lookahead(ctx: &mut Ctx) {
         return;
     }
     if let Some(id) = ctx.identify() {
-        let enabled = (id[82] & 0x40 != 0).then_some(id[85] & 0x40 != 0);
+        let enabled = support_state(id.look_ahead());
         ctx.out.item(SettingsItem::LookAhead { enabled });
     } else {
         ctx.identify_unavailable("-A");
@@ -219,7 +217,7 @@ pub fn get_write_cache(ctx: &mut Ctx) {
         return;
     }
     if let Some(id) = ctx.identify() {
-        let enabled = (id[82] & 0x20 != 0).then_some(id[85] & 0x20 != 0);
+        let enabled = support_state(id.write_cache());
         ctx.out.item(SettingsItem::WriteCaching { enabled });
     } else {
         ctx.identify_unavailable("-W");
@@ -232,16 +230,7 @@ pub fn get_apm(ctx: &mut Ctx) {
         return;
     }
     if let Some(id) = ctx.identify() {
-        let apm = if id[83] & 0xc008 == 0x4008 {
-            if id[86] & 0x0008 != 0 {
-                Apm::Level((id[91] & 0xff) as u8)
-            } else {
-                Apm::Off
-            }
-        } else {
-            Apm::NotSupported
-        };
-        ctx.out.item(SettingsItem::ApmLevel { apm });
+        ctx.out.item(SettingsItem::ApmLevel { apm: id.apm() });
     } else {
         ctx.identify_unavailable("-B");
     }
@@ -253,7 +242,7 @@ pub fn get_acoustic(ctx: &mut Ctx) {
         return;
     }
     if let Some(id) = ctx.identify() {
-        let level = (id[83] & 0x200 != 0).then_some((id[94] & 0xff) as u8);
+        let level = id.acoustic_level();
         ctx.out.item(SettingsItem::Acoustic { level });
     } else {
         ctx.identify_unavailable("-M");
@@ -266,8 +255,7 @@ pub fn get_write_read_verify(ctx: &mut Ctx) {
         return;
     }
     if let Some(id) = ctx.identify() {
-        // hdparm prints word 120 & 2 (0 or 2), not the mode: kept on purpose.
-        let value = (id[119] & 0x2 != 0).then_some(id[120] & 0x2);
+        let value = id.write_read_verify_shown();
         ctx.out.item(SettingsItem::WriteReadVerify { value });
     } else {
         ctx.identify_unavailable("-R");
@@ -293,11 +281,10 @@ pub fn get_max_sectors(ctx: &mut Ctx) {
     if !ctx.flags.max_sectors.get {
         return;
     }
-    let Some(words) = ctx.identify() else {
+    let Some(id) = ctx.identify() else {
         ctx.identify_unavailable("-N");
         return;
     };
-    let id = crate::ata::identify::Identify::from_words(words);
     let amax = id.supports_accessible_max_address();
     let (mut tf, label) = if amax {
         let mut tf = TaskFile::new(op::GET_NATIVE_MAX_EXT, 0, 0);
@@ -351,6 +338,11 @@ pub fn get_max_sectors(ctx: &mut Ctx) {
         "max_sectors",
         serde_json::json!({ "visible_sectors": visible, "native_sectors": native, "accessible_max_address": amax }),
     );
+}
+
+/// A feature's state as the `-A`/`-W` lines take it: None when unsupported, else whether on.
+fn support_state(support: Support) -> Option<bool> {
+    support.is_supported().then_some(support.is_enabled())
 }
 
 /// A get through a legacy HDIO ioctl: a line when it works; an error only when the option was

@@ -81,7 +81,7 @@ pub fn set_multcount(ctx: &mut Ctx) {
         Ok(()) => {}
         Err(e) if e.raw_os_error() == Some(libc::ENOTTY) && ctx.dev.ata_capable() => {
             if let Some(id) = ctx.identify() {
-                let max = u32::from(id[47] & 0xff);
+                let max = u32::from(id.max_multiple_sectors());
                 if v > max || (v != 0 && !v.is_power_of_two()) {
                     let message = format!(
                         "{}: -m {v}: the drive allows a multiple-sector count of 0 or a power of two up to {max}; nothing was sent",
