@@ -209,6 +209,105 @@ impl Identify {
         self.bit(0, 7)
     }
 
+    /// Word 0, the general configuration (bit names in `-i`'s `Config={...}`).
+    pub fn general_configuration(&self) -> u16 {
+        self.word(0)
+    }
+
+    // ---- geometry and obsolete ATA-1 words ----------------------------------------------
+
+    /// Words 1, 3, 6: the default cylinders, heads and sectors per track (obsolete since ATA-6).
+    pub fn default_chs(&self) -> (u16, u16, u16) {
+        (self.word(1), self.word(3), self.word(6))
+    }
+
+    /// Words 54-56: the current cylinders, heads and sectors per track.
+    pub fn current_chs(&self) -> (u16, u16, u16) {
+        (self.word(54), self.word(55), self.word(56))
+    }
+
+    /// Word 53 bit 0: words 54-58 (current CHS) are valid.
+    pub fn current_chs_valid(&self) -> bool {
+        self.bit(53, 0)
+    }
+
+    /// Words 4 and 5 (ATA-1): unformatted bytes per track and per sector.
+    pub fn ata1_track_and_sector_bytes(&self) -> (u16, u16) {
+        (self.word(4), self.word(5))
+    }
+
+    /// Word 22 (ATA-1 to ATA-4): vendor-specific bytes of READ/WRITE LONG ("ECC bytes").
+    pub fn ecc_bytes(&self) -> u16 {
+        self.word(22)
+    }
+
+    /// Word 20 (retired): the buffer type code.
+    pub fn buffer_type(&self) -> u16 {
+        self.word(20)
+    }
+
+    /// Word 21 (retired): the buffer size in 512-byte units.
+    pub fn buffer_size_sectors(&self) -> u16 {
+        self.word(21)
+    }
+
+    // ---- transfer modes and timings -----------------------------------------------------
+
+    /// Word 49 bit 11: IORDY is supported.
+    pub fn iordy_supported(&self) -> bool {
+        self.bit(49, 11)
+    }
+
+    /// Word 49 bit 10: IORDY can be disabled.
+    pub fn iordy_can_be_disabled(&self) -> bool {
+        self.bit(49, 10)
+    }
+
+    /// Word 51 bits 15:8: the PIO data transfer cycle timing mode (obsolete).
+    pub fn pio_timing_mode(&self) -> u16 {
+        self.word(51) >> 8
+    }
+
+    /// Word 53 bit 1: words 64-70 (advanced PIO modes and cycle times) are valid.
+    pub fn timing_words_valid(&self) -> bool {
+        self.bit(53, 1)
+    }
+
+    /// Word 53 bit 2: word 88 (Ultra DMA modes) is valid.
+    pub fn udma_word_valid(&self) -> bool {
+        self.bit(53, 2)
+    }
+
+    /// Word 62: single-word DMA modes (bits 2:0 supported, bits 10:8 selected; obsolete).
+    pub fn sdma_modes(&self) -> u16 {
+        self.word(62)
+    }
+
+    /// Word 63: multiword DMA modes (bits 2:0 supported, bits 10:8 selected).
+    pub fn mdma_modes(&self) -> u16 {
+        self.word(63)
+    }
+
+    /// Word 64: advanced PIO modes (bit 0 PIO 3, bit 1 PIO 4).
+    pub fn advanced_pio_modes(&self) -> u16 {
+        self.word(64)
+    }
+
+    /// Word 88: Ultra DMA modes (bits 6:0 supported, bits 14:8 selected).
+    pub fn udma_modes(&self) -> u16 {
+        self.word(88)
+    }
+
+    /// Words 65-66: minimum and recommended multiword DMA cycle times, in ns.
+    pub fn dma_cycle_ns(&self) -> [u16; 2] {
+        [self.word(65), self.word(66)]
+    }
+
+    /// Words 67-68: minimum PIO cycle times without and with IORDY flow control, in ns.
+    pub fn pio_cycle_ns(&self) -> [u16; 2] {
+        [self.word(67), self.word(68)]
+    }
+
     // ---- capabilities and capacity ------------------------------------------------------
 
     /// Word 49 bit 9.
@@ -304,6 +403,11 @@ impl Identify {
         self.bit(59, 8).then_some(self.word(59) as u8)
     }
 
+    /// Word 59 bits 7:0 whatever its valid bit says (`-i` shows them as `?N?` when invalid).
+    pub fn current_multiple_sectors_raw(&self) -> u8 {
+        self.word(59) as u8
+    }
+
     /// Word 59 as `-m` reads it when the kernel has no count: bits 7:0 when bits 15:8 are
     /// exactly 0x01, else 0. hdparm tests the whole high byte, so a drive that also sets the
     /// SANITIZE bits (12 and up) reads as 0; kept.
@@ -325,6 +429,11 @@ impl Identify {
     /// Word 80 (major version); `None` when not reported.
     pub fn major_version(&self) -> Option<u16> {
         self.word_reported(80).then(|| self.word(80))
+    }
+
+    /// Word 80 as the drive wrote it (0 and 0xFFFF mean "not reported").
+    pub fn major_version_word(&self) -> u16 {
+        self.word(80)
     }
 
     /// Word 81 (minor version code).

@@ -718,17 +718,14 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
                 current_sectors: (w(59) & 0x0100 != 0).then_some(w(59) as u8),
             }
         });
-        if like_std > 3 && w(83) & 0xC008 == 0x4008 {
-            caps.advanced_power_management = Some(if w(86) & 0x0008 != 0 {
-                ApmLevel::Level { level: w(91) as u8 }
-            } else {
-                ApmLevel::Disabled
-            });
+        if like_std > 3 {
+            caps.advanced_power_management = Some(id.apm()).filter(|apm| apm.is_supported());
         }
-        if like_std > 5 && w(94) != 0 {
+        let (recommended, current) = id.acoustic_values();
+        if like_std > 5 && (recommended, current) != (0, 0) {
             caps.acoustic_management = Some(AcousticManagement {
-                recommended: (w(94) >> 8) as u8,
-                current: w(94) as u8,
+                recommended,
+                current,
             });
         }
     } else {
