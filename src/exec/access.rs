@@ -3,6 +3,7 @@
 //! be checked without hardware.
 
 use crate::ata::command::TaskFile;
+use crate::error::ErrorClass;
 use std::io;
 
 /// A failed ATA command, as the steps report it.
@@ -15,6 +16,17 @@ pub struct AtaFailure {
     pub not_ata: bool,
     /// The kernel (libata) refused to pass the command on (sense data, no ATA registers).
     pub refused_by_kernel: bool,
+}
+
+impl AtaFailure {
+    /// The class of this failure: the device cannot take ATA commands, or the command failed.
+    pub fn class(&self) -> ErrorClass {
+        if self.not_ata {
+            ErrorClass::NotApplicable
+        } else {
+            ErrorClass::Failed
+        }
+    }
 }
 
 /// Result registers of a successful ATA command (hdparm's args[0..3] after the call).

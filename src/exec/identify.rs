@@ -22,13 +22,8 @@ pub fn identify(ctx: &mut Ctx) {
     let words = match ctx.dev.identify() {
         Ok(words) => words,
         Err(f) => {
-            let class = if f.not_ata {
-                ErrorClass::NotApplicable
-            } else {
-                ErrorClass::Failed
-            };
             ctx.out.error(&Error::new(
-                class,
+                f.class(),
                 format!("{}: IDENTIFY failed: {}", ctx.name, f.reason),
             ));
             return;
@@ -137,11 +132,7 @@ pub fn kernel_identity(ctx: &mut Ctx, multcount: Option<i64>) {
             );
         }
         Err(e) => {
-            let class = if matches!(e.raw_os_error(), Some(libc::ENOTTY) | Some(libc::EINVAL)) {
-                ErrorClass::NotApplicable
-            } else {
-                ErrorClass::Failed
-            };
+            let class = ErrorClass::of_io(&e);
             let mut message = format!(" HDIO_GET_IDENTITY failed: {}", strerror(&e));
             if class == ErrorClass::NotApplicable {
                 message.push_str(&format!(" ({})", ctx.dev.description()));

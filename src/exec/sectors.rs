@@ -2,7 +2,7 @@
 
 use super::steps::Ctx;
 use crate::ata::command::{op, Protocol, TaskFile};
-use crate::error::{Error, ErrorClass};
+use crate::error::Error;
 
 /// LBA28's limit: addresses at or above it need the 48-bit commands.
 const LBA28_LIMIT: u64 = (1 << 28) - 1;
@@ -55,13 +55,8 @@ pub fn read_sector(ctx: &mut Ctx, lba: u64) {
             );
         }
         Err(f) => {
-            let class = if f.not_ata {
-                ErrorClass::NotApplicable
-            } else {
-                ErrorClass::Failed
-            };
             ctx.out
-                .error(&Error::new(class, format!("FAILED: {}", f.reason)));
+                .error(&Error::new(f.class(), format!("FAILED: {}", f.reason)));
         }
     }
 }

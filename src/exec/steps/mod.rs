@@ -149,14 +149,7 @@ fn set_msg(option: &str, value: u32, message: String) -> SettingsItem {
 
 impl Ctx<'_, '_, '_> {
     fn ioctl_failed(&mut self, label: &str, err: &io::Error) {
-        let class = match err.raw_os_error() {
-            // The driver lacks the request, or the attribute does not exist for this device.
-            Some(libc::ENOTTY)
-            | Some(libc::EINVAL)
-            | Some(libc::EOPNOTSUPP)
-            | Some(libc::ENOENT) => ErrorClass::NotApplicable,
-            _ => ErrorClass::Failed,
-        };
+        let class = ErrorClass::of_io(err);
         let mut message = format!("{label}: {}", strerror(err));
         if class == ErrorClass::NotApplicable {
             if label.starts_with(" HDIO_") && self.dev.is_libata() {
@@ -177,14 +170,9 @@ impl Ctx<'_, '_, '_> {
     }
 
     fn ata_failed(&mut self, label: &str, failure: &AtaFailure) {
-        let class = if failure.not_ata {
-            ErrorClass::NotApplicable
-        } else {
-            ErrorClass::Failed
-        };
         let message = format!("{label}: {}", failure.reason);
         self.out.error(&Error {
-            class,
+            class: failure.class(),
             message,
             errno: None,
         });

@@ -1142,3 +1142,96 @@ fn flush_drive_cache_uses_the_ext_command_when_the_drive_has_it() {
     assert!(o.stderr.starts_with(" HDIO_DRIVE_CMD(flushcache) failed: "));
     assert_eq!(o.exit, 5);
 }
+
+// ---- one errno-to-class mapping (crate::error::ErrorClass::of_errno) -----------------------
+
+#[test]
+fn every_ioctl_step_classes_errno_the_same_way() {
+    // ENOSYS and ENODEV say the driver has no such request, like ENOTTY: not applicable.
+    for (errno, exit) in [
+        (libc::ENOTTY, 25),
+        (libc::EINVAL, 25),
+        (libc::EOPNOTSUPP, 25),
+        (libc::ENOSYS, 25),
+        (libc::ENODEV, 25),
+        (libc::ENOENT, 25),
+        (libc::EIO, 5),
+        (libc::EBUSY, 5),
+        (libc::EACCES, 5),
+    ] {
+        let o = run_on(
+            sata().failing(Call::RereadPartitions, errno),
+            "-q -z /dev/x",
+        );
+        assert_eq!(o.exit, exit, "BLKRRPART errno {errno}");
+        let mut fake = sata();
+        fake.identity = Err(std::io::Error::from_raw_os_error(errno));
+        let o = run_on(fake, "-i /dev/x");
+        assert_eq!(o.exit, exit, "HDIO_GET_IDENTITY errno {errno}");
+        // Only "not applicable" says what the device is.
+        assert_eq!(
+            o.stderr.contains("(/dev/x is a SATA disk (libata))"),
+            exit == 25,
+            "{errno}: {}",
+            o.stderr
+        );
+    }
+}
+
+// ---- -I, --Istdout ------------------------------------------------------------------------
+
+#[test]
+fn identify_outputs() {
+    let o = run_on(sata(), "--Istdout /dev/x");
+    let lines: Vec<&str> = o.stdout.lines().skip(2).collect();
+    assert_eq!(lines.len(), 32);
+    assert_eq!(lines[0], "0c5a 0000 0000 0000 0000 0000 0000 0000");
+    assert_eq!(lines[11], "407f 0000 0000 40fe 0000 0000 80fe 0000");
+    assert_eq!(lines[31], "0000 0000 0000 0000 0000 0000 0000 0000");
+    assert_eq!(lines[10], "07f0 0000 746b 7f69 6163 7469 bc49 0000");
+    let o = run_on(sata(), "-I /dev/x");
+    assert!(o
+        .stdout
+        .starts_with("\n/dev/x:\n\nATA device, with non-removable media\n"));
+    assert!(o
+        .stdout
+        .contains("\tAdvanced power management level: 254\n"));
+    // No log is read when word 106 and word 78 ask for none.
+    assert!(!o.calls.iter().any(|c| matches!(c, Call::ReadLog { .. })));
+    assert_eq!(o.exit, 0);
+    // Word 106 valid: the Sector Configuration log is wanted, so the log directory is read;
+    // the fake has none, and -I goes on without it (hdparm's note on stderr, exit 0).
+    let mut w = sata_words();
+    w[106] = 0x4000;
+    let o = run_on(FakeDevice::libata_disk(w), "-I /dev/x");
+    let logs: Vec<&Call> = o
+        .calls
+        .iter()
+        .filter(|c| matches!(c, Call::ReadLog { .. }))
+        .collect();
+    assert_eq!(logs, [&Call::ReadLog { log: 0, page: 0 }]);
+    assert!(
+        o.stderr.starts_with("READ_LOG_EXT(0,0) failed: "),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(o.exit, 0);
+}
+
+#[test]
+fn identify_failures() {
+    let o = run_on(FakeDevice::loop_device(), "-I /dev/x");
+    assert_eq!(
+        o.stderr,
+        "/dev/x: no ATA IDENTIFY data: /dev/x is a loop device\n"
+    );
+    assert_eq!(o.exit, 25);
+    let mut fake = sata();
+    fake.identify = Err(aborted(op::IDENTIFY));
+    let o = run_on(fake, "-I /dev/x");
+    assert!(o
+        .stderr
+        .starts_with("/dev/x: IDENTIFY failed: ATA command 0xec failed"));
+    assert_eq!(o.stdout, HEADER);
+    assert_eq!(o.exit, 5);
+}
