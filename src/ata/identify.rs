@@ -517,6 +517,27 @@ impl Identify {
         })
     }
 
+    /// Word 82 bit 1: the Security feature set is supported.
+    pub fn security_feature_set_supported(&self) -> bool {
+        self.bit(82, 1)
+    }
+
+    /// Word 128 as the drive wrote it (0: no security status reported).
+    pub fn security_word(&self) -> u16 {
+        self.word(128)
+    }
+
+    /// Words 89 and 90: the time the normal and the enhanced SECURITY ERASE UNIT take, in the
+    /// drive's encoding (ACS-3 §7.12.7.32: bit 15 selects the 15-bit format).
+    pub fn security_erase_time_words(&self) -> (u16, u16) {
+        (self.word(89), self.word(90))
+    }
+
+    /// Word 92: the master password identifier, when reported.
+    pub fn master_password_revision(&self) -> Option<u16> {
+        self.word_reported(92).then(|| self.word(92))
+    }
+
     /// Word 128 as flags.
     pub fn security_status(&self) -> SecurityStatus {
         SecurityStatus {

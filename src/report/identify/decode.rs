@@ -842,12 +842,16 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
     report.removable_media_status_notification = w(127) & 3 == 1;
 
     // ---- security, WWN, reset, DEVSLP, checksum ---------------------------------------
-    if w(82) & 0x0002 != 0 && !is_cdrom && like_std > 3 && (w(128) != 0 || w(89) != 0 || w(90) != 0)
+    let (erase_word, enhanced_erase_word) = id.security_erase_time_words();
+    if id.security_feature_set_supported()
+        && !is_cdrom
+        && like_std > 3
+        && (id.security_word() != 0 || erase_word != 0 || enhanced_erase_word != 0)
     {
         let status = id.security_status();
         report.security = Some(Security {
-            master_password_revision: id.word_reported(92).then(|| w(92)),
-            status: (w(128) != 0).then(|| SecurityFlags {
+            master_password_revision: id.master_password_revision(),
+            status: (id.security_word() != 0).then(|| SecurityFlags {
                 supported: status.supported,
                 enabled: status.enabled,
                 locked: status.locked,
@@ -860,19 +864,16 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
                     "high"
                 }),
             }),
-            erase_time: erase_time(w(89)),
-            enhanced_erase_time: erase_time(w(90)),
+            erase_time: erase_time(erase_word),
+            enhanced_erase_time: erase_time(enhanced_erase_word),
         });
     }
-    if !is_cdrom && like_std > 3 && w(84) & 0x0100 != 0 {
-        let wwn = (u64::from(w(108)) << 48)
-            | (u64::from(w(109)) << 32)
-            | (u64::from(w(110)) << 16)
-            | u64::from(w(111));
+    if let Some(wwn) = id.wwn().filter(|_| !is_cdrom && like_std > 3) {
+        // NAA (bits 63:60), IEEE OUI (59:36), unique ID (35:0): ACS-4 §7.12.7.56.
         report.wwn = Some(Wwn {
             wwn: format!("{wwn:016x}"),
-            naa: (w(108) >> 12) as u8,
-            ieee_oui: (u32::from(w(108) & 0x0FFF) << 12) | u32::from((w(109) & 0xFFF0) >> 4),
+            naa: (wwn >> 60) as u8,
+            ieee_oui: ((wwn >> 36) & 0xFF_FFFF) as u32,
             unique_id: wwn & 0xF_FFFF_FFFF,
         });
     }
