@@ -1,6 +1,9 @@
 //! What the per-device steps need from a device, as a trait: the real implementation wraps
-//! [`crate::device`] (see `real.rs`), and tests use a scripted fake, so every step's output can
-//! be checked without hardware.
+//! [`crate::device`] (see `real.rs`), and tests use the scripted fake in `fake.rs`, so every
+//! step's commands, output and exit class can be checked without hardware.
+//!
+//! Must not: grow methods that only one implementation can answer; a step that needs the
+//! device must say so here, so that the fake can script it.
 
 use crate::ata::command::TaskFile;
 use crate::error::ErrorClass;

@@ -25,8 +25,13 @@ use std::rc::Rc;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Call {
     Ata(TaskFile),
+    /// The size of the data buffer the ATA command just before was given.
+    AtaDataLen(usize),
     Identify,
-    ReadLog { log: u8, page: u8 },
+    ReadLog {
+        log: u8,
+        page: u8,
+    },
     ForgetIdentify,
     Readahead,
     SetReadahead(u64),
@@ -56,6 +61,8 @@ struct AtaRule {
     command: u8,
     feature: Option<u16>,
     answer: Result<AtaOutput, AtaFailure>,
+    /// What a PIO-in command reads (repeated to fill the caller's buffer).
+    data: Vec<u8>,
 }
 
 /// A device whose answers are scripted; see the module doc.
@@ -193,6 +200,18 @@ impl FakeDevice {
             command,
             feature,
             answer,
+            data: Vec::new(),
+        });
+        self
+    }
+
+    /// ATA commands with this opcode succeed and read `data` (repeated to fill the buffer).
+    pub fn on_ata_read(mut self, command: u8, data: &[u8]) -> Self {
+        self.ata_rules.push(AtaRule {
+            command,
+            feature: None,
+            answer: Ok(AtaOutput::default()),
+            data: data.to_vec(),
         });
         self
     }
@@ -254,8 +273,9 @@ impl DeviceAccess for FakeDevice {
         self.libata
     }
 
-    fn ata(&mut self, tf: &TaskFile, _data: &mut [u8]) -> Result<AtaOutput, AtaFailure> {
+    fn ata(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure> {
         let _ = self.record(Call::Ata(tf.clone()));
+        self.log.borrow_mut().push(Call::AtaDataLen(data.len()));
         if !self.ata_capable {
             return Err(AtaFailure {
                 reason: self.description.clone(),
@@ -268,7 +288,12 @@ impl DeviceAccess for FakeDevice {
             .iter()
             .find(|r| r.command == tf.command && r.feature.is_none_or(|f| f == tf.feature));
         match rule {
-            Some(r) => r.answer.clone(),
+            Some(r) => {
+                for (byte, value) in data.iter_mut().zip(r.data.iter().cycle()) {
+                    *byte = *value;
+                }
+                r.answer.clone()
+            }
             None => Ok(AtaOutput::default()),
         }
     }
@@ -392,7 +417,12 @@ impl Outcome {
     pub fn actions(&self) -> Vec<Call> {
         self.calls
             .iter()
-            .filter(|c| !matches!(c, Call::Identify | Call::ForgetIdentify))
+            .filter(|c| {
+                !matches!(
+                    c,
+                    Call::Identify | Call::ForgetIdentify | Call::AtaDataLen(_)
+                )
+            })
             .cloned()
             .collect()
     }

@@ -1,11 +1,8 @@
 //! Sector-level operations: `--read-sector` (reference §4.9), with the raw-device check of §6.5.
 
 use super::steps::Ctx;
-use crate::ata::command::{op, Protocol, TaskFile};
+use crate::ata::command::{op, Protocol, TaskFile, LBA28_LIMIT};
 use crate::error::Error;
-
-/// LBA28's limit: addresses at or above it need the 48-bit commands.
-const LBA28_LIMIT: u64 = (1 << 28) - 1;
 
 /// Refuses a sector operation on a partition (its LBAs would not be the drive's).
 fn check_whole_device(ctx: &mut Ctx, lba: u64) -> bool {

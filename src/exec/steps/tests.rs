@@ -1235,3 +1235,58 @@ fn identify_failures() {
     assert_eq!(o.stdout, HEADER);
     assert_eq!(o.exit, 5);
 }
+
+// ---- --read-sector (step 42) ------------------------------------------------------------
+
+#[test]
+fn read_sector_dumps_what_the_drive_read() {
+    let fake = sata().on_ata_read(op::READ_PIO, &[0x12, 0x34, 0x56, 0x78]);
+    let o = run_on(fake, "--read-sector 100 /dev/x");
+    let tf = &o.taskfiles()[0];
+    assert_eq!(
+        (tf.command, tf.lba, tf.count, tf.lba48, tf.timeout_secs),
+        (op::READ_PIO, 100, 1, false, 60)
+    );
+    assert!(o.calls.contains(&Call::AtaDataLen(512)));
+    let mut expected = format!("{HEADER}reading sector 100: succeeded\n");
+    for _ in 0..32 {
+        expected.push_str("1234 5678 1234 5678 1234 5678 1234 5678\n");
+    }
+    assert_eq!(o.stdout, expected);
+    assert_eq!(o.exit, 0);
+}
+
+#[test]
+fn read_sector_beyond_lba28_uses_the_ext_command_and_the_logical_sector_size() {
+    let mut fake = sata();
+    fake.logical_sector_size = Ok(4096);
+    let o = run_on(fake, "--read-sector 268435455 /dev/x");
+    let tf = &o.taskfiles()[0];
+    assert_eq!((tf.command, tf.lba48), (op::READ_PIO_EXT, true));
+    assert!(o.calls.contains(&Call::AtaDataLen(4096)));
+    // Header (2 lines), "reading sector ...: succeeded", 4096 bytes at 16 a line.
+    assert_eq!(o.stdout.lines().count(), 2 + 1 + 256);
+}
+
+#[test]
+fn read_sector_refusals_and_failures() {
+    let mut fake = sata();
+    fake.partition_refusal = Some("/dev/x is a partition. Aborting.".into());
+    let o = run_on(fake, "--read-sector 1 /dev/x");
+    assert_eq!(o.ata(), vec![]);
+    assert_eq!(o.stderr, "/dev/x is a partition. Aborting.\n");
+    assert_eq!(o.exit, 22);
+    let mut fake = FakeDevice::loop_device();
+    fake.partition_refusal = Some(" HDIO_GETGEO failed: Inappropriate ioctl for device".into());
+    let o = run_on(fake, "--read-sector 1 /dev/x");
+    assert_eq!(
+        o.stderr,
+        " HDIO_GETGEO failed: Inappropriate ioctl for device (/dev/x is a loop device)\n"
+    );
+    assert_eq!(o.exit, 25);
+    let fake = sata().on_ata(op::READ_PIO, None, Err(aborted(op::READ_PIO)));
+    let o = run_on(fake, "--read-sector 1 /dev/x");
+    assert_eq!(o.stdout, format!("{HEADER}reading sector 1: "));
+    assert!(o.stderr.starts_with("FAILED: ATA command 0x20 failed"));
+    assert_eq!(o.exit, 5);
+}
