@@ -403,6 +403,17 @@ impl Identify {
         self.bit(59, 8).then_some(self.word(59) as u8)
     }
 
+    /// The same data with word 59 as hdparm's `-i` prints it: the multiple-sector count found
+    /// by `-m`'s get with the valid bit set, or the valid bit cleared when none was found.
+    pub fn with_multcount(&self, multcount: Option<u16>) -> Identify {
+        let mut words = self.words;
+        words[59] = match multcount {
+            Some(m) => m | 0x100,
+            None => words[59] & !0x100,
+        };
+        Identify { words }
+    }
+
     /// Word 59 bits 7:0 whatever its valid bit says (`-i` shows them as `?N?` when invalid).
     pub fn current_multiple_sectors_raw(&self) -> u8 {
         self.word(59) as u8

@@ -160,12 +160,7 @@ fn text_field(raw: &[u8]) -> IdText {
 /// Decodes the HDIO_GET_IDENTITY buffer. `multcount` is what hdparm stores in word 59 before
 /// printing (`multcount | 0x100`), or `None` to clear word 59's valid bit.
 pub fn kernel_identity_report(raw: &[u8; 512], multcount: Option<u16>) -> KernelIdentityReport {
-    let mut words = *Identify::from_le_bytes(raw).words();
-    words[59] = match multcount {
-        Some(m) => m | 0x100,
-        None => words[59] & !0x100,
-    };
-    let id = Identify::from_words(words);
+    let id = Identify::from_le_bytes(raw).with_multcount(multcount);
 
     let mut pio_modes = Vec::new();
     let t_pio = id.pio_timing_mode();
