@@ -241,6 +241,16 @@ impl Identify {
         self.word(22)
     }
 
+    /// Word 21 when it holds a value (neither 0 nor 0xFFFF): the buffer size in 512-byte units.
+    pub fn buffer_size_reported(&self) -> Option<u16> {
+        self.word_reported(21).then(|| self.word(21))
+    }
+
+    /// Word 48 (ATA-1): double-word I/O is supported (any non-zero value, as hdparm reads it).
+    pub fn double_word_io(&self) -> bool {
+        self.word(48) != 0
+    }
+
     /// Word 20 (retired): the buffer type code.
     pub fn buffer_type(&self) -> u16 {
         self.word(20)
@@ -251,7 +261,71 @@ impl Identify {
         self.word(21)
     }
 
+    // ---- ATAPI -------------------------------------------------------------------------
+
+    /// Word 0 bits 6:5 (ATAPI): the DRQ response time code.
+    pub fn atapi_drq_response_code(&self) -> u16 {
+        (self.word(0) >> 5) & 0x3
+    }
+
+    /// Word 0 bits 1:0 (ATAPI): the command packet size code (0: 12 bytes, 1: 16 bytes).
+    pub fn atapi_packet_size_code(&self) -> u16 {
+        self.word(0) & 0x3
+    }
+
+    /// Word 49 bit 15 (ATAPI): interleaved DMA is supported.
+    pub fn atapi_interleaved_dma(&self) -> bool {
+        self.bit(49, 15)
+    }
+
+    /// Word 49 bit 14 (ATAPI): command queuing is supported.
+    pub fn atapi_command_queuing(&self) -> bool {
+        self.bit(49, 14)
+    }
+
+    /// Word 49 bit 13 (ATAPI): overlapped operation is supported.
+    pub fn atapi_overlap(&self) -> bool {
+        self.bit(49, 13)
+    }
+
+    /// Word 49 bit 12 (ATAPI): the ATAPI soft reset is required.
+    pub fn atapi_soft_reset_required(&self) -> bool {
+        self.bit(49, 12)
+    }
+
+    /// Words 71-72 (ATAPI): typical time from PACKET to bus release, and from SERVICE to
+    /// BSY clear, in µs (0: not reported).
+    pub fn atapi_overlap_times_us(&self) -> (u16, u16) {
+        (self.word(71), self.word(72))
+    }
+
+    /// Word 62 bit 15 (SATA ATAPI): DMADIR is required, and the word carries the DMA modes.
+    pub fn atapi_dmadir_required(&self) -> bool {
+        self.bit(62, 15)
+    }
+
     // ---- transfer modes and timings -----------------------------------------------------
+
+    /// Word 49 bit 13 (ATA): the standby timer takes the standard values.
+    pub fn standby_timer_standard_values(&self) -> bool {
+        self.bit(49, 13)
+    }
+
+    /// Word 50 bit 0 when word 50 is valid: the device has a vendor-specific minimum standby
+    /// timer value.
+    pub fn standby_timer_device_minimum(&self) -> Option<bool> {
+        self.word_valid(50).then(|| self.bit(50, 0))
+    }
+
+    /// Word 52 bits 15:8: the single-word DMA timing mode of ATA-1 (obsolete).
+    pub fn dma_timing_mode(&self) -> u16 {
+        self.word(52) >> 8
+    }
+
+    /// Word 52 holds a value (the ATA-1 single-word DMA timing mode).
+    pub fn dma_timing_word_reported(&self) -> bool {
+        self.word(52) != 0
+    }
 
     /// Word 49 bit 11: IORDY is supported.
     pub fn iordy_supported(&self) -> bool {
@@ -430,6 +504,32 @@ impl Identify {
         }
     }
 
+    /// Word 75 bits 4:0 plus one: the maximum queue depth.
+    pub fn queue_depth(&self) -> u16 {
+        (self.word(75) & 0x1F) + 1
+    }
+
+    /// Word 76 bit 8: Native Command Queuing is supported.
+    pub fn ncq_supported(&self) -> bool {
+        self.bit(76, 8)
+    }
+
+    /// Word 83 bit 1, with word 83 valid: TCQ (READ/WRITE DMA QUEUED) is supported.
+    pub fn tcq_supported(&self) -> bool {
+        self.word_valid(83) && self.bit(83, 1)
+    }
+
+    /// Word 83 bit 10, with word 83 valid: the 48-bit Address feature set is supported
+    /// (whether or not word 86 says it is enabled).
+    pub fn lba48_feature_supported(&self) -> bool {
+        self.word_valid(83) && self.bit(83, 10)
+    }
+
+    /// Words 57-58 read the other way round (high word first): ATA-1 left their order open.
+    pub fn chs_current_sectors_swapped(&self) -> u32 {
+        (u32::from(self.word(57)) << 16) | u32::from(self.word(58))
+    }
+
     /// Word 59 bit 12: the SANITIZE feature set is supported.
     pub fn sanitize_supported(&self) -> bool {
         self.bit(59, 12)
@@ -570,6 +670,52 @@ impl Identify {
     /// Word 168 bits 3:0: nominal form factor code.
     pub fn form_factor(&self) -> u16 {
         self.word(168)
+    }
+
+    /// Word 105, when reported: the most 512-byte blocks of ranges one DATA SET MANAGEMENT
+    /// command takes.
+    pub fn trim_max_blocks(&self) -> Option<u16> {
+        self.word_reported(105).then(|| self.word(105))
+    }
+
+    /// Word 127 bits 1:0 = 01: the Removable Media Status Notification feature set.
+    pub fn removable_media_status_notification(&self) -> bool {
+        self.word(127) & 3 == 1
+    }
+
+    /// Word 93 when valid: the hardware reset result.
+    pub fn hardware_reset_result(&self) -> Option<u16> {
+        self.word_valid(93).then(|| self.word(93))
+    }
+
+    /// Words 222-223: the transport major and minor version words.
+    pub fn transport_versions(&self) -> (u16, u16) {
+        (self.word(222), self.word(223))
+    }
+
+    /// Word 255: the integrity word (checksum in bits 15:8, signature in bits 7:0).
+    pub fn integrity_word(&self) -> u16 {
+        self.word(255)
+    }
+
+    /// Word 160 (CFA): the power mode 1 word.
+    pub fn cfa_power_mode(&self) -> u16 {
+        self.word(160)
+    }
+
+    /// Word 162 (CFA): the key management (CPRM) schemes, when reported.
+    pub fn cfa_key_management(&self) -> Option<u16> {
+        self.word_reported(162).then(|| self.word(162))
+    }
+
+    /// Word 163 (CFA): the advanced PIO and multiword DMA modes.
+    pub fn cfa_advanced_modes(&self) -> u16 {
+        self.word(163)
+    }
+
+    /// Word 164 (CFA): the PC Card I/O and memory Ultra DMA modes and cycle times.
+    pub fn cfa_card_modes(&self) -> u16 {
+        self.word(164)
     }
 
     /// Word 169 bit 0: DATA SET MANAGEMENT with TRIM is supported.

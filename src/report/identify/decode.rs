@@ -602,7 +602,7 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
     // ---- configuration ----------------------------------------------------------------
     let ata1_flags = if !is_cdrom && like_std == 1 {
         (1..15)
-            .filter(|&b| w(0) & (1 << b) != 0)
+            .filter(|&b| id.general_configuration() & (1 << b) != 0)
             .map(|b| ATA1_CONFIG[b])
             .collect()
     } else {
@@ -619,13 +619,13 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
     };
     if is_atapi {
         configuration.atapi = Some(AtapiConfiguration {
-            drq_response: match w(0) & 0x0060 {
-                0x0000 => "3ms.",
-                0x0020 => "<=10ms with INTRQ",
-                0x0040 => "50us.",
+            drq_response: match id.atapi_drq_response_code() {
+                0 => "3ms.",
+                1 => "<=10ms with INTRQ",
+                2 => "50us.",
                 _ => "unknown.",
             },
-            packet_size: match w(0) & 0x0003 {
+            packet_size: match id.atapi_packet_size_code() {
                 0 => "12 bytes",
                 1 => "16 bytes",
                 _ => "Unknown",
@@ -634,11 +634,13 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
     } else {
         configuration.addressing = Some(addressing(id, ctx, like_std, min_std));
     }
-    if w(20) <= 3 && id.word_reported(21) {
-        configuration.cache_buffer_kbytes = Some(w(21) / 2);
-        configuration.cache_buffer_type = (w(20) != 0).then(|| BUFFER_TYPES[usize::from(w(20))]);
+    let buffer_type = id.buffer_type();
+    if let Some(size) = id.buffer_size_reported().filter(|_| buffer_type <= 3) {
+        configuration.cache_buffer_kbytes = Some(size / 2);
+        configuration.cache_buffer_type =
+            (buffer_type != 0).then(|| BUFFER_TYPES[usize::from(buffer_type)]);
     }
-    let ff = w(168);
+    let ff = id.form_factor();
     if ff != 0 && ff & 0xFFF8 == 0 {
         let text = match ff {
             1 => String::from("5.25 inch"),
@@ -650,7 +652,7 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
         };
         configuration.form_factor = Some(FormFactor { code: ff, text });
     }
-    configuration.rotation = match w(217) {
+    configuration.rotation = match id.rotation_rate() {
         1 => Some(Rotation::SolidState),
         rpm if rpm > 0x401 => Some(Rotation::Rpm { rpm }),
         _ => None,
@@ -658,19 +660,20 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
     report.configuration = Some(configuration);
 
     // ---- capabilities -----------------------------------------------------------------
-    let w49 = w(49);
-    let w53 = w(53);
     let mut caps = Capabilities {
-        cmd_queuing: is_atapi && !is_cdrom && w49 & 0x4000 != 0,
-        cmd_overlap: is_atapi && w49 & 0x2000 != 0,
-        lba: w49 & 0x0200 != 0,
+        cmd_queuing: is_atapi && !is_cdrom && id.atapi_command_queuing(),
+        cmd_overlap: is_atapi && id.atapi_overlap(),
+        lba: id.lba_supported(),
         iordy: (like_std != 1).then_some(Iordy {
-            supported: w49 & 0x0800 != 0,
-            can_be_disabled: w49 & 0x0400 != 0,
+            supported: id.iordy_supported(),
+            can_be_disabled: id.iordy_can_be_disabled(),
         }),
-        buffer_type: (like_std == 1 && w(20) != 0).then(|| w(20)),
-        buffer_size_bytes: (min_std == 1 && id.word_reported(21)).then(|| u32::from(w(21)) * 512),
-        rw_long_bytes: (min_std < 4 && w(22) != 0).then(|| w(22)),
+        buffer_type: (like_std == 1 && buffer_type != 0).then_some(buffer_type),
+        buffer_size_bytes: id
+            .buffer_size_reported()
+            .filter(|_| min_std == 1)
+            .map(|size| u32::from(size) * 512),
+        rw_long_bytes: (min_std < 4 && id.ecc_bytes() != 0).then(|| id.ecc_bytes()),
         queue_depth: None,
         double_word_io: None,
         standby_timer: None,
@@ -694,28 +697,27 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
     };
     let sata_words_shown = |n: usize| serial_transport || id.word_reported(n);
     if !is_cdrom && like_std > 3 {
-        let ncq = sata_words_shown(76) && w(76) & 0x0100 != 0;
-        let tcq = id.word_valid(83) && w(83) & 2 != 0;
-        if ncq || tcq {
-            caps.queue_depth = Some((w(75) & 0x1F) + 1);
+        let ncq = sata_words_shown(76) && id.ncq_supported();
+        if ncq || id.tcq_supported() {
+            caps.queue_depth = Some(id.queue_depth());
         }
     }
     if !is_atapi {
         if like_std == 1 {
-            caps.double_word_io = Some(w(48) != 0);
+            caps.double_word_io = Some(id.double_word_io());
         } else {
             caps.standby_timer = Some(StandbyTimer {
-                standard_values: w49 & 0x2000 != 0,
-                device_specific_minimum: (like_std > 3 && id.word_valid(50))
-                    .then(|| w(50) & 1 != 0),
+                standard_values: id.standby_timer_standard_values(),
+                device_specific_minimum: id.standby_timer_device_minimum().filter(|_| like_std > 3),
             });
         }
-        caps.multiple_sector_transfer = Some(if like_std < 3 && w(47) & 0xFF == 0 {
+        let max_sectors = id.max_multiple_sectors();
+        caps.multiple_sector_transfer = Some(if like_std < 3 && max_sectors == 0 {
             MultipleSectorTransfer::NotSupported
         } else {
             MultipleSectorTransfer::Supported {
-                max_sectors: w(47) as u8,
-                current_sectors: (w(59) & 0x0100 != 0).then_some(w(59) as u8),
+                max_sectors,
+                current_sectors: id.current_multiple_sectors(),
             }
         });
         if like_std > 3 {
@@ -729,63 +731,70 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
             });
         }
     } else {
-        caps.atapi_sw_reset_required = !is_cdrom && w49 & 0x1000 != 0;
-        if w(71) != 0 || w(72) != 0 {
+        caps.atapi_sw_reset_required = !is_cdrom && id.atapi_soft_reset_required();
+        let (release_bus_us, clear_bsy_us) = id.atapi_overlap_times_us();
+        if release_bus_us != 0 || clear_bsy_us != 0 {
             caps.overlap = Some(Overlap {
-                release_bus_us: nonzero(w(71)),
-                clear_bsy_us: nonzero(w(72)),
+                release_bus_us: nonzero(release_bus_us),
+                clear_bsy_us: nonzero(clear_bsy_us),
             });
         }
     }
     // Some SATA ATAPI devices re-purpose word 62 for their DMA modes (DMADIR).
-    let dmadir = is_atapi && w(62) & 0x8000 != 0;
+    let dmadir = is_atapi && id.atapi_dmadir_required();
     caps.dmadir_required = dmadir;
+    let (sdma, mdma, udma) = (id.sdma_modes(), id.mdma_modes(), id.udma_modes());
     let sdma_ok = if dmadir {
         false
     } else {
-        let (hi, lo) = ((w(62) >> 8) as u8, w(62) as u8);
-        !(w(62) == 0 || lo & 0xF8 != 0 || (hi != 0 && hi != 1 && hi != 2 && hi != 4))
+        let (hi, lo) = ((sdma >> 8) as u8, sdma as u8);
+        !(sdma == 0 || lo & 0xF8 != 0 || (hi != 0 && hi != 1 && hi != 2 && hi != 4))
     };
-    if dmadir || w49 & 0x0100 != 0 {
-        caps.dma.modes = if w(52) != 0 && w(62) == 0 && w(63) == 0 {
-            DmaModes::Legacy { sdma: w(52) >> 8 }
+    if dmadir || id.dma_supported() {
+        caps.dma.modes = if id.dma_timing_word_reported() && sdma == 0 && mdma == 0 {
+            DmaModes::Legacy {
+                sdma: id.dma_timing_mode(),
+            }
         } else {
             let mut modes = Vec::new();
             let mut have_mode = false;
             let mut conflict = false;
             if sdma_ok {
-                conflict |= mode_list(&mut modes, w(62), w(62) >> 8, 's', &mut have_mode);
+                conflict |= mode_list(&mut modes, sdma, sdma >> 8, 's', &mut have_mode);
             }
-            if w(63) != 0 {
-                let sup = if dmadir { (w(62) >> 7) & 7 } else { w(63) };
-                conflict |= mode_list(&mut modes, sup, w(63) >> 8, 'm', &mut have_mode);
+            if mdma != 0 {
+                let sup = if dmadir { (sdma >> 7) & 7 } else { mdma };
+                conflict |= mode_list(&mut modes, sup, mdma >> 8, 'm', &mut have_mode);
             }
-            if w53 & 0x0004 != 0 && w(88) != 0 {
-                let sup = if dmadir { w(62) & 0x7F } else { w(88) };
-                conflict |= mode_list(&mut modes, sup, w(88) >> 8, 'u', &mut have_mode);
+            if id.udma_word_valid() && udma != 0 {
+                let sup = if dmadir { sdma & 0x7F } else { udma };
+                conflict |= mode_list(&mut modes, sup, udma >> 8, 'u', &mut have_mode);
             }
             DmaModes::List {
                 modes,
                 questionable: conflict || !have_mode,
             }
         };
-        caps.dma.interleaved = is_atapi && !is_cdrom && w49 & 0x8000 != 0;
-        if w53 & 0x0002 != 0 {
-            caps.dma.cycle_min_ns = nonzero(w(65));
-            caps.dma.cycle_recommended_ns = nonzero(w(66));
+        caps.dma.interleaved = is_atapi && !is_cdrom && id.atapi_interleaved_dma();
+        if id.timing_words_valid() {
+            let [min, recommended] = id.dma_cycle_ns();
+            caps.dma.cycle_min_ns = nonzero(min);
+            caps.dma.cycle_recommended_ns = nonzero(recommended);
         }
     }
-    caps.pio.modes = if w53 & 0x0002 != 0 && w(64) & 0xFF != 0 {
-        let bits = ((w(64) & 0xFF) << 3) | 7;
+    let advanced_pio = id.advanced_pio_modes() & 0xFF;
+    caps.pio.modes = if id.timing_words_valid() && advanced_pio != 0 {
+        let bits = (advanced_pio << 3) | 7;
         Some((0..=8u8).filter(|&m| bits & (1 << m) != 0).collect())
-    } else if (min_std < 5 || is_cdrom) && (w(51) >> 8) <= 2 {
-        Some((0..=(w(51) >> 8) as u8).collect())
+    } else if (min_std < 5 || is_cdrom) && id.pio_timing_mode() <= 2 {
+        Some((0..=id.pio_timing_mode() as u8).collect())
     } else {
         None
     };
-    if w53 & 0x0002 != 0 {
-        caps.pio.cycle_no_flow_control_ns = nonzero(w(67));
-        caps.pio.cycle_iordy_flow_control_ns = nonzero(w(68));
+    if id.timing_words_valid() {
+        let [no_flow_control, iordy] = id.pio_cycle_ns();
+        caps.pio.cycle_no_flow_control_ns = nonzero(no_flow_control);
+        caps.pio.cycle_iordy_flow_control_ns = nonzero(iordy);
     }
     report.capabilities = Some(caps);
 
