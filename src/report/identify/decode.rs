@@ -432,6 +432,10 @@ fn nonzero(v: u16) -> Option<u16> {
 
 /// Decodes IDENTIFY data (plus what a live device adds) into the `-I` report.
 pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
+    // Raw words remain in two places on purpose: hdparm's guess of the standard the device
+    // follows is a heuristic over whole words (masks such as `w(83) & 0x3FFF > 0x00FF` have no
+    // meaning of their own), and the feature tables (W82, W83...) name each bit of a word, so
+    // the word is their input. Everything else reads named accessors of `Identify`.
     let w = |n: usize| id.word(n);
     let chksum = id.byte_sum();
     let class = id.device_class();
@@ -443,7 +447,7 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
     };
     let device = DeviceLine {
         kind,
-        general_configuration: w(0),
+        general_configuration: id.general_configuration(),
         atapi_device_type: eqpt,
         atapi_device_type_name: eqpt.map(|t| ATAPI_TYPES[usize::from(t & 0x1F)].to_string()),
         removable_media: matches!(kind, DeviceKind::Ata | DeviceKind::Atapi)
@@ -833,7 +837,7 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
         const TRIM_ZEROS: u16 = 1 << 5;
         let w69 = w(69) & !(TRIM_DATA | TRIM_ZEROS);
         let trim = id.trim_supported().then(|| Trim {
-            limit_blocks: id.word_reported(105).then(|| w(105)),
+            limit_blocks: id.trim_max_blocks(),
             deterministic_read: (w(69) & TRIM_DATA != 0).then_some(if w(69) & TRIM_ZEROS != 0 {
                 "zeros"
             } else {
@@ -848,7 +852,7 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
     if kind == DeviceKind::Cfa {
         report.cfa = Some(cfa(id));
     }
-    report.removable_media_status_notification = w(127) & 3 == 1;
+    report.removable_media_status_notification = id.removable_media_status_notification();
 
     // ---- security, WWN, reset, DEVSLP, checksum ---------------------------------------
     let (erase_word, enhanced_erase_word) = id.security_erase_time_words();
@@ -886,8 +890,7 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
             unique_id: wwn & 0xF_FFFF_FFFF,
         });
     }
-    if id.word_valid(93) {
-        let w93 = w(93);
+    if let Some(w93) = id.hardware_reset_result() {
         let (device_number, jj) = if w93 & 1 != 0 {
             (0, w93)
         } else {
@@ -903,7 +906,7 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
             },
         });
     }
-    if ctx.live && w(78) & 0x0100 != 0 {
+    if ctx.live && id.wants_sata_settings_log() {
         if let Some(t) = ctx.devslp {
             let source = if t.deto_ms != 0 { "drive" } else { "default" };
             report.device_sleep = Some(DeviceSleep {
@@ -919,7 +922,7 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
         report.integrity = Some(Integrity {
             signature_present,
             byte_sum: chksum,
-            word: w(255),
+            word: id.integrity_word(),
             checksum_correct: signature_present.then_some(chksum == 0),
         });
     }
@@ -952,27 +955,30 @@ fn erase_time(word: u16) -> Option<EraseTime> {
 }
 
 fn addressing(id: &Identify, ctx: &IdentifyContext, like_std: u16, min_std: u16) -> Addressing {
-    let w = |n: usize| id.word(n);
-    let lba = w(49) & 0x0200 != 0;
+    let lba = id.lba_supported();
     let ll: u32 = if lba { id.lba28_sectors() } else { 0 };
     let mut mm: u32 = 0;
     let mut bb: u64 = 0;
-    let chs = if ll > 0x00FB_FC10 && w(1) == 0 {
+    let (cylinders, heads, sectors) = id.default_chs();
+    let chs = if ll > 0x00FB_FC10 && cylinders == 0 {
         None
     } else {
-        let cur = w(53) & 1 != 0;
-        let pick = |n: usize| if cur { w(n) } else { 0 };
+        let cur = id.current_chs_valid();
+        let (cur_cylinders, cur_heads, cur_sectors) =
+            if cur { id.current_chs() } else { (0, 0, 0) };
+        let product = |(c, h, s): (u16, u16, u16)| u64::from(c) * u64::from(h) * u64::from(s);
         bb = if cur {
-            u64::from(w(54)) * u64::from(w(55)) * u64::from(w(56))
+            product(id.current_chs())
         } else {
-            u64::from(w(1)) * u64::from(w(3)) * u64::from(w(6))
+            product(id.default_chs())
         };
-        let ata1_bytes = min_std == 1 && (w(4) != 0 || w(5) != 0);
+        let (track_bytes, sector_bytes) = id.ata1_track_and_sector_bytes();
+        let ata1_bytes = min_std == 1 && (track_bytes != 0 || sector_bytes != 0);
         let current_addressable_sectors = cur.then(|| {
             mm = id.chs_current_sectors();
             // ATA-1 left the order of words 57/58 open: take whichever is nearer C*H*S.
             if like_std < 3 {
-                let nn = (u32::from(w(57)) << 16) | u32::from(w(58));
+                let nn = id.chs_current_sectors_swapped();
                 let dist = |v: u32| (i128::from(v) - i128::from(bb)).unsigned_abs();
                 if dist(mm) > dist(nn) {
                     mm = nn;
@@ -981,19 +987,19 @@ fn addressing(id: &Identify, ctx: &IdentifyContext, like_std: u16, min_std: u16)
             mm
         });
         Some(Chs {
-            cylinders_max: w(1),
-            cylinders_current: pick(54),
-            heads_max: w(3),
-            heads_current: pick(55),
-            sectors_per_track_max: w(6),
-            sectors_per_track_current: pick(56),
-            bytes_per_track: ata1_bytes.then(|| w(4)),
-            bytes_per_sector: ata1_bytes.then(|| w(5)),
+            cylinders_max: cylinders,
+            cylinders_current: cur_cylinders,
+            heads_max: heads,
+            heads_current: cur_heads,
+            sectors_per_track_max: sectors,
+            sectors_per_track_current: cur_sectors,
+            bytes_per_track: ata1_bytes.then_some(track_bytes),
+            bytes_per_sector: ata1_bytes.then_some(sector_bytes),
             current_addressable_sectors,
         })
     };
     let mut bbbig: u64 = 0;
-    let lba48_sectors = (lba && id.word_valid(83) && w(83) & 0x0400 != 0).then(|| {
+    let lba48_sectors = (lba && id.lba48_feature_supported()).then(|| {
         bbbig = id.lba48_sectors();
         bbbig
     });
@@ -1042,46 +1048,47 @@ fn addressing(id: &Identify, ctx: &IdentifyContext, like_std: u16, min_std: u16)
 }
 
 fn cfa(id: &Identify) -> Cfa {
-    let w = |n: usize| id.word(n);
+    let advanced = id.cfa_advanced_modes();
+    let card = id.cfa_card_modes();
     let mut modes = Vec::new();
     let mut push = |name: String, selected: bool| modes.push(XferMode { name, selected });
     // CFA PIO 5-6 and MDMA 3-4 (word 163).
-    let max = w(163) & 7;
+    let max = advanced & 7;
     if max == 1 || max == 2 {
-        let sel = (w(163) >> 6) & 7;
+        let sel = (advanced >> 6) & 7;
         for m in 1..=max {
             push(format!("pio{}", m + 4), m == sel);
         }
     }
-    let max = (w(163) >> 3) & 7;
+    let max = (advanced >> 3) & 7;
     if max == 1 || max == 2 {
-        let sel = (w(163) >> 9) & 7;
+        let sel = (advanced >> 9) & 7;
         for m in 1..=max {
             push(format!("mdma{}", m + 2), m == sel);
         }
     }
     let mut io_cycle = None;
     let mut mem_cycle = None;
-    if w(164) & 0x8000 != 0 {
+    if card & 0x8000 != 0 {
         const IO_TIMES: [u8; 4] = [255, 120, 100, 80];
         const MEM_TIMES: [u8; 4] = [250, 120, 100, 80];
-        io_cycle = IO_TIMES.get(usize::from(w(164) & 7)).copied();
-        mem_cycle = MEM_TIMES.get(usize::from((w(164) >> 3) & 7)).copied();
-        let sel = (w(164) >> 12) & 7;
-        let max = (w(164) >> 6) & 7;
+        io_cycle = IO_TIMES.get(usize::from(card & 7)).copied();
+        mem_cycle = MEM_TIMES.get(usize::from((card >> 3) & 7)).copied();
+        let sel = (card >> 12) & 7;
+        let max = (card >> 6) & 7;
         if max <= 6 {
             for m in 0..=max {
                 push(format!("io_udma{}", m + 4), m == sel);
             }
         }
-        let max = (w(164) >> 9) & 7;
+        let max = (card >> 9) & 7;
         if max <= 6 {
             for m in 0..=max {
                 push(format!("mem_udma{}", m + 4), m == sel);
             }
         }
     }
-    let w160 = w(160);
+    let w160 = id.cfa_power_mode();
     Cfa {
         max_io_udma_cycle_ns: io_cycle,
         max_mem_udma_cycle_ns: mem_cycle,
@@ -1090,6 +1097,6 @@ fn cfa(id: &Identify) -> Cfa {
             supported: w160 & 0x2000 == 0,
             max_current_ma: nonzero(w160 & 0x0FFF),
         }),
-        cprm: id.word_reported(162) && w(162) & 1 != 0,
+        cprm: id.cfa_key_management().is_some_and(|w| w & 1 != 0),
     }
 }
