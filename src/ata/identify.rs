@@ -897,6 +897,59 @@ mod tests {
     }
 
     #[test]
+    fn apm_support_tests_differ_between_b_and_i() {
+        // Word 83 bit 3 set but the word not marked valid: -B and -I say unsupported, -i not.
+        let id = with(&[(83, 0x0008), (86, 0x0008), (91, 0x40FE)]);
+        assert_eq!(id.apm(), Apm::NotSupported);
+        assert_eq!(
+            id.apm_unchecked(),
+            Apm::Enabled {
+                level: 254,
+                level_valid: true
+            }
+        );
+        let valid = with(&[(83, 0x4008), (86, 0x0000), (91, 0x40FE)]);
+        assert_eq!(valid.apm(), Apm::Disabled);
+    }
+
+    #[test]
+    fn hdparm_quirks_of_the_gets() {
+        // -m's fallback needs word 59's high byte to be exactly 0x01.
+        assert_eq!(with(&[(59, 0x0110)]).multcount_fallback(), 16);
+        assert_eq!(with(&[(59, 0x1110)]).multcount_fallback(), 0);
+        assert_eq!(with(&[(59, 0x1110)]).current_multiple_sectors(), Some(16));
+        // -R prints word 120 & 2, not the mode.
+        let wrv = with(&[(119, 0x4002), (120, 0x4003)]);
+        assert_eq!(wrv.write_read_verify_shown(), Some(2));
+        assert_eq!(with(&[(120, 0x4002)]).write_read_verify_shown(), None);
+        // FLUSH CACHE EXT needs bits 15:13 = 011.
+        assert!(with(&[(83, 0x7400)]).flush_cache_ext_supported());
+        assert!(!with(&[(83, 0xF400)]).flush_cache_ext_supported());
+        assert!(!with(&[(83, 0x4400)]).flush_cache_ext_supported());
+        assert_eq!(
+            with(&[(83, 0x4200), (94, 0x80FE)]).acoustic_level(),
+            Some(254)
+        );
+        assert_eq!(with(&[(83, 0x4000), (94, 0x80FE)]).acoustic_level(), None);
+    }
+
+    #[test]
+    fn with_multcount_sets_or_clears_word_59s_valid_bit() {
+        let id = with(&[(59, 0x0110)]);
+        assert_eq!(
+            id.with_multcount(Some(8)).current_multiple_sectors(),
+            Some(8)
+        );
+        assert_eq!(
+            id.with_multcount(Some(0)).current_multiple_sectors(),
+            Some(0)
+        );
+        let none = id.with_multcount(None);
+        assert_eq!(none.current_multiple_sectors(), None);
+        assert_eq!(none.current_multiple_sectors_raw(), 16);
+    }
+
+    #[test]
     fn wwn_and_security() {
         let id = with(&[
             (84, 0x0100),
