@@ -469,21 +469,23 @@ pub fn run_on_all(fakes: Vec<FakeDevice>, command_line: &str) -> Outcome {
     let parsed = crate::cli::parse(&argv);
     let mut stdout = Vec::new();
     let mut stderr = Vec::new();
+    let runs = match parsed.result {
+        Ok(Invocation::Devices(runs)) => runs,
+        other => panic!("{command_line:?} is not a device invocation: {other:?}"),
+    };
+    // JSON or text, as `exec::run` decides it.
+    let json = runs.iter().any(|r| r.flags.json);
+    let argv = argv
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     let exit = {
-        let mut out = Output::new(false, Vec::new(), &mut stdout, &mut stderr);
-        match parsed.result {
-            Ok(Invocation::Devices(runs)) => {
-                run_devices_with(
-                    &runs,
-                    &mut out,
-                    &mut FakeOpener {
-                        fakes,
-                        facts_next: 0,
-                    },
-                );
-            }
-            other => panic!("{command_line:?} is not a device invocation: {other:?}"),
-        }
+        let mut out = Output::new(json, argv, &mut stdout, &mut stderr);
+        let mut opener = FakeOpener {
+            fakes,
+            facts_next: 0,
+        };
+        run_devices_with(&runs, &mut out, &mut opener);
         out.finish()
     };
     Outcome {

@@ -1290,3 +1290,60 @@ fn read_sector_refusals_and_failures() {
     assert!(o.stderr.starts_with("FAILED: ATA command 0x20 failed"));
     assert_eq!(o.exit, 5);
 }
+
+// ---- across steps --------------------------------------------------------------------------
+
+#[test]
+fn identify_is_read_afresh_after_the_sets() {
+    let o = run_on(sata(), "-B128 -B /dev/x");
+    let forget = o.calls.iter().position(|c| *c == Call::ForgetIdentify);
+    let set = o.calls.iter().position(|c| matches!(c, Call::Ata(_)));
+    let last_identify = o.calls.iter().rposition(|c| *c == Call::Identify);
+    assert!(
+        set < forget && forget < last_identify,
+        "set, then forget, then the get's IDENTIFY: {:?}",
+        o.calls
+    );
+}
+
+#[test]
+fn quiet_gets_do_nothing_at_all() {
+    let o = run_on(sata(), "-q -A -q -W -q -B -q -M -q -R -q -c -q -r /dev/x");
+    assert_eq!(o.stdout, "");
+    assert_eq!(o.actions(), vec![]);
+    assert_eq!(o.exit, 0);
+}
+
+#[test]
+fn flags_accumulate_over_devices() {
+    let o = run_on_all(vec![sata(), sata()], "-B254 /dev/x -M128 /dev/y");
+    assert_eq!(
+        o.ata(),
+        vec![
+            set_features(0x05, 254),
+            set_features(0x05, 254),
+            set_features(0x42, 128)
+        ]
+    );
+}
+
+#[test]
+fn json_collects_the_lines_as_data_and_errors_as_messages() {
+    let fake = sata().on_ata(op::SETFEATURES, Some(0x42), Err(aborted(op::SETFEATURES)));
+    let o = run_on(fake, "--json -B254 -M128 /dev/x");
+    let doc: serde_json::Value = serde_json::from_str(&o.stdout).unwrap_or_default();
+    let device = &doc["devices"][0];
+    assert_eq!(device["name"], "/dev/x");
+    assert_eq!(device["kind"], "ata_disk");
+    let settings: Vec<&str> = device["settings"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|s| s["setting"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(settings, ["set", "set", "apm_level", "acoustic"]);
+    assert_eq!(device["settings"][2]["apm"]["level"], 254);
+    assert_eq!(device["messages"][0]["class"], "failed");
+    assert_eq!(doc["hdparm_rs"]["exit_status"], 5);
+    // The error line still goes to stderr; stdout holds only the document.
+    assert!(o.stderr.starts_with(" HDIO_DRIVE_CMD:ACOUSTIC failed: "));
+    assert_eq!(o.exit, 5);
+}
