@@ -4,6 +4,9 @@
 //!
 //! Devices are opened through [`Opener`], so that tests run exactly this function over the
 //! scripted fake (`fake.rs`); the binary's opener is [`RealOpener`].
+//!
+//! Must not: send anything before every device's guards and every option's availability have
+//! been checked; a refusal changes nothing anywhere.
 
 use super::access::DeviceAccess;
 use super::guards::{self, DeviceFacts};

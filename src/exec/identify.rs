@@ -1,5 +1,8 @@
 //! The identification steps: `-i` (the kernel's cached IDENTIFY, reference §5.2) and `-I`,
 //! `--Istdout`, `--Iraw` (a live IDENTIFY, §5.3), plus `--Istdin` with no device (§5.4).
+//!
+//! Must not: decode or format IDENTIFY itself (that is `ata::identify` and `report`); this
+//! file only fetches the data, reads the log pages `-I` wants, and files the results.
 
 use super::output::Output;
 use super::steps::Ctx;

@@ -1,4 +1,7 @@
 //! Sector-level operations: `--read-sector` (reference §4.9), with the raw-device check of §6.5.
+//!
+//! Must not: send a sector command to a partition or any node whose LBAs are not the drive's
+//! (the raw-device check comes first, and a refusal sends nothing).
 
 use super::steps::Ctx;
 use crate::ata::command::{op, Protocol, TaskFile, LBA28_LIMIT};
