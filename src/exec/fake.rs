@@ -84,7 +84,8 @@ pub struct FakeDevice {
     pub partition_refusal: Option<String>,
     /// HDIO get answers; a setting not listed answers ENOTTY (what libata says).
     pub hdio: Vec<(HdioSetting, i64)>,
-    /// Calls that fail, with their errno (compared exactly, arguments included).
+    /// Calls that fail, with their errno (compared exactly, arguments included). ATA commands
+    /// are scripted with [`FakeDevice::on_ata`] instead, since they fail with registers.
     failing: Vec<(Call, i32)>,
     ata_rules: Vec<AtaRule>,
     log: Rc<RefCell<Vec<Call>>>,
@@ -274,6 +275,8 @@ impl DeviceAccess for FakeDevice {
     }
 
     fn ata(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure> {
+        // Recorded even on a device that cannot take ATA: the step asked (the real device then
+        // sends nothing and answers as below).
         let _ = self.record(Call::Ata(tf.clone()));
         self.log.borrow_mut().push(Call::AtaDataLen(data.len()));
         if !self.ata_capable {
