@@ -47,6 +47,10 @@ impl Support {
     pub fn is_enabled(self) -> bool {
         self == Support::Enabled
     }
+    /// None when unsupported, else whether it is on (the shape the `-A`/`-W`/`-i` lines take).
+    pub fn enabled(self) -> Option<bool> {
+        self.is_supported().then_some(self.is_enabled())
+    }
 }
 
 /// What word 0 (general configuration) says the device is, as hdparm's `-I` classifies it.

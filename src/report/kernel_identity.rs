@@ -245,7 +245,6 @@ pub fn kernel_identity_report(raw: &[u8; 512], multcount: Option<u16>) -> Kernel
     let (current_cylinders, current_heads, current_sectors) = id.current_chs();
     let buffer_type = id.buffer_type();
     let buffer_size = id.buffer_size_sectors();
-    let write_cache = id.write_cache();
     KernelIdentityReport {
         model: text_field(&raw[54..94]),
         firmware: text_field(&raw[46..54]),
@@ -287,9 +286,7 @@ pub fn kernel_identity_report(raw: &[u8; 512], multcount: Option<u16>) -> Kernel
         udma_modes,
         advanced_pm: apm.is_supported(),
         advanced_pm_level: Some(apm).filter(|apm| apm.is_supported()),
-        write_cache_enabled: write_cache
-            .is_supported()
-            .then_some(write_cache.is_enabled()),
+        write_cache_enabled: id.write_cache().enabled(),
         conforms_to,
     }
 }

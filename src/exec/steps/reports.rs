@@ -11,7 +11,6 @@
 use super::Ctx;
 use crate::ata::command::{op, TaskFile};
 use crate::ata::features;
-use crate::ata::identify::Support;
 use crate::exec::access::HdioSetting;
 use crate::report::settings::SettingsItem;
 
@@ -204,7 +203,7 @@ pub fn get_lookahead(ctx: &mut Ctx) {
         return;
     }
     if let Some(id) = ctx.identify() {
-        let enabled = support_state(id.look_ahead());
+        let enabled = id.look_ahead().enabled();
         ctx.out.item(SettingsItem::LookAhead { enabled });
     } else {
         ctx.identify_unavailable("-A");
@@ -217,7 +216,7 @@ pub fn get_write_cache(ctx: &mut Ctx) {
         return;
     }
     if let Some(id) = ctx.identify() {
-        let enabled = support_state(id.write_cache());
+        let enabled = id.write_cache().enabled();
         ctx.out.item(SettingsItem::WriteCaching { enabled });
     } else {
         ctx.identify_unavailable("-W");
@@ -338,11 +337,6 @@ pub fn get_max_sectors(ctx: &mut Ctx) {
         "max_sectors",
         serde_json::json!({ "visible_sectors": visible, "native_sectors": native, "accessible_max_address": amax }),
     );
-}
-
-/// A feature's state as the `-A`/`-W` lines take it: None when unsupported, else whether on.
-fn support_state(support: Support) -> Option<bool> {
-    support.is_supported().then_some(support.is_enabled())
 }
 
 /// A get through a legacy HDIO ioctl: a line when it works; an error only when the option was
