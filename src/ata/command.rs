@@ -68,6 +68,10 @@ pub mod op {
     pub const SECURITY_FREEZE_LOCK: u8 = 0xF5;
     pub const SECURITY_DISABLE: u8 = 0xF6;
     pub const READ_NATIVE_MAX: u8 = 0xF8;
+    /// Hitachi vendor-specific command; feature 0x01 (SENSE CONDITION) reads the temperature.
+    pub const HITACHI_VENDOR: u8 = 0xF0;
+    /// Seagate vendor-specific command that disables the drive's automatic power saving.
+    pub const SEAGATE_POWERSAVE_OFF: u8 = 0xFB;
     pub const SET_MAX: u8 = 0xF9;
 }
 

@@ -12,6 +12,8 @@
 //! data); where hdparm 9.65 derives a value in its own (sometimes quirky) way, the accessor
 //! says so and follows hdparm, because other options' output depends on it.
 
+use super::values::Apm;
+
 /// How many 16-bit words IDENTIFY returns.
 pub const IDENTIFY_WORDS: usize = 256;
 
@@ -44,6 +46,10 @@ impl Support {
     }
     pub fn is_enabled(self) -> bool {
         self == Support::Enabled
+    }
+    /// None when unsupported, else whether it is on (the shape the `-A`/`-W`/`-i` lines take).
+    pub fn enabled(self) -> Option<bool> {
+        self.is_supported().then_some(self.is_enabled())
     }
 }
 
@@ -207,6 +213,179 @@ impl Identify {
         self.bit(0, 7)
     }
 
+    /// Word 0, the general configuration (bit names in `-i`'s `Config={...}`).
+    pub fn general_configuration(&self) -> u16 {
+        self.word(0)
+    }
+
+    // ---- geometry and obsolete ATA-1 words ----------------------------------------------
+
+    /// Words 1, 3, 6: the default cylinders, heads and sectors per track (obsolete since ATA-6).
+    pub fn default_chs(&self) -> (u16, u16, u16) {
+        (self.word(1), self.word(3), self.word(6))
+    }
+
+    /// Words 54-56: the current cylinders, heads and sectors per track.
+    pub fn current_chs(&self) -> (u16, u16, u16) {
+        (self.word(54), self.word(55), self.word(56))
+    }
+
+    /// Word 53 bit 0: words 54-58 (current CHS) are valid.
+    pub fn current_chs_valid(&self) -> bool {
+        self.bit(53, 0)
+    }
+
+    /// Words 4 and 5 (ATA-1): unformatted bytes per track and per sector.
+    pub fn ata1_track_and_sector_bytes(&self) -> (u16, u16) {
+        (self.word(4), self.word(5))
+    }
+
+    /// Word 22 (ATA-1 to ATA-4): vendor-specific bytes of READ/WRITE LONG ("ECC bytes").
+    pub fn ecc_bytes(&self) -> u16 {
+        self.word(22)
+    }
+
+    /// Word 21 when it holds a value (neither 0 nor 0xFFFF): the buffer size in 512-byte units.
+    pub fn buffer_size_reported(&self) -> Option<u16> {
+        self.word_reported(21).then(|| self.word(21))
+    }
+
+    /// Word 48 (ATA-1): double-word I/O is supported (any non-zero value, as hdparm reads it).
+    pub fn double_word_io(&self) -> bool {
+        self.word(48) != 0
+    }
+
+    /// Word 20 (retired): the buffer type code.
+    pub fn buffer_type(&self) -> u16 {
+        self.word(20)
+    }
+
+    /// Word 21 (retired): the buffer size in 512-byte units.
+    pub fn buffer_size_sectors(&self) -> u16 {
+        self.word(21)
+    }
+
+    // ---- ATAPI -------------------------------------------------------------------------
+
+    /// Word 0 bits 6:5 (ATAPI): the DRQ response time code.
+    pub fn atapi_drq_response_code(&self) -> u16 {
+        (self.word(0) >> 5) & 0x3
+    }
+
+    /// Word 0 bits 1:0 (ATAPI): the command packet size code (0: 12 bytes, 1: 16 bytes).
+    pub fn atapi_packet_size_code(&self) -> u16 {
+        self.word(0) & 0x3
+    }
+
+    /// Word 49 bit 15 (ATAPI): interleaved DMA is supported.
+    pub fn atapi_interleaved_dma(&self) -> bool {
+        self.bit(49, 15)
+    }
+
+    /// Word 49 bit 14 (ATAPI): command queuing is supported.
+    pub fn atapi_command_queuing(&self) -> bool {
+        self.bit(49, 14)
+    }
+
+    /// Word 49 bit 13 (ATAPI): overlapped operation is supported.
+    pub fn atapi_overlap(&self) -> bool {
+        self.bit(49, 13)
+    }
+
+    /// Word 49 bit 12 (ATAPI): the ATAPI soft reset is required.
+    pub fn atapi_soft_reset_required(&self) -> bool {
+        self.bit(49, 12)
+    }
+
+    /// Words 71-72 (ATAPI): typical time from PACKET to bus release, and from SERVICE to
+    /// BSY clear, in µs (0: not reported).
+    pub fn atapi_overlap_times_us(&self) -> (u16, u16) {
+        (self.word(71), self.word(72))
+    }
+
+    /// Word 62 bit 15 (SATA ATAPI): DMADIR is required, and the word carries the DMA modes.
+    pub fn atapi_dmadir_required(&self) -> bool {
+        self.bit(62, 15)
+    }
+
+    // ---- transfer modes and timings -----------------------------------------------------
+
+    /// Word 49 bit 13 (ATA): the standby timer takes the standard values.
+    pub fn standby_timer_standard_values(&self) -> bool {
+        self.bit(49, 13)
+    }
+
+    /// Word 50 bit 0 when word 50 is valid: the device has a vendor-specific minimum standby
+    /// timer value.
+    pub fn standby_timer_device_minimum(&self) -> Option<bool> {
+        self.word_valid(50).then(|| self.bit(50, 0))
+    }
+
+    /// Word 52 bits 15:8: the single-word DMA timing mode of ATA-1 (obsolete).
+    pub fn dma_timing_mode(&self) -> u16 {
+        self.word(52) >> 8
+    }
+
+    /// Word 52 holds a value (the ATA-1 single-word DMA timing mode).
+    pub fn dma_timing_word_reported(&self) -> bool {
+        self.word(52) != 0
+    }
+
+    /// Word 49 bit 11: IORDY is supported.
+    pub fn iordy_supported(&self) -> bool {
+        self.bit(49, 11)
+    }
+
+    /// Word 49 bit 10: IORDY can be disabled.
+    pub fn iordy_can_be_disabled(&self) -> bool {
+        self.bit(49, 10)
+    }
+
+    /// Word 51 bits 15:8: the PIO data transfer cycle timing mode (obsolete).
+    pub fn pio_timing_mode(&self) -> u16 {
+        self.word(51) >> 8
+    }
+
+    /// Word 53 bit 1: words 64-70 (advanced PIO modes and cycle times) are valid.
+    pub fn timing_words_valid(&self) -> bool {
+        self.bit(53, 1)
+    }
+
+    /// Word 53 bit 2: word 88 (Ultra DMA modes) is valid.
+    pub fn udma_word_valid(&self) -> bool {
+        self.bit(53, 2)
+    }
+
+    /// Word 62: single-word DMA modes (bits 2:0 supported, bits 10:8 selected; obsolete).
+    pub fn sdma_modes(&self) -> u16 {
+        self.word(62)
+    }
+
+    /// Word 63: multiword DMA modes (bits 2:0 supported, bits 10:8 selected).
+    pub fn mdma_modes(&self) -> u16 {
+        self.word(63)
+    }
+
+    /// Word 64: advanced PIO modes (bit 0 PIO 3, bit 1 PIO 4).
+    pub fn advanced_pio_modes(&self) -> u16 {
+        self.word(64)
+    }
+
+    /// Word 88: Ultra DMA modes (bits 6:0 supported, bits 14:8 selected).
+    pub fn udma_modes(&self) -> u16 {
+        self.word(88)
+    }
+
+    /// Words 65-66: minimum and recommended multiword DMA cycle times, in ns.
+    pub fn dma_cycle_ns(&self) -> [u16; 2] {
+        [self.word(65), self.word(66)]
+    }
+
+    /// Words 67-68: minimum PIO cycle times without and with IORDY flow control, in ns.
+    pub fn pio_cycle_ns(&self) -> [u16; 2] {
+        [self.word(67), self.word(68)]
+    }
+
     // ---- capabilities and capacity ------------------------------------------------------
 
     /// Word 49 bit 9.
@@ -302,6 +481,59 @@ impl Identify {
         self.bit(59, 8).then_some(self.word(59) as u8)
     }
 
+    /// The same data with word 59 as hdparm's `-i` prints it: the multiple-sector count found
+    /// by `-m`'s get with the valid bit set, or the valid bit cleared when none was found.
+    pub fn with_multcount(&self, multcount: Option<u16>) -> Identify {
+        let mut words = self.words;
+        words[59] = match multcount {
+            Some(m) => m | 0x100,
+            None => words[59] & !0x100,
+        };
+        Identify { words }
+    }
+
+    /// Word 59 bits 7:0 whatever its valid bit says (`-i` shows them as `?N?` when invalid).
+    pub fn current_multiple_sectors_raw(&self) -> u8 {
+        self.word(59) as u8
+    }
+
+    /// Word 59 as `-m` reads it when the kernel has no count: bits 7:0 when bits 15:8 are
+    /// exactly 0x01, else 0. hdparm tests the whole high byte, so a drive that also sets the
+    /// SANITIZE bits (12 and up) reads as 0; kept.
+    pub fn multcount_fallback(&self) -> u8 {
+        if self.word(59) & 0xFF00 == 0x0100 {
+            self.word(59) as u8
+        } else {
+            0
+        }
+    }
+
+    /// Word 75 bits 4:0 plus one: the maximum queue depth.
+    pub fn queue_depth(&self) -> u16 {
+        (self.word(75) & 0x1F) + 1
+    }
+
+    /// Word 76 bit 8: Native Command Queuing is supported.
+    pub fn ncq_supported(&self) -> bool {
+        self.bit(76, 8)
+    }
+
+    /// Word 83 bit 1, with word 83 valid: TCQ (READ/WRITE DMA QUEUED) is supported.
+    pub fn tcq_supported(&self) -> bool {
+        self.word_valid(83) && self.bit(83, 1)
+    }
+
+    /// Word 83 bit 10, with word 83 valid: the 48-bit Address feature set is supported
+    /// (whether or not word 86 says it is enabled).
+    pub fn lba48_feature_supported(&self) -> bool {
+        self.word_valid(83) && self.bit(83, 10)
+    }
+
+    /// Words 57-58 read the other way round (high word first): ATA-1 left their order open.
+    pub fn chs_current_sectors_swapped(&self) -> u32 {
+        (u32::from(self.word(57)) << 16) | u32::from(self.word(58))
+    }
+
     /// Word 59 bit 12: the SANITIZE feature set is supported.
     pub fn sanitize_supported(&self) -> bool {
         self.bit(59, 12)
@@ -312,6 +544,11 @@ impl Identify {
     /// Word 80 (major version); `None` when not reported.
     pub fn major_version(&self) -> Option<u16> {
         self.word_reported(80).then(|| self.word(80))
+    }
+
+    /// Word 80 as the drive wrote it (0 and 0xFFFF mean "not reported").
+    pub fn major_version_word(&self) -> u16 {
+        self.word(80)
     }
 
     /// Word 81 (minor version code).
@@ -329,19 +566,30 @@ impl Identify {
         Support::from_bits(self.bit(82, 6), self.bit(85, 6))
     }
 
-    /// Advanced Power Management: word 83 valid with bit 3 / word 86 bit 3 (as `-B` tests it).
-    pub fn apm(&self) -> Support {
-        Support::from_bits(self.word(83) & 0xC008 == 0x4008, self.bit(86, 3))
+    /// Advanced Power Management as `-B` and `-I` test it: supported when word 83 is valid and
+    /// has bit 3, enabled by word 86 bit 3, the level in word 91.
+    pub fn apm(&self) -> Apm {
+        Apm::decode(
+            self.word(83) & 0xC008 == 0x4008,
+            self.word(86),
+            self.word(91),
+        )
     }
 
-    /// Current APM level (word 91 low byte).
-    pub fn apm_level(&self) -> u8 {
-        self.word(91) as u8
+    /// Advanced Power Management as `-i` tests it: word 83 bit 3 alone, without checking that
+    /// the word is valid (hdparm's `-i` code is older than its `-B`).
+    pub fn apm_unchecked(&self) -> Apm {
+        Apm::decode(self.bit(83, 3), self.word(86), self.word(91))
     }
 
     /// Automatic Acoustic Management supported (word 83 bit 9, as `-M` tests it).
     pub fn acoustic_supported(&self) -> bool {
         self.bit(83, 9)
+    }
+
+    /// `-M`'s reading: the current acoustic level (word 94 bits 7:0) when AAM is supported.
+    pub fn acoustic_level(&self) -> Option<u8> {
+        self.acoustic_supported().then_some(self.word(94) as u8)
     }
 
     /// Word 94: (recommended, current) acoustic management values.
@@ -353,6 +601,20 @@ impl Identify {
     /// Write-Read-Verify: word 119 bit 1 / word 120 bit 1 (as hdparm's `-R` get tests it).
     pub fn write_read_verify(&self) -> Support {
         Support::from_bits(self.bit(119, 1), self.bit(120, 1))
+    }
+
+    /// What `-R` prints when write-read-verify is supported: word 120 & 2, so 0 or 2 rather
+    /// than the mode (hdparm's quirk, kept because scripts read it).
+    pub fn write_read_verify_shown(&self) -> Option<u16> {
+        self.write_read_verify()
+            .is_supported()
+            .then_some(self.word(120) & 0x2)
+    }
+
+    /// FLUSH CACHE EXT is supported, as hdparm tests it before `-F` and `-W0`: word 83 bits
+    /// 15:13 are 011 (valid, with the 48-bit and FLUSH CACHE EXT bits).
+    pub fn flush_cache_ext_supported(&self) -> bool {
+        self.word(83) & 0xE000 == 0x6000
     }
 
     /// Word 84 bit 8: a World Wide Name is reported in words 108-111.
@@ -368,6 +630,27 @@ impl Identify {
                 | (u64::from(self.word(110)) << 16)
                 | u64::from(self.word(111))
         })
+    }
+
+    /// Word 82 bit 1: the Security feature set is supported.
+    pub fn security_feature_set_supported(&self) -> bool {
+        self.bit(82, 1)
+    }
+
+    /// Word 128 as the drive wrote it (0: no security status reported).
+    pub fn security_word(&self) -> u16 {
+        self.word(128)
+    }
+
+    /// Words 89 and 90: the time the normal and the enhanced SECURITY ERASE UNIT take, in the
+    /// drive's encoding (ACS-3 §7.12.7.32: bit 15 selects the 15-bit format).
+    pub fn security_erase_time_words(&self) -> (u16, u16) {
+        (self.word(89), self.word(90))
+    }
+
+    /// Word 92: the master password identifier, when reported.
+    pub fn master_password_revision(&self) -> Option<u16> {
+        self.word_reported(92).then(|| self.word(92))
     }
 
     /// Word 128 as flags.
@@ -391,6 +674,52 @@ impl Identify {
     /// Word 168 bits 3:0: nominal form factor code.
     pub fn form_factor(&self) -> u16 {
         self.word(168)
+    }
+
+    /// Word 105, when reported: the most 512-byte blocks of ranges one DATA SET MANAGEMENT
+    /// command takes.
+    pub fn trim_max_blocks(&self) -> Option<u16> {
+        self.word_reported(105).then(|| self.word(105))
+    }
+
+    /// Word 127 bits 1:0 = 01: the Removable Media Status Notification feature set.
+    pub fn removable_media_status_notification(&self) -> bool {
+        self.word(127) & 3 == 1
+    }
+
+    /// Word 93 when valid: the hardware reset result.
+    pub fn hardware_reset_result(&self) -> Option<u16> {
+        self.word_valid(93).then(|| self.word(93))
+    }
+
+    /// Words 222-223: the transport major and minor version words.
+    pub fn transport_versions(&self) -> (u16, u16) {
+        (self.word(222), self.word(223))
+    }
+
+    /// Word 255: the integrity word (checksum in bits 15:8, signature in bits 7:0).
+    pub fn integrity_word(&self) -> u16 {
+        self.word(255)
+    }
+
+    /// Word 160 (CFA): the power mode 1 word.
+    pub fn cfa_power_mode(&self) -> u16 {
+        self.word(160)
+    }
+
+    /// Word 162 (CFA): the key management (CPRM) schemes, when reported.
+    pub fn cfa_key_management(&self) -> Option<u16> {
+        self.word_reported(162).then(|| self.word(162))
+    }
+
+    /// Word 163 (CFA): the advanced PIO and multiword DMA modes.
+    pub fn cfa_advanced_modes(&self) -> u16 {
+        self.word(163)
+    }
+
+    /// Word 164 (CFA): the PC Card I/O and memory Ultra DMA modes and cycle times.
+    pub fn cfa_card_modes(&self) -> u16 {
+        self.word(164)
     }
 
     /// Word 169 bit 0: DATA SET MANAGEMENT with TRIM is supported.
@@ -569,6 +898,59 @@ mod tests {
         );
         assert_eq!(with(&[(0, 0xC000)]).device_class(), DeviceClass::Unknown);
         assert_eq!(with(&[(83, 0x4004)]).device_class(), DeviceClass::Cfa);
+    }
+
+    #[test]
+    fn apm_support_tests_differ_between_b_and_i() {
+        // Word 83 bit 3 set but the word not marked valid: -B and -I say unsupported, -i not.
+        let id = with(&[(83, 0x0008), (86, 0x0008), (91, 0x40FE)]);
+        assert_eq!(id.apm(), Apm::NotSupported);
+        assert_eq!(
+            id.apm_unchecked(),
+            Apm::Enabled {
+                level: 254,
+                level_valid: true
+            }
+        );
+        let valid = with(&[(83, 0x4008), (86, 0x0000), (91, 0x40FE)]);
+        assert_eq!(valid.apm(), Apm::Disabled);
+    }
+
+    #[test]
+    fn hdparm_quirks_of_the_gets() {
+        // -m's fallback needs word 59's high byte to be exactly 0x01.
+        assert_eq!(with(&[(59, 0x0110)]).multcount_fallback(), 16);
+        assert_eq!(with(&[(59, 0x1110)]).multcount_fallback(), 0);
+        assert_eq!(with(&[(59, 0x1110)]).current_multiple_sectors(), Some(16));
+        // -R prints word 120 & 2, not the mode.
+        let wrv = with(&[(119, 0x4002), (120, 0x4003)]);
+        assert_eq!(wrv.write_read_verify_shown(), Some(2));
+        assert_eq!(with(&[(120, 0x4002)]).write_read_verify_shown(), None);
+        // FLUSH CACHE EXT needs bits 15:13 = 011.
+        assert!(with(&[(83, 0x7400)]).flush_cache_ext_supported());
+        assert!(!with(&[(83, 0xF400)]).flush_cache_ext_supported());
+        assert!(!with(&[(83, 0x4400)]).flush_cache_ext_supported());
+        assert_eq!(
+            with(&[(83, 0x4200), (94, 0x80FE)]).acoustic_level(),
+            Some(254)
+        );
+        assert_eq!(with(&[(83, 0x4000), (94, 0x80FE)]).acoustic_level(), None);
+    }
+
+    #[test]
+    fn with_multcount_sets_or_clears_word_59s_valid_bit() {
+        let id = with(&[(59, 0x0110)]);
+        assert_eq!(
+            id.with_multcount(Some(8)).current_multiple_sectors(),
+            Some(8)
+        );
+        assert_eq!(
+            id.with_multcount(Some(0)).current_multiple_sectors(),
+            Some(0)
+        );
+        let none = id.with_multcount(None);
+        assert_eq!(none.current_multiple_sectors(), None);
+        assert_eq!(none.current_multiple_sectors_raw(), 16);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! a device.
 
 pub mod command;
+pub mod features;
 pub mod hdio;
 pub mod identify;
 pub mod identify_hex;

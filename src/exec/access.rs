@@ -1,8 +1,12 @@
 //! What the per-device steps need from a device, as a trait: the real implementation wraps
-//! [`crate::device`] (see `real.rs`), and tests use a scripted fake, so every step's output can
-//! be checked without hardware.
+//! [`crate::device`] (see `real.rs`), and tests use the scripted fake in `fake.rs`, so every
+//! step's commands, output and exit class can be checked without hardware.
+//!
+//! Must not: grow methods that only one implementation can answer; a step that needs the
+//! device must say so here, so that the fake can script it.
 
 use crate::ata::command::TaskFile;
+use crate::error::ErrorClass;
 use std::io;
 
 /// A failed ATA command, as the steps report it.
@@ -15,6 +19,17 @@ pub struct AtaFailure {
     pub not_ata: bool,
     /// The kernel (libata) refused to pass the command on (sense data, no ATA registers).
     pub refused_by_kernel: bool,
+}
+
+impl AtaFailure {
+    /// The class of this failure: the device cannot take ATA commands, or the command failed.
+    pub fn class(&self) -> ErrorClass {
+        if self.not_ata {
+            ErrorClass::NotApplicable
+        } else {
+            ErrorClass::Failed
+        }
+    }
 }
 
 /// Result registers of a successful ATA command (hdparm's args[0..3] after the call).

@@ -1,22 +1,70 @@
 //! Per-device processing: the guard check for the whole invocation first, then for each device
 //! in order: open, header, the steps. An error on one device is reported and the next device
 //! still runs (hdparm stops at the first failing device; DIFFERENCES.md lists this).
+//!
+//! Devices are opened through [`Opener`], so that tests run exactly this function over the
+//! scripted fake (`fake.rs`); the binary's opener is [`RealOpener`].
+//!
+//! Must not: send anything before every device's guards and every option's availability have
+//! been checked; a refusal changes nothing anywhere.
 
+use super::access::DeviceAccess;
 use super::guards::{self, DeviceFacts};
-use super::output::Output;
+use super::output::{Output, SharedStderr};
 use super::real::RealDevice;
 use super::steps::{self, Ctx};
 use crate::cli::DeviceRun;
 use crate::error::{Error, ErrorClass};
+use std::io;
 
-/// Runs every device of the invocation.
+/// Where the devices of a run come from.
+pub trait Opener {
+    /// What the guards need to know about a device before anything is sent anywhere.
+    fn facts(&mut self, run: &DeviceRun) -> DeviceFacts;
+    /// Opens a device for its steps; `trace` is where its `--verbose` dumps go.
+    fn open<'w>(&mut self, run: &DeviceRun, trace: SharedStderr<'w>) -> io::Result<Opened<'w>>;
+}
+
+/// An opened device, with what the JSON document says it is.
+pub struct Opened<'w> {
+    pub dev: Box<dyn DeviceAccess + 'w>,
+    /// Short stable name of the device kind (`ata_disk`, `loop`...).
+    pub kind: String,
+    /// One sentence saying what the device is.
+    pub description: String,
+}
+
+/// The real devices, through [`crate::device`].
+pub struct RealOpener;
+
+impl Opener for RealOpener {
+    fn facts(&mut self, run: &DeviceRun) -> DeviceFacts {
+        DeviceFacts {
+            multcount_via_ata: RealDevice::multcount_needs_ata(&run.path),
+        }
+    }
+
+    fn open<'w>(&mut self, run: &DeviceRun, trace: SharedStderr<'w>) -> io::Result<Opened<'w>> {
+        let dev = RealDevice::open(&run.path, &run.flags, trace)?;
+        Ok(Opened {
+            kind: dev.kind_name_string(),
+            description: dev.description_string(),
+            dev: Box::new(dev),
+        })
+    }
+}
+
+/// Runs every device of the invocation on the real devices.
 pub fn run_devices(runs: &[DeviceRun], out: &mut Output) {
+    run_devices_with(runs, out, &mut RealOpener);
+}
+
+/// Runs every device of the invocation, opening each through `opener`.
+pub fn run_devices_with(runs: &[DeviceRun], out: &mut Output, opener: &mut dyn Opener) {
     // Guards first, for all devices, before anything is sent anywhere. A device that cannot be
     // opened here is reported below, when its turn comes.
     for run in runs {
-        let facts = DeviceFacts {
-            multcount_via_ata: RealDevice::multcount_needs_ata(&run.path),
-        };
+        let facts = opener.facts(run);
         if let Some(refusal) = guards::check(run, &facts) {
             out.error(&Error::guard(refusal.text));
             return;
@@ -35,8 +83,8 @@ pub fn run_devices(runs: &[DeviceRun], out: &mut Output) {
     }
     for run in runs {
         let name = run.path.to_string_lossy().into_owned();
-        let mut dev = match RealDevice::open(&run.path, &run.flags, out.trace_writer()) {
-            Ok(dev) => dev,
+        let mut opened = match opener.open(run, out.trace_writer()) {
+            Ok(opened) => opened,
             Err(e) => {
                 out.begin_device(&name, true);
                 // An empty name would print ": No such file or directory", naming nothing.
@@ -54,12 +102,13 @@ pub fn run_devices(runs: &[DeviceRun], out: &mut Output) {
             }
         };
         out.begin_device(&name, run.flags.quiet);
-        out.device_kind(&dev.kind_name_string(), &dev.description_string());
+        out.device_kind(&opened.kind, &opened.description);
         let mut ctx = Ctx {
             name,
             flags: run.flags.clone(),
-            dev: &mut dev,
+            dev: opened.dev.as_mut(),
             out,
+            multcount: None,
         };
         steps::run(&mut ctx);
         out.end_device();

@@ -1,5 +1,8 @@
 //! The identification steps: `-i` (the kernel's cached IDENTIFY, reference §5.2) and `-I`,
 //! `--Istdout`, `--Iraw` (a live IDENTIFY, §5.3), plus `--Istdin` with no device (§5.4).
+//!
+//! Must not: decode or format IDENTIFY itself (that is `ata::identify` and `report`); this
+//! file only fetches the data, reads the log pages `-I` wants, and files the results.
 
 use super::output::Output;
 use super::steps::Ctx;
@@ -22,13 +25,8 @@ pub fn identify(ctx: &mut Ctx) {
     let words = match ctx.dev.identify() {
         Ok(words) => words,
         Err(f) => {
-            let class = if f.not_ata {
-                ErrorClass::NotApplicable
-            } else {
-                ErrorClass::Failed
-            };
             ctx.out.error(&Error::new(
-                class,
+                f.class(),
                 format!("{}: IDENTIFY failed: {}", ctx.name, f.reason),
             ));
             return;
@@ -137,11 +135,7 @@ pub fn kernel_identity(ctx: &mut Ctx, multcount: Option<i64>) {
             );
         }
         Err(e) => {
-            let class = if matches!(e.raw_os_error(), Some(libc::ENOTTY) | Some(libc::EINVAL)) {
-                ErrorClass::NotApplicable
-            } else {
-                ErrorClass::Failed
-            };
+            let class = ErrorClass::of_io(&e);
             let mut message = format!(" HDIO_GET_IDENTITY failed: {}", strerror(&e));
             if class == ErrorClass::NotApplicable {
                 message.push_str(&format!(" ({})", ctx.dev.description()));

@@ -122,6 +122,8 @@ fn argv_strings(args: &[OsString]) -> Vec<String> {
 mod access;
 mod apply;
 mod devices;
+#[cfg(test)]
+mod fake;
 mod guards;
 mod identify;
 mod output;

@@ -1,11 +1,11 @@
 //! Sector-level operations: `--read-sector` (reference §4.9), with the raw-device check of §6.5.
+//!
+//! Must not: send a sector command to a partition or any node whose LBAs are not the drive's
+//! (the raw-device check comes first, and a refusal sends nothing).
 
 use super::steps::Ctx;
-use crate::ata::command::{op, Protocol, TaskFile};
-use crate::error::{Error, ErrorClass};
-
-/// LBA28's limit: addresses at or above it need the 48-bit commands.
-const LBA28_LIMIT: u64 = (1 << 28) - 1;
+use crate::ata::command::{op, Protocol, TaskFile, LBA28_LIMIT};
+use crate::error::Error;
 
 /// Refuses a sector operation on a partition (its LBAs would not be the drive's).
 fn check_whole_device(ctx: &mut Ctx, lba: u64) -> bool {
@@ -55,13 +55,8 @@ pub fn read_sector(ctx: &mut Ctx, lba: u64) {
             );
         }
         Err(f) => {
-            let class = if f.not_ata {
-                ErrorClass::NotApplicable
-            } else {
-                ErrorClass::Failed
-            };
             ctx.out
-                .error(&Error::new(class, format!("FAILED: {}", f.reason)));
+                .error(&Error::new(f.class(), format!("FAILED: {}", f.reason)));
         }
     }
 }

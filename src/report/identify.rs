@@ -19,6 +19,7 @@ use std::io::{self, Write};
 use serde::{Serialize, Serializer};
 
 use crate::ata::identify::{sata_settings_devslp, sector_config_sizes, DevSleepTimings, Identify};
+use crate::ata::values::Apm;
 use crate::error::ErrorClass;
 
 pub use decode::identify_report;
@@ -339,8 +340,8 @@ pub struct Capabilities {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub multiple_sector_transfer: Option<MultipleSectorTransfer>,
     /// "Advanced power management level": a level, or `null` for "disabled".
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub advanced_power_management: Option<ApmLevel>,
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "apm_json")]
+    pub advanced_power_management: Option<Apm>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub acoustic_management: Option<AcousticManagement>,
     /// ATAPI "ATA sw reset required".
@@ -383,11 +384,21 @@ pub enum MultipleSectorTransfer {
     },
 }
 
-#[derive(Clone, Debug, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum ApmLevel {
-    Disabled,
-    Level { level: u8 },
+/// `-I`'s JSON for APM (present only when supported): `{"kind":"disabled"}` or
+/// `{"kind":"level","level":N}`. The state itself is [`crate::ata::values::Apm`].
+fn apm_json<S: Serializer>(apm: &Option<Apm>, serializer: S) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    #[serde(tag = "kind", rename_all = "snake_case")]
+    enum Json {
+        Disabled,
+        Level { level: u8 },
+    }
+    let json = match *apm {
+        Some(Apm::Enabled { level, .. }) => Some(Json::Level { level }),
+        Some(Apm::Disabled) => Some(Json::Disabled),
+        Some(Apm::NotSupported) | None => None,
+    };
+    json.serialize(serializer)
 }
 
 #[derive(Clone, Debug, Serialize)]

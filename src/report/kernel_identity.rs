@@ -11,9 +11,11 @@
 
 use std::io::{self, Write};
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
 use super::identify::{IdText, BUFFER_TYPES, MINOR_VERSIONS};
+use crate::ata::identify::Identify;
+use crate::ata::values::Apm;
 
 /// Word 0 bit names; bit 0 has none (hdparm prints nothing for it).
 const CONFIG_NAMES: [&str; 16] = [
@@ -95,8 +97,8 @@ pub struct KernelIdentityReport {
     pub udma_modes: Vec<String>,
     pub advanced_pm: bool,
     /// The APM detail after "AdvancedPM=yes": `disabled`, `unknown`, or the level.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub advanced_pm_level: Option<ApmSetting>,
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "apm_json")]
+    pub advanced_pm_level: Option<Apm>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub write_cache_enabled: Option<bool>,
     /// "Drive conforms to:".
@@ -117,12 +119,25 @@ pub enum MultSect {
     },
 }
 
-#[derive(Clone, Debug, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum ApmSetting {
-    Disabled,
-    Unknown,
-    Level { level: u8 },
+/// `-i`'s JSON for APM (present only when supported): `{"kind":"disabled"}`,
+/// `{"kind":"unknown"}` (word 91 not marked valid) or `{"kind":"level","level":N}`.
+fn apm_json<S: Serializer>(apm: &Option<Apm>, serializer: S) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    #[serde(tag = "kind", rename_all = "snake_case")]
+    enum Json {
+        Disabled,
+        Unknown,
+        Level { level: u8 },
+    }
+    let json = match *apm {
+        Some(Apm::Disabled) => Some(Json::Disabled),
+        Some(Apm::Enabled {
+            level_valid: false, ..
+        }) => Some(Json::Unknown),
+        Some(Apm::Enabled { level, .. }) => Some(Json::Level { level }),
+        Some(Apm::NotSupported) | None => None,
+    };
+    json.serialize(serializer)
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -145,18 +160,10 @@ fn text_field(raw: &[u8]) -> IdText {
 /// Decodes the HDIO_GET_IDENTITY buffer. `multcount` is what hdparm stores in word 59 before
 /// printing (`multcount | 0x100`), or `None` to clear word 59's valid bit.
 pub fn kernel_identity_report(raw: &[u8; 512], multcount: Option<u16>) -> KernelIdentityReport {
-    let mut words = [0u16; 256];
-    for (i, w) in words.iter_mut().enumerate() {
-        *w = u16::from_le_bytes([raw[2 * i], raw[2 * i + 1]]);
-    }
-    words[59] = match multcount {
-        Some(m) => m | 0x100,
-        None => words[59] & !0x100,
-    };
-    let w = |n: usize| words[n];
+    let id = Identify::from_le_bytes(raw).with_multcount(multcount);
 
     let mut pio_modes = Vec::new();
-    let t_pio = w(51) >> 8;
+    let t_pio = id.pio_timing_mode();
     if t_pio <= 5 {
         pio_modes.push("pio0".to_string());
         if t_pio >= 1 {
@@ -177,16 +184,16 @@ pub fn kernel_identity_report(raw: &[u8; 512], multcount: Option<u16>) -> Kernel
         }
     };
     let mut dma_modes = Vec::new();
-    if w(49) & 0x100 != 0 && (w(62) | w(63)) != 0 {
-        for (word, prefix) in [(w(62), "sdma"), (w(63), "mdma")] {
+    if id.dma_supported() && (id.sdma_modes() | id.mdma_modes()) != 0 {
+        for (word, prefix) in [(id.sdma_modes(), "sdma"), (id.mdma_modes(), "mdma")] {
             starred(word, 0x100, 1, &format!("{prefix}0"), &mut dma_modes);
             starred(word, 0x200, 2, &format!("{prefix}1"), &mut dma_modes);
             starred(word, 0x400, 4, &format!("{prefix}2"), &mut dma_modes);
             starred(word, 0xF800, 0xF8, &format!("{prefix}?"), &mut dma_modes);
         }
     }
-    let iordy = if w(49) & 0x800 != 0 {
-        if w(49) & 0x400 != 0 {
+    let iordy = if id.iordy_supported() {
+        if id.iordy_can_be_disabled() {
             "on/off"
         } else {
             "yes"
@@ -196,23 +203,24 @@ pub fn kernel_identity_report(raw: &[u8; 512], multcount: Option<u16>) -> Kernel
     };
     let mut udma_modes = Vec::new();
     let mut pio_cycle_ns = None;
-    if w(49) & 0x800 != 0 || w(53) & 2 != 0 {
-        if w(53) & 2 != 0 {
-            pio_cycle_ns = Some([w(67), w(68)]);
-            if w(64) & 1 != 0 {
+    if id.iordy_supported() || id.timing_words_valid() {
+        if id.timing_words_valid() {
+            pio_cycle_ns = Some(id.pio_cycle_ns());
+            let advanced = id.advanced_pio_modes();
+            if advanced & 1 != 0 {
                 pio_modes.push("pio3".to_string());
             }
-            if w(64) & 2 != 0 {
+            if advanced & 2 != 0 {
                 pio_modes.push("pio4".to_string());
             }
-            if w(64) & !3 != 0 {
+            if advanced & !3 != 0 {
                 pio_modes.push("pio?".to_string());
             }
         }
-        if w(53) & 4 != 0 {
+        if id.udma_word_valid() {
             for n in 0..7u16 {
                 starred(
-                    w(88),
+                    id.udma_modes(),
                     0x100 << n,
                     1 << n,
                     &format!("udma{n}"),
@@ -221,68 +229,64 @@ pub fn kernel_identity_report(raw: &[u8; 512], multcount: Option<u16>) -> Kernel
             }
         }
     }
-    let advanced_pm = w(83) & 8 != 0;
-    let conforms_to = (w(81) != 0 || w(80) != 0).then(|| Conformance {
-        minor: minor_text(w(81)),
-        ata_versions: if w(80) != 0 && w(80) != 0xFFFF {
-            (0..=7u8).filter(|&i| w(80) & (1 << i) != 0).collect()
+    let apm = id.apm_unchecked();
+    let major = id.major_version_word();
+    let minor = id.minor_version();
+    let conforms_to = (minor != 0 || major != 0).then(|| Conformance {
+        minor: minor_text(minor),
+        ata_versions: if major != 0 && major != 0xFFFF {
+            (0..=7u8).filter(|&i| major & (1 << i) != 0).collect()
         } else {
             Vec::new()
         },
     });
+    let (raw_cylinders, raw_heads, raw_sectors) = id.default_chs();
+    let (track_size, sector_size) = id.ata1_track_and_sector_bytes();
+    let (current_cylinders, current_heads, current_sectors) = id.current_chs();
+    let buffer_type = id.buffer_type();
+    let buffer_size = id.buffer_size_sectors();
     KernelIdentityReport {
         model: text_field(&raw[54..94]),
         firmware: text_field(&raw[46..54]),
         serial: text_field(&raw[20..40]),
         config: (1..16)
-            .filter(|&i| w(0) & (1 << i) != 0)
+            .filter(|&i| id.general_configuration() & (1 << i) != 0)
             .map(|i| CONFIG_NAMES[i])
             .collect(),
-        raw_cylinders: w(1),
-        raw_heads: w(3),
-        raw_sectors: w(6),
-        track_size: w(4),
-        sector_size: w(5),
-        ecc_bytes: w(22),
+        raw_cylinders,
+        raw_heads,
+        raw_sectors,
+        track_size,
+        sector_size,
+        ecc_bytes: id.ecc_bytes(),
         buffer_type: BUFFER_TYPES
-            .get(usize::from(w(20)))
-            .map_or_else(|| w(20).to_string(), |s| s.to_string()),
-        buffer_size_kbytes: (w(21) != 0 && w(21) != 0xFFFF).then(|| w(21) / 2),
-        max_mult_sect: w(47) as u8,
-        mult_sect: (w(47) & 0xFF != 0).then(|| {
-            if w(59) & 0x100 == 0 {
-                MultSect::Invalid { value: w(59) as u8 }
-            } else if w(59) & 0xFF != 0 {
-                MultSect::On { value: w(59) as u8 }
-            } else {
-                MultSect::Off
-            }
+            .get(usize::from(buffer_type))
+            .map_or_else(|| buffer_type.to_string(), |s| s.to_string()),
+        buffer_size_kbytes: (buffer_size != 0 && buffer_size != 0xFFFF).then_some(buffer_size / 2),
+        max_mult_sect: id.max_multiple_sectors(),
+        mult_sect: (id.max_multiple_sectors() != 0).then(|| match id.current_multiple_sectors() {
+            None => MultSect::Invalid {
+                value: id.current_multiple_sectors_raw(),
+            },
+            Some(0) => MultSect::Off,
+            Some(value) => MultSect::On { value },
         }),
-        current_chs_uncertain: w(53) & 1 == 0,
-        current_cylinders: w(54),
-        current_heads: w(55),
-        current_sectors: w(56),
-        current_capacity_sectors: u32::from(w(57)) | (u32::from(w(58)) << 16),
-        lba: w(49) & 0x200 != 0,
-        lba_sectors: (w(49) & 0x200 != 0)
-            .then(|| crate::ata::identify::Identify::from_words(words).capacity_sectors()),
+        current_chs_uncertain: !id.current_chs_valid(),
+        current_cylinders,
+        current_heads,
+        current_sectors,
+        current_capacity_sectors: id.chs_current_sectors(),
+        lba: id.lba_supported(),
+        lba_sectors: id.lba_supported().then(|| id.capacity_sectors()),
         iordy,
         pio_cycle_ns,
-        dma_cycle_ns: (w(49) & 0x100 != 0 && w(53) & 2 != 0).then_some([w(65), w(66)]),
+        dma_cycle_ns: (id.dma_supported() && id.timing_words_valid()).then(|| id.dma_cycle_ns()),
         pio_modes,
         dma_modes,
         udma_modes,
-        advanced_pm,
-        advanced_pm_level: advanced_pm.then(|| {
-            if w(86) & 8 == 0 {
-                ApmSetting::Disabled
-            } else if w(91) & 0xFF00 != 0x4000 {
-                ApmSetting::Unknown
-            } else {
-                ApmSetting::Level { level: w(91) as u8 }
-            }
-        }),
-        write_cache_enabled: (w(82) & 0x20 != 0).then_some(w(85) & 0x20 != 0),
+        advanced_pm: apm.is_supported(),
+        advanced_pm_level: Some(apm).filter(|apm| apm.is_supported()),
+        write_cache_enabled: id.write_cache().enabled(),
         conforms_to,
     }
 }
@@ -360,10 +364,12 @@ pub fn render_kernel_identity(r: &KernelIdentityReport, out: &mut dyn Write) -> 
         if r.advanced_pm { "yes" } else { "no" }
     )?;
     match &r.advanced_pm_level {
-        Some(ApmSetting::Disabled) => out.write_all(b": disabled (255)")?,
-        Some(ApmSetting::Unknown) => out.write_all(b": unknown setting")?,
-        Some(ApmSetting::Level { level }) => write!(out, ": mode=0x{level:02X} ({level})")?,
-        None => {}
+        Some(Apm::Disabled) => out.write_all(b": disabled (255)")?,
+        Some(Apm::Enabled {
+            level_valid: false, ..
+        }) => out.write_all(b": unknown setting")?,
+        Some(Apm::Enabled { level, .. }) => write!(out, ": mode=0x{level:02X} ({level})")?,
+        Some(Apm::NotSupported) | None => {}
     }
     if let Some(enabled) = r.write_cache_enabled {
         write!(
@@ -473,6 +479,61 @@ Drive conforms to: unknown:  ATA/ATAPI-4,5,6,7,8,9,10\n\n * signifies the curren
         let text = render(&raw, None);
         assert!(text.starts_with("\n Model=, FwRev=, SerialNo=\n Config={ }\n"));
         assert!(text.contains(" BuffType=7, BuffSize=unknown, MaxMultSect=0\n (maybe): CurCHS=0/0/0, CurSects=0, LBA=no\n IORDY=no\n PIO modes:  pio0 \n AdvancedPM=no\n\n"));
+    }
+
+    /// The sample with words 83, 86 and 91 replaced.
+    fn with_apm(w83: u16, w86: u16, w91: u16) -> [u8; 512] {
+        let mut raw = sample();
+        for (n, v) in [(83, w83), (86, w86), (91, w91)] {
+            raw[2 * n..2 * n + 2].copy_from_slice(&v.to_le_bytes());
+        }
+        raw
+    }
+
+    #[test]
+    fn apm_states_and_their_json() {
+        let line = |raw: &[u8; 512]| {
+            let text = render(raw, Some(16));
+            text.lines()
+                .find(|l| l.starts_with(" AdvancedPM="))
+                .unwrap_or_default()
+                .to_string()
+        };
+        let json = |raw: &[u8; 512]| {
+            let v = serde_json::to_value(kernel_identity_report(raw, Some(16))).unwrap_or_default();
+            v.get("advanced_pm_level").map(|v| v.to_string())
+        };
+        let disabled = with_apm(0x7F69, 0xBC41, 0x40FE);
+        assert_eq!(
+            line(&disabled),
+            " AdvancedPM=yes: disabled (255) WriteCache=enabled"
+        );
+        assert_eq!(json(&disabled).as_deref(), Some(r#"{"kind":"disabled"}"#));
+        // Word 91 without 0x40 in its high byte: the level is not trusted.
+        let unknown = with_apm(0x7F69, 0xBC49, 0x00FE);
+        assert_eq!(
+            line(&unknown),
+            " AdvancedPM=yes: unknown setting WriteCache=enabled"
+        );
+        assert_eq!(json(&unknown).as_deref(), Some(r#"{"kind":"unknown"}"#));
+        let level = with_apm(0x7F69, 0xBC49, 0x4080);
+        assert_eq!(
+            line(&level),
+            " AdvancedPM=yes: mode=0x80 (128) WriteCache=enabled"
+        );
+        assert_eq!(
+            json(&level).as_deref(),
+            Some(r#"{"kind":"level","level":128}"#)
+        );
+        // -i tests word 83 bit 3 alone, even when the word is not marked valid.
+        let unchecked = with_apm(0x0008, 0x0008, 0x4080);
+        assert_eq!(
+            line(&unchecked),
+            " AdvancedPM=yes: mode=0x80 (128) WriteCache=enabled"
+        );
+        let none = with_apm(0x7F61, 0xBC49, 0x4080);
+        assert_eq!(line(&none), " AdvancedPM=no WriteCache=enabled");
+        assert_eq!(json(&none), None);
     }
 
     #[test]

@@ -15,7 +15,8 @@
 //!
 //! Nothing here touches a device.
 
-use serde::Serialize;
+use crate::ata::values::Apm;
+use serde::{Serialize, Serializer};
 use std::fmt::Write as _;
 
 /// hdparm's `on_off`: the `(on)` / `(off)` suffix.
@@ -65,13 +66,21 @@ impl PowerState {
     }
 }
 
-/// Advanced Power Management as IDENTIFY reports it (`-B`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case", tag = "state", content = "level")]
-pub enum Apm {
-    NotSupported,
-    Off,
-    Level(u8),
+/// `-B`'s JSON: `{"state":"not_supported"}`, `{"state":"off"}`, `{"state":"level","level":N}`.
+fn apm_json<S: Serializer>(apm: &Apm, serializer: S) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    #[serde(rename_all = "snake_case", tag = "state", content = "level")]
+    enum Json {
+        NotSupported,
+        Off,
+        Level(u8),
+    }
+    match *apm {
+        Apm::NotSupported => Json::NotSupported,
+        Apm::Disabled => Json::Off,
+        Apm::Enabled { level, .. } => Json::Level(level),
+    }
+    .serialize(serializer)
 }
 
 /// One line of the settings report.
@@ -123,6 +132,7 @@ pub enum SettingsItem {
         enabled: Option<bool>,
     },
     ApmLevel {
+        #[serde(serialize_with = "apm_json")]
         apm: Apm,
     },
     Acoustic {
@@ -226,8 +236,8 @@ impl SettingsItem {
                 s.push_str(" APM_level\t= ");
                 match apm {
                     Apm::NotSupported => s.push_str("not supported"),
-                    Apm::Off => s.push_str("off"),
-                    Apm::Level(level) => {
+                    Apm::Disabled => s.push_str("off"),
+                    Apm::Enabled { level, .. } => {
                         let _ = write!(s, "{level}");
                     }
                 }
@@ -261,56 +271,6 @@ pub fn busstate_name(value: i64) -> &'static str {
         1 => "on",
         2 => "tristate",
         _ => "unknown",
-    }
-}
-
-/// `-S` values in words (reference §4.2): `off`, `1 minute + 5 seconds`, `2 hours + 30 minutes`...
-pub fn standby_words(code: u32) -> String {
-    match code {
-        0 => "off".to_string(),
-        252 => "21 minutes".to_string(),
-        253 => "vendor-specific".to_string(),
-        254 => "?reserved".to_string(),
-        255 => "21 minutes + 15 seconds".to_string(),
-        1..=240 => {
-            let secs = code * 5;
-            join_units(secs / 60, "minute", secs % 60, "second")
-        }
-        241..=251 => {
-            let mins = (code - 240) * 30;
-            join_units(mins / 60, "hour", mins % 60, "minute")
-        }
-        _ => "illegal value".to_string(),
-    }
-}
-
-/// "N big[s] + M small[s]", either part omitted when zero (hdparm pluralises with `s` only
-/// when the count is not 1).
-fn join_units(big: u32, big_name: &str, small: u32, small_name: &str) -> String {
-    let plural = |n: u32| if n == 1 { "" } else { "s" };
-    let mut s = String::new();
-    if big > 0 {
-        let _ = write!(s, "{big} {big_name}{}", plural(big));
-    }
-    if big > 0 && small > 0 {
-        s.push_str(" + ");
-    }
-    if small > 0 {
-        let _ = write!(s, "{small} {small_name}{}", plural(small));
-    }
-    s
-}
-
-/// `-X` values in words (reference §4.2).
-pub fn xfermode_words(mode: u32) -> String {
-    match mode {
-        0 => "default PIO mode".to_string(),
-        1 => "default PIO mode, disable IORDY".to_string(),
-        8..=15 => format!("PIO flow control mode{}", mode - 8),
-        16..=23 => format!("singleword DMA mode{}", mode - 16),
-        32..=39 => format!("multiword DMA mode{}", mode - 32),
-        64..=71 => format!("UltraDMA mode{}", mode - 64),
-        _ => "unknown, probably not valid".to_string(),
     }
 }
 
@@ -357,7 +317,10 @@ mod tests {
         );
         assert_eq!(
             SettingsItem::ApmLevel {
-                apm: Apm::Level(254)
+                apm: Apm::Enabled {
+                    level: 254,
+                    level_valid: true
+                }
             }
             .text(),
             " APM_level\t= 254\n"
@@ -372,26 +335,6 @@ mod tests {
     }
 
     #[test]
-    fn standby_words_match_reference_examples() {
-        assert_eq!(standby_words(12), "1 minute");
-        assert_eq!(standby_words(13), "1 minute + 5 seconds");
-        assert_eq!(standby_words(5), "25 seconds");
-        assert_eq!(standby_words(120), "10 minutes");
-        assert_eq!(standby_words(241), "30 minutes");
-        assert_eq!(standby_words(245), "2 hours + 30 minutes");
-        assert_eq!(standby_words(242), "1 hour");
-        assert_eq!(standby_words(0), "off");
-    }
-
-    #[test]
-    fn xfermode_words_cover_families() {
-        assert_eq!(xfermode_words(69), "UltraDMA mode5");
-        assert_eq!(xfermode_words(34), "multiword DMA mode2");
-        assert_eq!(xfermode_words(12), "PIO flow control mode4");
-        assert_eq!(xfermode_words(1215752191), "unknown, probably not valid");
-    }
-
-    #[test]
     fn json_is_tagged_snake_case() {
         let v = serde_json::to_value(SettingsItem::Readahead { sectors: 256 }).unwrap_or_default();
         assert_eq!(v["setting"], "readahead");
@@ -401,5 +344,25 @@ mod tests {
         })
         .unwrap_or_default();
         assert_eq!(v["state"], "active_idle");
+    }
+
+    #[test]
+    fn apm_json_keeps_its_shape() {
+        let json = |apm| serde_json::to_string(&SettingsItem::ApmLevel { apm }).unwrap_or_default();
+        assert_eq!(
+            json(Apm::NotSupported),
+            r#"{"setting":"apm_level","apm":{"state":"not_supported"}}"#
+        );
+        assert_eq!(
+            json(Apm::Disabled),
+            r#"{"setting":"apm_level","apm":{"state":"off"}}"#
+        );
+        assert_eq!(
+            json(Apm::Enabled {
+                level: 128,
+                level_valid: false
+            }),
+            r#"{"setting":"apm_level","apm":{"state":"level","level":128}}"#
+        );
     }
 }

@@ -432,6 +432,10 @@ fn nonzero(v: u16) -> Option<u16> {
 
 /// Decodes IDENTIFY data (plus what a live device adds) into the `-I` report.
 pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
+    // Raw words remain in two places on purpose: hdparm's guess of the standard the device
+    // follows is a heuristic over whole words (masks such as `w(83) & 0x3FFF > 0x00FF` have no
+    // meaning of their own), and the feature tables (W82, W83...) name each bit of a word, so
+    // the word is their input. Everything else reads named accessors of `Identify`.
     let w = |n: usize| id.word(n);
     let chksum = id.byte_sum();
     let class = id.device_class();
@@ -443,7 +447,7 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
     };
     let device = DeviceLine {
         kind,
-        general_configuration: w(0),
+        general_configuration: id.general_configuration(),
         atapi_device_type: eqpt,
         atapi_device_type_name: eqpt.map(|t| ATAPI_TYPES[usize::from(t & 0x1F)].to_string()),
         removable_media: matches!(kind, DeviceKind::Ata | DeviceKind::Atapi)
@@ -602,7 +606,7 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
     // ---- configuration ----------------------------------------------------------------
     let ata1_flags = if !is_cdrom && like_std == 1 {
         (1..15)
-            .filter(|&b| w(0) & (1 << b) != 0)
+            .filter(|&b| id.general_configuration() & (1 << b) != 0)
             .map(|b| ATA1_CONFIG[b])
             .collect()
     } else {
@@ -619,13 +623,13 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
     };
     if is_atapi {
         configuration.atapi = Some(AtapiConfiguration {
-            drq_response: match w(0) & 0x0060 {
-                0x0000 => "3ms.",
-                0x0020 => "<=10ms with INTRQ",
-                0x0040 => "50us.",
+            drq_response: match id.atapi_drq_response_code() {
+                0 => "3ms.",
+                1 => "<=10ms with INTRQ",
+                2 => "50us.",
                 _ => "unknown.",
             },
-            packet_size: match w(0) & 0x0003 {
+            packet_size: match id.atapi_packet_size_code() {
                 0 => "12 bytes",
                 1 => "16 bytes",
                 _ => "Unknown",
@@ -634,11 +638,13 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
     } else {
         configuration.addressing = Some(addressing(id, ctx, like_std, min_std));
     }
-    if w(20) <= 3 && id.word_reported(21) {
-        configuration.cache_buffer_kbytes = Some(w(21) / 2);
-        configuration.cache_buffer_type = (w(20) != 0).then(|| BUFFER_TYPES[usize::from(w(20))]);
+    let buffer_type = id.buffer_type();
+    if let Some(size) = id.buffer_size_reported().filter(|_| buffer_type <= 3) {
+        configuration.cache_buffer_kbytes = Some(size / 2);
+        configuration.cache_buffer_type =
+            (buffer_type != 0).then(|| BUFFER_TYPES[usize::from(buffer_type)]);
     }
-    let ff = w(168);
+    let ff = id.form_factor();
     if ff != 0 && ff & 0xFFF8 == 0 {
         let text = match ff {
             1 => String::from("5.25 inch"),
@@ -650,7 +656,7 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
         };
         configuration.form_factor = Some(FormFactor { code: ff, text });
     }
-    configuration.rotation = match w(217) {
+    configuration.rotation = match id.rotation_rate() {
         1 => Some(Rotation::SolidState),
         rpm if rpm > 0x401 => Some(Rotation::Rpm { rpm }),
         _ => None,
@@ -658,19 +664,20 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
     report.configuration = Some(configuration);
 
     // ---- capabilities -----------------------------------------------------------------
-    let w49 = w(49);
-    let w53 = w(53);
     let mut caps = Capabilities {
-        cmd_queuing: is_atapi && !is_cdrom && w49 & 0x4000 != 0,
-        cmd_overlap: is_atapi && w49 & 0x2000 != 0,
-        lba: w49 & 0x0200 != 0,
+        cmd_queuing: is_atapi && !is_cdrom && id.atapi_command_queuing(),
+        cmd_overlap: is_atapi && id.atapi_overlap(),
+        lba: id.lba_supported(),
         iordy: (like_std != 1).then_some(Iordy {
-            supported: w49 & 0x0800 != 0,
-            can_be_disabled: w49 & 0x0400 != 0,
+            supported: id.iordy_supported(),
+            can_be_disabled: id.iordy_can_be_disabled(),
         }),
-        buffer_type: (like_std == 1 && w(20) != 0).then(|| w(20)),
-        buffer_size_bytes: (min_std == 1 && id.word_reported(21)).then(|| u32::from(w(21)) * 512),
-        rw_long_bytes: (min_std < 4 && w(22) != 0).then(|| w(22)),
+        buffer_type: (like_std == 1 && buffer_type != 0).then_some(buffer_type),
+        buffer_size_bytes: id
+            .buffer_size_reported()
+            .filter(|_| min_std == 1)
+            .map(|size| u32::from(size) * 512),
+        rw_long_bytes: (min_std < 4 && id.ecc_bytes() != 0).then(|| id.ecc_bytes()),
         queue_depth: None,
         double_word_io: None,
         standby_timer: None,
@@ -694,101 +701,104 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
     };
     let sata_words_shown = |n: usize| serial_transport || id.word_reported(n);
     if !is_cdrom && like_std > 3 {
-        let ncq = sata_words_shown(76) && w(76) & 0x0100 != 0;
-        let tcq = id.word_valid(83) && w(83) & 2 != 0;
-        if ncq || tcq {
-            caps.queue_depth = Some((w(75) & 0x1F) + 1);
+        let ncq = sata_words_shown(76) && id.ncq_supported();
+        if ncq || id.tcq_supported() {
+            caps.queue_depth = Some(id.queue_depth());
         }
     }
     if !is_atapi {
         if like_std == 1 {
-            caps.double_word_io = Some(w(48) != 0);
+            caps.double_word_io = Some(id.double_word_io());
         } else {
             caps.standby_timer = Some(StandbyTimer {
-                standard_values: w49 & 0x2000 != 0,
-                device_specific_minimum: (like_std > 3 && id.word_valid(50))
-                    .then(|| w(50) & 1 != 0),
+                standard_values: id.standby_timer_standard_values(),
+                device_specific_minimum: id.standby_timer_device_minimum().filter(|_| like_std > 3),
             });
         }
-        caps.multiple_sector_transfer = Some(if like_std < 3 && w(47) & 0xFF == 0 {
+        let max_sectors = id.max_multiple_sectors();
+        caps.multiple_sector_transfer = Some(if like_std < 3 && max_sectors == 0 {
             MultipleSectorTransfer::NotSupported
         } else {
             MultipleSectorTransfer::Supported {
-                max_sectors: w(47) as u8,
-                current_sectors: (w(59) & 0x0100 != 0).then_some(w(59) as u8),
+                max_sectors,
+                current_sectors: id.current_multiple_sectors(),
             }
         });
-        if like_std > 3 && w(83) & 0xC008 == 0x4008 {
-            caps.advanced_power_management = Some(if w(86) & 0x0008 != 0 {
-                ApmLevel::Level { level: w(91) as u8 }
-            } else {
-                ApmLevel::Disabled
-            });
+        if like_std > 3 {
+            caps.advanced_power_management = Some(id.apm()).filter(|apm| apm.is_supported());
         }
-        if like_std > 5 && w(94) != 0 {
+        let (recommended, current) = id.acoustic_values();
+        if like_std > 5 && (recommended, current) != (0, 0) {
             caps.acoustic_management = Some(AcousticManagement {
-                recommended: (w(94) >> 8) as u8,
-                current: w(94) as u8,
+                recommended,
+                current,
             });
         }
     } else {
-        caps.atapi_sw_reset_required = !is_cdrom && w49 & 0x1000 != 0;
-        if w(71) != 0 || w(72) != 0 {
+        caps.atapi_sw_reset_required = !is_cdrom && id.atapi_soft_reset_required();
+        let (release_bus_us, clear_bsy_us) = id.atapi_overlap_times_us();
+        if release_bus_us != 0 || clear_bsy_us != 0 {
             caps.overlap = Some(Overlap {
-                release_bus_us: nonzero(w(71)),
-                clear_bsy_us: nonzero(w(72)),
+                release_bus_us: nonzero(release_bus_us),
+                clear_bsy_us: nonzero(clear_bsy_us),
             });
         }
     }
     // Some SATA ATAPI devices re-purpose word 62 for their DMA modes (DMADIR).
-    let dmadir = is_atapi && w(62) & 0x8000 != 0;
+    let dmadir = is_atapi && id.atapi_dmadir_required();
     caps.dmadir_required = dmadir;
+    let (sdma, mdma, udma) = (id.sdma_modes(), id.mdma_modes(), id.udma_modes());
     let sdma_ok = if dmadir {
         false
     } else {
-        let (hi, lo) = ((w(62) >> 8) as u8, w(62) as u8);
-        !(w(62) == 0 || lo & 0xF8 != 0 || (hi != 0 && hi != 1 && hi != 2 && hi != 4))
+        let (hi, lo) = ((sdma >> 8) as u8, sdma as u8);
+        !(sdma == 0 || lo & 0xF8 != 0 || (hi != 0 && hi != 1 && hi != 2 && hi != 4))
     };
-    if dmadir || w49 & 0x0100 != 0 {
-        caps.dma.modes = if w(52) != 0 && w(62) == 0 && w(63) == 0 {
-            DmaModes::Legacy { sdma: w(52) >> 8 }
+    if dmadir || id.dma_supported() {
+        caps.dma.modes = if id.dma_timing_word_reported() && sdma == 0 && mdma == 0 {
+            DmaModes::Legacy {
+                sdma: id.dma_timing_mode(),
+            }
         } else {
             let mut modes = Vec::new();
             let mut have_mode = false;
             let mut conflict = false;
             if sdma_ok {
-                conflict |= mode_list(&mut modes, w(62), w(62) >> 8, 's', &mut have_mode);
+                conflict |= mode_list(&mut modes, sdma, sdma >> 8, 's', &mut have_mode);
             }
-            if w(63) != 0 {
-                let sup = if dmadir { (w(62) >> 7) & 7 } else { w(63) };
-                conflict |= mode_list(&mut modes, sup, w(63) >> 8, 'm', &mut have_mode);
+            if mdma != 0 {
+                let sup = if dmadir { (sdma >> 7) & 7 } else { mdma };
+                conflict |= mode_list(&mut modes, sup, mdma >> 8, 'm', &mut have_mode);
             }
-            if w53 & 0x0004 != 0 && w(88) != 0 {
-                let sup = if dmadir { w(62) & 0x7F } else { w(88) };
-                conflict |= mode_list(&mut modes, sup, w(88) >> 8, 'u', &mut have_mode);
+            if id.udma_word_valid() && udma != 0 {
+                let sup = if dmadir { sdma & 0x7F } else { udma };
+                conflict |= mode_list(&mut modes, sup, udma >> 8, 'u', &mut have_mode);
             }
             DmaModes::List {
                 modes,
                 questionable: conflict || !have_mode,
             }
         };
-        caps.dma.interleaved = is_atapi && !is_cdrom && w49 & 0x8000 != 0;
-        if w53 & 0x0002 != 0 {
-            caps.dma.cycle_min_ns = nonzero(w(65));
-            caps.dma.cycle_recommended_ns = nonzero(w(66));
+        caps.dma.interleaved = is_atapi && !is_cdrom && id.atapi_interleaved_dma();
+        if id.timing_words_valid() {
+            let [min, recommended] = id.dma_cycle_ns();
+            caps.dma.cycle_min_ns = nonzero(min);
+            caps.dma.cycle_recommended_ns = nonzero(recommended);
         }
     }
-    caps.pio.modes = if w53 & 0x0002 != 0 && w(64) & 0xFF != 0 {
-        let bits = ((w(64) & 0xFF) << 3) | 7;
+    let advanced_pio = id.advanced_pio_modes() & 0xFF;
+    caps.pio.modes = if id.timing_words_valid() && advanced_pio != 0 {
+        let bits = (advanced_pio << 3) | 7;
         Some((0..=8u8).filter(|&m| bits & (1 << m) != 0).collect())
-    } else if (min_std < 5 || is_cdrom) && (w(51) >> 8) <= 2 {
-        Some((0..=(w(51) >> 8) as u8).collect())
+    } else if (min_std < 5 || is_cdrom) && id.pio_timing_mode() <= 2 {
+        Some((0..=id.pio_timing_mode() as u8).collect())
     } else {
         None
     };
-    if w53 & 0x0002 != 0 {
-        caps.pio.cycle_no_flow_control_ns = nonzero(w(67));
-        caps.pio.cycle_iordy_flow_control_ns = nonzero(w(68));
+    if id.timing_words_valid() {
+        let [no_flow_control, iordy] = id.pio_cycle_ns();
+        caps.pio.cycle_no_flow_control_ns = nonzero(no_flow_control);
+        caps.pio.cycle_iordy_flow_control_ns = nonzero(iordy);
     }
     report.capabilities = Some(caps);
 
@@ -827,7 +837,7 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
         const TRIM_ZEROS: u16 = 1 << 5;
         let w69 = w(69) & !(TRIM_DATA | TRIM_ZEROS);
         let trim = id.trim_supported().then(|| Trim {
-            limit_blocks: id.word_reported(105).then(|| w(105)),
+            limit_blocks: id.trim_max_blocks(),
             deterministic_read: (w(69) & TRIM_DATA != 0).then_some(if w(69) & TRIM_ZEROS != 0 {
                 "zeros"
             } else {
@@ -842,15 +852,19 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
     if kind == DeviceKind::Cfa {
         report.cfa = Some(cfa(id));
     }
-    report.removable_media_status_notification = w(127) & 3 == 1;
+    report.removable_media_status_notification = id.removable_media_status_notification();
 
     // ---- security, WWN, reset, DEVSLP, checksum ---------------------------------------
-    if w(82) & 0x0002 != 0 && !is_cdrom && like_std > 3 && (w(128) != 0 || w(89) != 0 || w(90) != 0)
+    let (erase_word, enhanced_erase_word) = id.security_erase_time_words();
+    if id.security_feature_set_supported()
+        && !is_cdrom
+        && like_std > 3
+        && (id.security_word() != 0 || erase_word != 0 || enhanced_erase_word != 0)
     {
         let status = id.security_status();
         report.security = Some(Security {
-            master_password_revision: id.word_reported(92).then(|| w(92)),
-            status: (w(128) != 0).then(|| SecurityFlags {
+            master_password_revision: id.master_password_revision(),
+            status: (id.security_word() != 0).then(|| SecurityFlags {
                 supported: status.supported,
                 enabled: status.enabled,
                 locked: status.locked,
@@ -863,24 +877,20 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
                     "high"
                 }),
             }),
-            erase_time: erase_time(w(89)),
-            enhanced_erase_time: erase_time(w(90)),
+            erase_time: erase_time(erase_word),
+            enhanced_erase_time: erase_time(enhanced_erase_word),
         });
     }
-    if !is_cdrom && like_std > 3 && w(84) & 0x0100 != 0 {
-        let wwn = (u64::from(w(108)) << 48)
-            | (u64::from(w(109)) << 32)
-            | (u64::from(w(110)) << 16)
-            | u64::from(w(111));
+    if let Some(wwn) = id.wwn().filter(|_| !is_cdrom && like_std > 3) {
+        // NAA (bits 63:60), IEEE OUI (59:36), unique ID (35:0): ACS-4 §7.12.7.56.
         report.wwn = Some(Wwn {
             wwn: format!("{wwn:016x}"),
-            naa: (w(108) >> 12) as u8,
-            ieee_oui: (u32::from(w(108) & 0x0FFF) << 12) | u32::from((w(109) & 0xFFF0) >> 4),
+            naa: (wwn >> 60) as u8,
+            ieee_oui: ((wwn >> 36) & 0xFF_FFFF) as u32,
             unique_id: wwn & 0xF_FFFF_FFFF,
         });
     }
-    if id.word_valid(93) {
-        let w93 = w(93);
+    if let Some(w93) = id.hardware_reset_result() {
         let (device_number, jj) = if w93 & 1 != 0 {
             (0, w93)
         } else {
@@ -896,7 +906,7 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
             },
         });
     }
-    if ctx.live && w(78) & 0x0100 != 0 {
+    if ctx.live && id.wants_sata_settings_log() {
         if let Some(t) = ctx.devslp {
             let source = if t.deto_ms != 0 { "drive" } else { "default" };
             report.device_sleep = Some(DeviceSleep {
@@ -912,7 +922,7 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
         report.integrity = Some(Integrity {
             signature_present,
             byte_sum: chksum,
-            word: w(255),
+            word: id.integrity_word(),
             checksum_correct: signature_present.then_some(chksum == 0),
         });
     }
@@ -945,27 +955,30 @@ fn erase_time(word: u16) -> Option<EraseTime> {
 }
 
 fn addressing(id: &Identify, ctx: &IdentifyContext, like_std: u16, min_std: u16) -> Addressing {
-    let w = |n: usize| id.word(n);
-    let lba = w(49) & 0x0200 != 0;
+    let lba = id.lba_supported();
     let ll: u32 = if lba { id.lba28_sectors() } else { 0 };
     let mut mm: u32 = 0;
     let mut bb: u64 = 0;
-    let chs = if ll > 0x00FB_FC10 && w(1) == 0 {
+    let (cylinders, heads, sectors) = id.default_chs();
+    let chs = if ll > 0x00FB_FC10 && cylinders == 0 {
         None
     } else {
-        let cur = w(53) & 1 != 0;
-        let pick = |n: usize| if cur { w(n) } else { 0 };
+        let cur = id.current_chs_valid();
+        let (cur_cylinders, cur_heads, cur_sectors) =
+            if cur { id.current_chs() } else { (0, 0, 0) };
+        let product = |(c, h, s): (u16, u16, u16)| u64::from(c) * u64::from(h) * u64::from(s);
         bb = if cur {
-            u64::from(w(54)) * u64::from(w(55)) * u64::from(w(56))
+            product(id.current_chs())
         } else {
-            u64::from(w(1)) * u64::from(w(3)) * u64::from(w(6))
+            product(id.default_chs())
         };
-        let ata1_bytes = min_std == 1 && (w(4) != 0 || w(5) != 0);
+        let (track_bytes, sector_bytes) = id.ata1_track_and_sector_bytes();
+        let ata1_bytes = min_std == 1 && (track_bytes != 0 || sector_bytes != 0);
         let current_addressable_sectors = cur.then(|| {
             mm = id.chs_current_sectors();
             // ATA-1 left the order of words 57/58 open: take whichever is nearer C*H*S.
             if like_std < 3 {
-                let nn = (u32::from(w(57)) << 16) | u32::from(w(58));
+                let nn = id.chs_current_sectors_swapped();
                 let dist = |v: u32| (i128::from(v) - i128::from(bb)).unsigned_abs();
                 if dist(mm) > dist(nn) {
                     mm = nn;
@@ -974,19 +987,19 @@ fn addressing(id: &Identify, ctx: &IdentifyContext, like_std: u16, min_std: u16)
             mm
         });
         Some(Chs {
-            cylinders_max: w(1),
-            cylinders_current: pick(54),
-            heads_max: w(3),
-            heads_current: pick(55),
-            sectors_per_track_max: w(6),
-            sectors_per_track_current: pick(56),
-            bytes_per_track: ata1_bytes.then(|| w(4)),
-            bytes_per_sector: ata1_bytes.then(|| w(5)),
+            cylinders_max: cylinders,
+            cylinders_current: cur_cylinders,
+            heads_max: heads,
+            heads_current: cur_heads,
+            sectors_per_track_max: sectors,
+            sectors_per_track_current: cur_sectors,
+            bytes_per_track: ata1_bytes.then_some(track_bytes),
+            bytes_per_sector: ata1_bytes.then_some(sector_bytes),
             current_addressable_sectors,
         })
     };
     let mut bbbig: u64 = 0;
-    let lba48_sectors = (lba && id.word_valid(83) && w(83) & 0x0400 != 0).then(|| {
+    let lba48_sectors = (lba && id.lba48_feature_supported()).then(|| {
         bbbig = id.lba48_sectors();
         bbbig
     });
@@ -1035,46 +1048,47 @@ fn addressing(id: &Identify, ctx: &IdentifyContext, like_std: u16, min_std: u16)
 }
 
 fn cfa(id: &Identify) -> Cfa {
-    let w = |n: usize| id.word(n);
+    let advanced = id.cfa_advanced_modes();
+    let card = id.cfa_card_modes();
     let mut modes = Vec::new();
     let mut push = |name: String, selected: bool| modes.push(XferMode { name, selected });
     // CFA PIO 5-6 and MDMA 3-4 (word 163).
-    let max = w(163) & 7;
+    let max = advanced & 7;
     if max == 1 || max == 2 {
-        let sel = (w(163) >> 6) & 7;
+        let sel = (advanced >> 6) & 7;
         for m in 1..=max {
             push(format!("pio{}", m + 4), m == sel);
         }
     }
-    let max = (w(163) >> 3) & 7;
+    let max = (advanced >> 3) & 7;
     if max == 1 || max == 2 {
-        let sel = (w(163) >> 9) & 7;
+        let sel = (advanced >> 9) & 7;
         for m in 1..=max {
             push(format!("mdma{}", m + 2), m == sel);
         }
     }
     let mut io_cycle = None;
     let mut mem_cycle = None;
-    if w(164) & 0x8000 != 0 {
+    if card & 0x8000 != 0 {
         const IO_TIMES: [u8; 4] = [255, 120, 100, 80];
         const MEM_TIMES: [u8; 4] = [250, 120, 100, 80];
-        io_cycle = IO_TIMES.get(usize::from(w(164) & 7)).copied();
-        mem_cycle = MEM_TIMES.get(usize::from((w(164) >> 3) & 7)).copied();
-        let sel = (w(164) >> 12) & 7;
-        let max = (w(164) >> 6) & 7;
+        io_cycle = IO_TIMES.get(usize::from(card & 7)).copied();
+        mem_cycle = MEM_TIMES.get(usize::from((card >> 3) & 7)).copied();
+        let sel = (card >> 12) & 7;
+        let max = (card >> 6) & 7;
         if max <= 6 {
             for m in 0..=max {
                 push(format!("io_udma{}", m + 4), m == sel);
             }
         }
-        let max = (w(164) >> 9) & 7;
+        let max = (card >> 9) & 7;
         if max <= 6 {
             for m in 0..=max {
                 push(format!("mem_udma{}", m + 4), m == sel);
             }
         }
     }
-    let w160 = w(160);
+    let w160 = id.cfa_power_mode();
     Cfa {
         max_io_udma_cycle_ns: io_cycle,
         max_mem_udma_cycle_ns: mem_cycle,
@@ -1083,6 +1097,6 @@ fn cfa(id: &Identify) -> Cfa {
             supported: w160 & 0x2000 == 0,
             max_current_ma: nonzero(w160 & 0x0FFF),
         }),
-        cprm: id.word_reported(162) && w(162) & 1 != 0,
+        cprm: id.cfa_key_management().is_some_and(|w| w & 1 != 0),
     }
 }

@@ -450,13 +450,11 @@ fn capabilities(out: &mut dyn Write, c: &Capabilities) -> io::Result<()> {
         }
     }
     match &c.advanced_power_management {
-        Some(ApmLevel::Level { level }) => {
+        Some(Apm::Enabled { level, .. }) => {
             writeln!(out, "\tAdvanced power management level: {level}")?
         }
-        Some(ApmLevel::Disabled) => {
-            out.write_all(b"\tAdvanced power management level: disabled\n")?
-        }
-        None => {}
+        Some(Apm::Disabled) => out.write_all(b"\tAdvanced power management level: disabled\n")?,
+        Some(Apm::NotSupported) | None => {}
     }
     if let Some(a) = &c.acoustic_management {
         writeln!(

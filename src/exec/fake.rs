@@ -1,0 +1,506 @@
+//! The scripted [`DeviceAccess`] fake that `access.rs` promises, for tests only.
+//!
+//! Owns: a device whose every answer is scripted (ATA commands by opcode and feature, IDENTIFY,
+//! the HDIO gets and sets, the block ioctls, geometry, the kernel's identity), and which records
+//! every call the steps make, in order, so a test can check the commands sent (opcode, feature,
+//! count, LBA, timeout) and what was asked of the kernel. [`run_on`] runs a command line through
+//! the real parser and the same per-device function the binary calls, over fakes.
+//!
+//! Must not: touch a real device. The only file it opens is `/dev/null`, for the descriptor the
+//! timings would read from.
+
+use super::access::{AtaFailure, AtaOutput, DeviceAccess, Geometry, HdioSetting};
+use super::devices::{run_devices_with, Opened, Opener};
+use super::guards::DeviceFacts;
+use super::output::Output;
+use super::output::SharedStderr;
+use crate::ata::command::TaskFile;
+use crate::cli::{DeviceRun, Invocation};
+use std::cell::RefCell;
+use std::ffi::OsString;
+use std::io;
+use std::os::fd::{AsFd, BorrowedFd};
+use std::rc::Rc;
+
+/// One call the steps made, with its arguments.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Call {
+    Ata(TaskFile),
+    /// The size of the data buffer the ATA command just before was given.
+    AtaDataLen(usize),
+    Identify,
+    ReadLog {
+        log: u8,
+        page: u8,
+    },
+    ForgetIdentify,
+    Readahead,
+    SetReadahead(u64),
+    Readonly,
+    SetReadonly(bool),
+    Geometry,
+    PartitionRefusal(u64),
+    SizeSectors,
+    LogicalSectorSize,
+    FlushBufferCache,
+    RereadPartitions,
+    HdioGet(HdioSetting),
+    HdioSet(HdioSetting, u64),
+    HdioSetPioMode(u64),
+    HdioSetWcache(bool),
+    HdioReset,
+    HdioIdentity,
+    QueueDepth,
+    SetQueueDepth(u32),
+}
+
+/// The registers of one ATA command as a test compares them: (command, feature, count).
+pub type Regs = (u8, u16, u16);
+
+/// A scripted answer to ATA commands with this opcode (and feature, when given).
+struct AtaRule {
+    command: u8,
+    feature: Option<u16>,
+    answer: Result<AtaOutput, AtaFailure>,
+    /// What a PIO-in command reads (repeated to fill the caller's buffer).
+    data: Vec<u8>,
+}
+
+/// A device whose answers are scripted; see the module doc.
+pub struct FakeDevice {
+    pub kind: String,
+    pub description: String,
+    pub ata_capable: bool,
+    pub libata: bool,
+    pub directory: bool,
+    /// IDENTIFY's answer: the words, or the failure.
+    pub identify: Result<[u16; 256], AtaFailure>,
+    pub identity: io::Result<[u8; 512]>,
+    pub readahead: io::Result<i64>,
+    pub readonly: io::Result<i64>,
+    pub geometry: Result<Geometry, (&'static str, i32)>,
+    pub queue_depth: io::Result<u32>,
+    pub size_sectors: io::Result<u64>,
+    pub logical_sector_size: io::Result<u32>,
+    pub partition_refusal: Option<String>,
+    /// HDIO get answers; a setting not listed answers ENOTTY (what libata says).
+    pub hdio: Vec<(HdioSetting, i64)>,
+    /// Calls that fail, with their errno (compared exactly, arguments included). ATA commands
+    /// are scripted with [`FakeDevice::on_ata`] instead, since they fail with registers.
+    failing: Vec<(Call, i32)>,
+    ata_rules: Vec<AtaRule>,
+    log: Rc<RefCell<Vec<Call>>>,
+    null: std::fs::File,
+}
+
+/// A failure as the real device reports a command the drive aborted (ERR in status).
+pub fn aborted(command: u8) -> AtaFailure {
+    AtaFailure {
+        reason: format!(
+            "ATA command 0x{command:02x} failed: status 0x51 (error), error 0x04 (aborted)"
+        ),
+        not_ata: false,
+        refused_by_kernel: false,
+    }
+}
+
+/// A failure as the real device reports libata refusing to pass a command on.
+pub fn refused() -> AtaFailure {
+    AtaFailure {
+        reason: "the kernel refused the command (ILLEGAL REQUEST: INVALID FIELD IN CDB)".into(),
+        not_ata: false,
+        refused_by_kernel: true,
+    }
+}
+
+fn errno(e: i32) -> io::Error {
+    io::Error::from_raw_os_error(e)
+}
+
+impl FakeDevice {
+    /// A SATA disk behind libata: ATA commands work and answer with zero registers, IDENTIFY
+    /// gives `words`, the block ioctls work, the old IDE driver's HDIO ioctls answer ENOTTY
+    /// except HDIO_GET_32BIT, as libata does.
+    pub fn libata_disk(words: [u16; 256]) -> FakeDevice {
+        FakeDevice {
+            kind: "ata_disk".into(),
+            description: "/dev/x is a SATA disk (libata)".into(),
+            ata_capable: true,
+            libata: true,
+            directory: false,
+            identify: Ok(words),
+            identity: Err(errno(libc::ENOTTY)),
+            readahead: Ok(256),
+            readonly: Ok(0),
+            geometry: Ok(Geometry {
+                cylinders: 121601,
+                heads: 255,
+                sectors_per_track: 63,
+                total_sectors: 1953525168,
+                start_sector: Some(0),
+            }),
+            queue_depth: Ok(32),
+            size_sectors: Ok(1953525168),
+            logical_sector_size: Ok(512),
+            partition_refusal: None,
+            hdio: vec![(HdioSetting::Io32bit, 1)],
+            failing: Vec::new(),
+            ata_rules: Vec::new(),
+            log: Rc::new(RefCell::new(Vec::new())),
+            null: dev_null(),
+        }
+    }
+
+    /// A drive on the old IDE driver: every HDIO ioctl works (values given by `hdio`).
+    pub fn ide_disk(words: [u16; 256]) -> FakeDevice {
+        FakeDevice {
+            kind: "ide".into(),
+            description: "/dev/x is an IDE disk".into(),
+            libata: false,
+            hdio: vec![
+                (HdioSetting::Multcount, 16),
+                (HdioSetting::Io32bit, 0),
+                (HdioSetting::Unmask, 1),
+                (HdioSetting::Dma, 1),
+                (HdioSetting::KeepSettings, 0),
+                (HdioSetting::Nowerr, 0),
+                (HdioSetting::Busstate, 1),
+            ],
+            ..FakeDevice::libata_disk(words)
+        }
+    }
+
+    /// A loop device: no ATA, no HDIO, no geometry (ENOTTY), block ioctls work.
+    pub fn loop_device() -> FakeDevice {
+        let not_ata = AtaFailure {
+            reason: "/dev/x is a loop device".into(),
+            not_ata: true,
+            refused_by_kernel: false,
+        };
+        FakeDevice {
+            kind: "loop".into(),
+            description: "/dev/x is a loop device".into(),
+            ata_capable: false,
+            libata: false,
+            identify: Err(not_ata),
+            geometry: Err((" HDIO_GETGEO failed", libc::ENOTTY)),
+            queue_depth: Err(errno(libc::ENOENT)),
+            hdio: Vec::new(),
+            ..FakeDevice::libata_disk([0; 256])
+        }
+    }
+
+    /// ATA commands with this opcode (and feature, if given) answer `answer`. The first
+    /// matching rule wins; commands with no rule succeed with zero registers.
+    pub fn on_ata(
+        mut self,
+        command: u8,
+        feature: Option<u16>,
+        answer: Result<AtaOutput, AtaFailure>,
+    ) -> Self {
+        self.ata_rules.push(AtaRule {
+            command,
+            feature,
+            answer,
+            data: Vec::new(),
+        });
+        self
+    }
+
+    /// ATA commands with this opcode succeed and read `data` (repeated to fill the buffer).
+    pub fn on_ata_read(mut self, command: u8, data: &[u8]) -> Self {
+        self.ata_rules.push(AtaRule {
+            command,
+            feature: None,
+            answer: Ok(AtaOutput::default()),
+            data: data.to_vec(),
+        });
+        self
+    }
+
+    /// `call` fails with `errno`.
+    pub fn failing(mut self, call: Call, errno: i32) -> Self {
+        self.failing.push((call, errno));
+        self
+    }
+
+    /// The shared log of calls, to read after the fake was handed over.
+    pub fn log(&self) -> Rc<RefCell<Vec<Call>>> {
+        Rc::clone(&self.log)
+    }
+
+    fn record(&self, call: Call) -> io::Result<()> {
+        let failure = self
+            .failing
+            .iter()
+            .find(|(c, _)| *c == call)
+            .map(|(_, e)| *e);
+        self.log.borrow_mut().push(call);
+        match failure {
+            Some(e) => Err(errno(e)),
+            None => Ok(()),
+        }
+    }
+}
+
+/// `/dev/null`, whose descriptor stands in for the device's.
+fn dev_null() -> std::fs::File {
+    std::fs::File::open("/dev/null").expect("/dev/null opens")
+}
+
+fn copy<T: Copy>(r: &io::Result<T>) -> io::Result<T> {
+    match r {
+        Ok(v) => Ok(*v),
+        Err(e) => Err(errno(e.raw_os_error().unwrap_or(libc::EIO))),
+    }
+}
+
+impl DeviceAccess for FakeDevice {
+    fn kind_name(&self) -> String {
+        self.kind.clone()
+    }
+    fn description(&self) -> String {
+        self.description.clone()
+    }
+    fn ata_capable(&self) -> bool {
+        self.ata_capable
+    }
+    fn is_directory(&self) -> bool {
+        self.directory
+    }
+    fn fd(&self) -> BorrowedFd<'_> {
+        self.null.as_fd()
+    }
+    fn is_libata(&self) -> bool {
+        self.libata
+    }
+
+    fn ata(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure> {
+        // Recorded even on a device that cannot take ATA: the step asked (the real device then
+        // sends nothing and answers as below).
+        let _ = self.record(Call::Ata(tf.clone()));
+        self.log.borrow_mut().push(Call::AtaDataLen(data.len()));
+        if !self.ata_capable {
+            return Err(AtaFailure {
+                reason: self.description.clone(),
+                not_ata: true,
+                refused_by_kernel: false,
+            });
+        }
+        let rule = self
+            .ata_rules
+            .iter()
+            .find(|r| r.command == tf.command && r.feature.is_none_or(|f| f == tf.feature));
+        match rule {
+            Some(r) => {
+                for (byte, value) in data.iter_mut().zip(r.data.iter().cycle()) {
+                    *byte = *value;
+                }
+                r.answer.clone()
+            }
+            None => Ok(AtaOutput::default()),
+        }
+    }
+    fn identify(&mut self) -> Result<[u16; 256], AtaFailure> {
+        let _ = self.record(Call::Identify);
+        self.identify.clone()
+    }
+    fn read_log(&mut self, log: u8, page: u8) -> Result<[u8; 512], AtaFailure> {
+        let _ = self.record(Call::ReadLog { log, page });
+        Err(aborted(crate::ata::command::op::READ_LOG_EXT))
+    }
+    fn forget_identify(&mut self) {
+        let _ = self.record(Call::ForgetIdentify);
+    }
+
+    fn readahead(&self) -> io::Result<i64> {
+        self.record(Call::Readahead)?;
+        copy(&self.readahead)
+    }
+    fn set_readahead(&self, sectors: u64) -> io::Result<()> {
+        self.record(Call::SetReadahead(sectors))
+    }
+    fn readonly(&self) -> io::Result<i64> {
+        self.record(Call::Readonly)?;
+        copy(&self.readonly)
+    }
+    fn set_readonly(&self, on: bool) -> io::Result<()> {
+        self.record(Call::SetReadonly(on))
+    }
+    fn geometry(&self) -> Result<Geometry, (&'static str, io::Error)> {
+        let _ = self.record(Call::Geometry);
+        self.geometry.map_err(|(label, e)| (label, errno(e)))
+    }
+    fn partition_refusal(&self, lba: u64) -> Option<String> {
+        let _ = self.record(Call::PartitionRefusal(lba));
+        self.partition_refusal.clone()
+    }
+    fn size_sectors(&self) -> io::Result<u64> {
+        self.record(Call::SizeSectors)?;
+        copy(&self.size_sectors)
+    }
+    fn logical_sector_size(&self) -> io::Result<u32> {
+        self.record(Call::LogicalSectorSize)?;
+        copy(&self.logical_sector_size)
+    }
+    fn flush_buffer_cache(&self) -> io::Result<()> {
+        self.record(Call::FlushBufferCache)
+    }
+    fn reread_partitions(&self) -> io::Result<()> {
+        self.record(Call::RereadPartitions)
+    }
+    fn hdio_get(&self, what: HdioSetting) -> io::Result<i64> {
+        self.record(Call::HdioGet(what))?;
+        self.hdio
+            .iter()
+            .find(|(w, _)| *w == what)
+            .map(|(_, v)| *v)
+            .ok_or_else(|| errno(libc::ENOTTY))
+    }
+    fn hdio_set(&self, what: HdioSetting, value: u64) -> io::Result<()> {
+        self.record(Call::HdioSet(what, value))?;
+        if self.hdio.iter().any(|(w, _)| *w == what) {
+            Ok(())
+        } else {
+            Err(errno(libc::ENOTTY))
+        }
+    }
+    fn hdio_set_pio_mode(&self, mode: u64) -> io::Result<()> {
+        self.record(Call::HdioSetPioMode(mode))
+    }
+    fn hdio_set_wcache(&self, on: bool) -> io::Result<()> {
+        self.record(Call::HdioSetWcache(on))
+    }
+    fn hdio_reset(&self) -> io::Result<()> {
+        self.record(Call::HdioReset)
+    }
+    fn hdio_identity(&self) -> io::Result<[u8; 512]> {
+        self.record(Call::HdioIdentity)?;
+        copy(&self.identity)
+    }
+    fn queue_depth(&self) -> io::Result<u32> {
+        self.record(Call::QueueDepth)?;
+        copy(&self.queue_depth)
+    }
+    fn set_queue_depth(&self, depth: u32) -> io::Result<()> {
+        self.record(Call::SetQueueDepth(depth))
+    }
+}
+
+/// What one run over fakes produced.
+pub struct Outcome {
+    pub stdout: String,
+    pub stderr: String,
+    pub exit: u8,
+    /// Every call, in order, over all devices.
+    pub calls: Vec<Call>,
+}
+
+impl Outcome {
+    /// The ATA commands sent, as (command, feature, count).
+    pub fn ata(&self) -> Vec<Regs> {
+        self.taskfiles()
+            .iter()
+            .map(|tf| (tf.command, tf.feature, tf.count))
+            .collect()
+    }
+
+    /// The ATA commands sent, whole.
+    pub fn taskfiles(&self) -> Vec<TaskFile> {
+        self.calls
+            .iter()
+            .filter_map(|c| match c {
+                Call::Ata(tf) => Some(tf.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The calls other than IDENTIFY reads and cache drops (which depend on how often a step
+    /// looks at IDENTIFY, not on what it does).
+    pub fn actions(&self) -> Vec<Call> {
+        self.calls
+            .iter()
+            .filter(|c| {
+                !matches!(
+                    c,
+                    Call::Identify | Call::ForgetIdentify | Call::AtaDataLen(_)
+                )
+            })
+            .cloned()
+            .collect()
+    }
+}
+
+/// Hands out the fakes, one per device in command-line order.
+struct FakeOpener {
+    fakes: Vec<FakeDevice>,
+    /// The device the next guard check is about.
+    facts_next: usize,
+}
+
+impl Opener for FakeOpener {
+    fn facts(&mut self, _run: &DeviceRun) -> DeviceFacts {
+        let fake = self.fakes.get(self.facts_next);
+        self.facts_next += 1;
+        DeviceFacts {
+            multcount_via_ata: fake.is_some_and(|f| f.libata),
+        }
+    }
+
+    fn open<'w>(&mut self, _run: &DeviceRun, _trace: SharedStderr<'w>) -> io::Result<Opened<'w>> {
+        if self.fakes.is_empty() {
+            return Err(errno(libc::ENOENT));
+        }
+        let dev = self.fakes.remove(0);
+        Ok(Opened {
+            kind: dev.kind.clone(),
+            description: dev.description.clone(),
+            dev: Box::new(dev),
+        })
+    }
+}
+
+/// Runs `command_line` (words after the program name, split at spaces) through the real parser
+/// and the per-device processing of the binary, each device being the next of `fakes`; a
+/// device with no fake left fails to open with ENOENT.
+pub fn run_on_all(fakes: Vec<FakeDevice>, command_line: &str) -> Outcome {
+    let logs: Vec<_> = fakes.iter().map(FakeDevice::log).collect();
+    let argv: Vec<OsString> = std::iter::once("hdparm")
+        .chain(command_line.split_whitespace())
+        .map(OsString::from)
+        .collect();
+    let parsed = crate::cli::parse(&argv);
+    let mut stdout = Vec::new();
+    let mut stderr = Vec::new();
+    let runs = match parsed.result {
+        Ok(Invocation::Devices(runs)) => runs,
+        other => panic!("{command_line:?} is not a device invocation: {other:?}"),
+    };
+    // JSON or text, as `exec::run` decides it.
+    let json = runs.iter().any(|r| r.flags.json);
+    let argv = argv
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let exit = {
+        let mut out = Output::new(json, argv, &mut stdout, &mut stderr);
+        let mut opener = FakeOpener {
+            fakes,
+            facts_next: 0,
+        };
+        run_devices_with(&runs, &mut out, &mut opener);
+        out.finish()
+    };
+    Outcome {
+        stdout: String::from_utf8_lossy(&stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&stderr).into_owned(),
+        exit,
+        calls: logs.iter().flat_map(|l| l.borrow().clone()).collect(),
+    }
+}
+
+/// [`run_on_all`] with one device.
+pub fn run_on(fake: FakeDevice, command_line: &str) -> Outcome {
+    run_on_all(vec![fake], command_line)
+}

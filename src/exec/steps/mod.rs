@@ -1,0 +1,265 @@
+//! One device's plan, executed in hdparm 9.65's fixed order (reference §3): sets first, then
+//! gets and reports, then timings and power commands.
+//!
+//! Owns: the order ([`STEPS`], one entry per step with its §3 number), the per-device context
+//! [`Ctx`], and the few helpers every step uses to send a command or report a failure. The
+//! steps themselves live in one small file per family: `settings` (kernel and HDIO sets),
+//! `features` (drive settings sent as ATA commands), `reports` (gets and the identification
+//! reports), `power` (power-state commands and the end-of-device actions).
+//!
+//! Every step prints what hdparm prints on stdout; a failure prints one line on stderr and is
+//! recorded in the verdict, and processing goes on with the next step (hdparm does the same
+//! within a device). Must not: reach the device other than through [`DeviceAccess`], so that
+//! every step can be tested with the scripted fake.
+
+mod features;
+mod power;
+mod reports;
+mod settings;
+#[cfg(test)]
+mod tests;
+
+use super::access::{AtaFailure, AtaOutput, DeviceAccess};
+use super::output::Output;
+use crate::ata::command::TaskFile;
+use crate::ata::identify::Identify;
+use crate::cli::Flags;
+use crate::error::{strerror, Error, ErrorClass};
+use crate::report::settings::SettingsItem;
+use std::io;
+
+pub use power::flush_drive_cache;
+
+/// The per-device context of the steps.
+pub struct Ctx<'d, 'o, 'w> {
+    pub name: String,
+    pub flags: Flags,
+    pub dev: &'d mut dyn DeviceAccess,
+    pub out: &'o mut Output<'w>,
+    /// The multiple-sector count found by the multcount get (step 46), which `-i` puts into
+    /// word 59 as hdparm does.
+    pub multcount: Option<i64>,
+}
+
+/// A step: does its part when its option was asked for, nothing otherwise.
+type Step = fn(&mut Ctx);
+
+/// hdparm's per-device order (reference §3): the step number there, and the step. Steps of
+/// options not built yet are refused before anything runs (see `guards::unbuilt_option`) and
+/// have no entry.
+const STEPS: &[(u8, Step)] = &[
+    (5, settings::set_readahead),
+    (6, settings::set_pio_mode),
+    (7, settings::set_io32bit),
+    (8, settings::set_multcount),
+    (9, settings::set_readonly),
+    (10, settings::set_unmask_irq),
+    (11, settings::set_dma),
+    (12, settings::set_queue_depth),
+    (13, settings::set_nowerr),
+    (14, settings::set_keep_settings),
+    (15, features::set_doorlock),
+    (16, features::set_keep_features),
+    (17, features::set_defect_mgmt),
+    (18, features::set_prefetch),
+    (19, features::set_xfer_mode),
+    (20, features::set_lookahead),
+    (21, features::set_powerup_in_standby),
+    (22, features::set_apm),
+    (24, features::set_acoustic),
+    (25, features::set_write_read_verify),
+    (26, features::set_write_cache),
+    (27, features::set_standby),
+    (32, features::dco_freeze),
+    (34, features::security_freeze),
+    (35, features::seagate_powersave),
+    (36, settings::set_busstate),
+    (42, read_sector),
+    (44, forget_identify),
+    (45, reports::hitachi_temperature),
+    (46, reports::get_multcount),
+    (47, reports::get_io32bit),
+    (48, reports::get_unmask_irq),
+    (49, reports::get_dma),
+    (50, reports::get_queue_depth),
+    (51, reports::get_keep_settings),
+    (52, reports::get_nowerr),
+    (53, reports::get_readonly),
+    (54, reports::get_readahead),
+    (55, reports::get_geometry),
+    (57, power::check_power),
+    (58, reports::kernel_identity),
+    (59, reports::identify),
+    (60, reports::get_lookahead),
+    (61, reports::get_write_cache),
+    (62, reports::get_apm),
+    (63, reports::get_acoustic),
+    (64, reports::get_write_read_verify),
+    (65, reports::get_busstate),
+    (66, reports::get_max_sectors),
+    (67, timings),
+    (70, power::flush_buffer_cache),
+    (71, power::reread_partitions),
+    (72, power::idle_immediate),
+    (73, power::standby_now),
+    (75, power::sleep_now),
+    (76, power::reset),
+];
+
+/// Runs every requested step for one opened device.
+pub fn run(ctx: &mut Ctx) {
+    for (_, step) in STEPS {
+        step(ctx);
+    }
+}
+
+/// Step 42: `--read-sector`.
+fn read_sector(ctx: &mut Ctx) {
+    if let Some(lba) = ctx.flags.read_sector {
+        super::sectors::read_sector(ctx, lba);
+    }
+}
+
+/// Step 44: the sets may have changed what IDENTIFY says; the gets read it afresh.
+fn forget_identify(ctx: &mut Ctx) {
+    ctx.dev.forget_identify();
+}
+
+/// Steps 67-69 (`-T`, `-F`, `-t`, and our `--bench`), in `timing_steps`.
+fn timings(ctx: &mut Ctx) {
+    let f = &ctx.flags;
+    if f.time_cache || f.time_device || f.bench.is_some() || f.flush_drive_cache {
+        super::timing_steps::run(ctx);
+    }
+}
+
+/// hdparm's `(on)`/`(off)` suffix, for set messages (the same as the report's).
+fn on_off(v: u32) -> &'static str {
+    crate::report::settings::on_off(i64::from(v))
+}
+
+/// A set message line (printed when the option was not made quiet).
+fn set_msg(option: &str, value: u32, message: String) -> SettingsItem {
+    SettingsItem::Set {
+        option: option.to_string(),
+        value: i64::from(value),
+        message,
+    }
+}
+
+impl Ctx<'_, '_, '_> {
+    fn ioctl_failed(&mut self, label: &str, err: &io::Error) {
+        let class = ErrorClass::of_io(err);
+        let mut message = format!("{label}: {}", strerror(err));
+        if class == ErrorClass::NotApplicable {
+            if label.starts_with(" HDIO_") && self.dev.is_libata() {
+                // libata implements none of the old IDE driver's tuning ioctls but 32-bit I/O.
+                message.push_str(&format!(
+                    " ({}; libata has no such setting: the kernel manages DMA, interrupts and multiple-sector I/O itself)",
+                    self.dev.description()
+                ));
+            } else {
+                message.push_str(&format!(" ({})", self.dev.description()));
+            }
+        }
+        self.out.error(&Error {
+            class,
+            message,
+            errno: err.raw_os_error(),
+        });
+    }
+
+    fn ata_failed(&mut self, label: &str, failure: &AtaFailure) {
+        let message = format!("{label}: {}", failure.reason);
+        self.out.error(&Error {
+            class: failure.class(),
+            message,
+            errno: None,
+        });
+    }
+
+    /// Sends hdparm's 4-byte `drive_cmd`; reports a failure under `label`.
+    fn drive_cmd(&mut self, args: [u8; 4], label: &str) -> Option<AtaOutput> {
+        self.drive_cmd_timeout(args, 0, label)
+    }
+
+    fn drive_cmd_timeout(&mut self, args: [u8; 4], timeout: u32, label: &str) -> Option<AtaOutput> {
+        let mut tf = TaskFile::drive_cmd(args);
+        tf.timeout_secs = timeout;
+        let mut no_data = [0u8; 0];
+        match self.dev.ata(&tf, &mut no_data) {
+            Ok(out) => Some(out),
+            Err(f) => {
+                self.ata_failed(label, &f);
+                None
+            }
+        }
+    }
+
+    /// Sends a command, and an alternative opcode if the first fails (hdparm's pairs such as
+    /// STANDBY IMMEDIATE 0xE0 / 0x94). Reports only when both fail.
+    fn drive_cmd_either(&mut self, first: u8, second: u8, label: &str) -> Option<AtaOutput> {
+        let mut none = [0u8; 0];
+        match self
+            .dev
+            .ata(&TaskFile::drive_cmd([first, 0, 0, 0]), &mut none)
+        {
+            Ok(out) => Some(out),
+            Err(f) if f.not_ata => {
+                self.ata_failed(label, &f);
+                None
+            }
+            Err(_) => match self
+                .dev
+                .ata(&TaskFile::drive_cmd([second, 0, 0, 0]), &mut none)
+            {
+                Ok(out) => Some(out),
+                Err(f) => {
+                    self.ata_failed(label, &f);
+                    None
+                }
+            },
+        }
+    }
+
+    /// The drive's IDENTIFY data, if it gave any (the device caches it).
+    fn identify(&mut self) -> Option<Identify> {
+        self.dev.identify().ok().map(Identify::from_words)
+    }
+
+    /// A drive setting sent as one `drive_cmd`: its "setting ..." line when noisy, then the
+    /// command, reported under hdparm's label if it fails.
+    fn set_feature(
+        &mut self,
+        noisy: bool,
+        option: &str,
+        value: u32,
+        message: String,
+        args: [u8; 4],
+        label: &str,
+    ) {
+        if noisy {
+            self.out.item(set_msg(option, value, message));
+        }
+        self.drive_cmd(args, label);
+    }
+
+    /// A get that reads IDENTIFY, on a device that gave none.
+    fn identify_unavailable(&mut self, option: &str) {
+        let message = if self.dev.ata_capable() {
+            format!("{}: {option}: the drive did not answer IDENTIFY", self.name)
+        } else {
+            format!(
+                "{}: {option} reads the drive's IDENTIFY data: {}",
+                self.name,
+                self.dev.description()
+            )
+        };
+        let class = if self.dev.ata_capable() {
+            ErrorClass::Failed
+        } else {
+            ErrorClass::NotApplicable
+        };
+        self.out.error(&Error::new(class, message));
+    }
+}

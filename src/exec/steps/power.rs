@@ -1,0 +1,136 @@
+//! The power-state steps and the end-of-device actions (reference §3 steps 57 and 70-76):
+//! CHECK POWER MODE (`-C`), the buffer-cache flush (`-f`, implied by `-t`/`-T`), re-reading
+//! the partition table (`-z`), IDLE IMMEDIATE, STANDBY IMMEDIATE and SLEEP (`--idle-immediate`,
+//! `-y`, `-Y`), the drive reset (`-w`), and FLUSH CACHE as `-F` and `-W0` send it.
+//!
+//! Must not: wait or retry beyond hdparm's own alternative opcodes (0xE0/0x94, 0xE6/0x99,
+//! 0xE5/0x98).
+
+use super::Ctx;
+use crate::ata::command::op;
+use crate::error::Error;
+use crate::report::settings::{PowerState, SettingsItem};
+
+/// FLUSH CACHE (EXT when the drive has it), as `-F` and `-W0` send it.
+pub fn flush_drive_cache(ctx: &mut Ctx) {
+    let ext = ctx
+        .identify()
+        .is_some_and(|id| id.flush_cache_ext_supported());
+    let command = if ext {
+        op::FLUSHCACHE_EXT
+    } else {
+        op::FLUSHCACHE
+    };
+    ctx.drive_cmd_timeout([command, 0, 0, 0], 60, " HDIO_DRIVE_CMD(flushcache) failed");
+}
+
+/// Step 57: `-C`: CHECK POWER MODE (0xE5, else 0x98). hdparm prints `unknown` when both fail;
+/// so do we on stdout, but the failure is reported and the exit status is not 0.
+pub fn check_power(ctx: &mut Ctx) {
+    if !ctx.flags.check_power.set {
+        return;
+    }
+    let state = if ctx.dev.ata_capable() {
+        ctx.drive_cmd_either(
+            op::CHECKPOWERMODE1,
+            op::CHECKPOWERMODE2,
+            " drive state unknown",
+        )
+        .map_or(PowerState::Unknown, |out| PowerState::from_count(out.count))
+    } else {
+        let message = format!(
+            "{}: -C needs an ATA drive: {}",
+            ctx.name,
+            ctx.dev.description()
+        );
+        ctx.out.error(&Error::not_applicable(message));
+        PowerState::Unknown
+    };
+    ctx.out.item(SettingsItem::DriveState { state });
+}
+
+/// Step 70: BLKFLSBUF, for `-f` and before the timings' reads.
+pub fn flush_buffer_cache(ctx: &mut Ctx) {
+    let f = &ctx.flags;
+    if !(f.flush_buffers || f.time_cache || f.time_device) {
+        return;
+    }
+    if let Err(e) = ctx.dev.flush_buffer_cache() {
+        ctx.ioctl_failed("BLKFLSBUF failed", &e);
+    }
+}
+
+/// Step 71: `-z`, BLKRRPART.
+pub fn reread_partitions(ctx: &mut Ctx) {
+    let a = ctx.flags.reread_partitions;
+    if !a.set {
+        return;
+    }
+    if a.noisy {
+        ctx.out.text(" re-reading partition table\n");
+    }
+    if let Err(e) = ctx.dev.reread_partitions() {
+        ctx.ioctl_failed(" BLKRRPART failed", &e);
+    }
+}
+
+/// Step 72: `--idle-immediate`.
+pub fn idle_immediate(ctx: &mut Ctx) {
+    let a = ctx.flags.idle_immediate;
+    if !a.set {
+        return;
+    }
+    if a.noisy {
+        ctx.out.text(" issuing idle_immediate command\n");
+    }
+    ctx.drive_cmd(
+        [op::IDLEIMMEDIATE, 0, 0, 0],
+        " HDIO_DRIVE_CMD(idle_immediate) failed",
+    );
+}
+
+/// Step 73: `-y`, STANDBY IMMEDIATE (0xE0, else the old 0x94).
+pub fn standby_now(ctx: &mut Ctx) {
+    let a = ctx.flags.standby_now;
+    if !a.set {
+        return;
+    }
+    if a.noisy {
+        ctx.out.text(" issuing standby command\n");
+    }
+    ctx.drive_cmd_either(
+        op::STANDBYNOW1,
+        op::STANDBYNOW2,
+        " HDIO_DRIVE_CMD(standby) failed",
+    );
+}
+
+/// Step 75: `-Y`, SLEEP (0xE6, else the old 0x99).
+pub fn sleep_now(ctx: &mut Ctx) {
+    let a = ctx.flags.sleep_now;
+    if !a.set {
+        return;
+    }
+    if a.noisy {
+        ctx.out.text(" issuing sleep command\n");
+    }
+    ctx.drive_cmd_either(
+        op::SLEEPNOW1,
+        op::SLEEPNOW2,
+        " HDIO_DRIVE_CMD(sleep) failed",
+    );
+}
+
+/// Step 76: `-w`, HDIO_DRIVE_RESET.
+pub fn reset(ctx: &mut Ctx) {
+    let a = ctx.flags.reset;
+    if !a.set {
+        return;
+    }
+    if a.noisy {
+        ctx.out.text(" resetting drive\n");
+    }
+    if let Err(e) = ctx.dev.hdio_reset() {
+        ctx.ioctl_failed(" HDIO_DRIVE_RESET failed", &e);
+    }
+}

@@ -1,0 +1,356 @@
+//! The get steps (reference §3 steps 45-66): the kernel's settings read back through HDIO and
+//! block ioctls (`-m -c -u -d -Q -k -n -r -a -b`, and the default report), the geometry
+//! (`-g`), the drive's settings read from IDENTIFY (`-A -W -B -M -R`), the native maximum
+//! (`-N`), the Hitachi temperature (`-H`), and the identification reports (`-i`, `-I`).
+//!
+//! A get prints its line only when the query worked. The default report skips what the driver
+//! lacks, as hdparm does; an explicit get reports the failure. Must not: change anything on
+//! the device (the one command sent besides reads is `-H`'s SENSE CONDITION and `-N`'s READ
+//! NATIVE MAX ADDRESS, both queries).
+
+use super::Ctx;
+use crate::ata::command::{op, TaskFile};
+use crate::ata::features;
+use crate::exec::access::HdioSetting;
+use crate::report::settings::SettingsItem;
+
+/// Step 45: `-H`, Hitachi's SENSE CONDITION (the temperature in the count register).
+pub fn hitachi_temperature(ctx: &mut Ctx) {
+    if !ctx.flags.hitachi_temp.set {
+        return;
+    }
+    if let Some(out) = ctx.drive_cmd(
+        [op::HITACHI_VENDOR, 0, features::HITACHI_SENSE_CONDITION, 0],
+        " HDIO_DRIVE_CMD(hitachisensecondition) failed",
+    ) {
+        let t = match out.count {
+            0 => "under -20".to_string(),
+            0xff => "over 107".to_string(),
+            c => format!("{}", i32::from(c) / 2 - 20),
+        };
+        let in_range = if out.error & 0x10 == 0 { "yes" } else { "no" };
+        ctx.out.text(&format!(
+            " drive temperature (celsius) is:  {t}\n drive temperature in range:  {in_range}\n"
+        ));
+    }
+}
+
+/// Step 46: the multiple-sector count: HDIO_GET_MULTCOUNT, else IDENTIFY word 59 (libata).
+/// Also read for `-i`, which shows it in word 59; printed for `-m` and the default report.
+pub fn get_multcount(ctx: &mut Ctx) {
+    let f = &ctx.flags;
+    if !(f.defaults || f.multcount.get || f.identity) {
+        return;
+    }
+    let explicit = f.multcount.get;
+    let print = f.defaults || f.multcount.get;
+    let count = match ctx.dev.hdio_get(HdioSetting::Multcount) {
+        Ok(v) => Some(v),
+        Err(e) => match ctx.identify() {
+            Some(id) => Some(i64::from(id.multcount_fallback())),
+            None => {
+                if explicit {
+                    ctx.ioctl_failed(" HDIO_GET_MULTCOUNT failed", &e);
+                }
+                None
+            }
+        },
+    };
+    if let (Some(v), true) = (count, print) {
+        ctx.out.item(SettingsItem::Multcount { count: v });
+    }
+    ctx.multcount = count;
+}
+
+/// Step 47: `-c`.
+pub fn get_io32bit(ctx: &mut Ctx) {
+    let explicit = ctx.flags.io32bit.get;
+    if ctx.flags.defaults || explicit {
+        hdio_get_line(
+            ctx,
+            HdioSetting::Io32bit,
+            explicit,
+            " HDIO_GET_32BIT failed",
+            |v| SettingsItem::IoSupport { mode: v },
+        );
+    }
+}
+
+/// Step 48: `-u`.
+pub fn get_unmask_irq(ctx: &mut Ctx) {
+    let explicit = ctx.flags.unmask_irq.get;
+    if ctx.flags.defaults || explicit {
+        hdio_get_line(
+            ctx,
+            HdioSetting::Unmask,
+            explicit,
+            " HDIO_GET_UNMASKINTR failed",
+            |v| SettingsItem::Unmaskirq { value: v },
+        );
+    }
+}
+
+/// Step 49: `-d`.
+pub fn get_dma(ctx: &mut Ctx) {
+    let explicit = ctx.flags.dma.get;
+    if ctx.flags.defaults || explicit {
+        hdio_get_line(
+            ctx,
+            HdioSetting::Dma,
+            explicit,
+            " HDIO_GET_DMA failed",
+            |v| SettingsItem::UsingDma { value: v },
+        );
+    }
+}
+
+/// Step 50: `-Q` (not part of the default report).
+pub fn get_queue_depth(ctx: &mut Ctx) {
+    if !ctx.flags.queue_depth.get {
+        return;
+    }
+    match ctx.dev.queue_depth() {
+        Ok(depth) => ctx.out.item(SettingsItem::QueueDepth { depth }),
+        Err(e) => ctx.ioctl_failed(" queue_depth", &e),
+    }
+}
+
+/// Step 51: `-k`.
+pub fn get_keep_settings(ctx: &mut Ctx) {
+    let explicit = ctx.flags.keep_settings.get;
+    if ctx.flags.defaults || explicit {
+        hdio_get_line(
+            ctx,
+            HdioSetting::KeepSettings,
+            explicit,
+            " HDIO_GET_KEEPSETTINGS failed",
+            |v| SettingsItem::Keepsettings { value: v },
+        );
+    }
+}
+
+/// Step 52: `-n` (not part of the default report, despite hdparm's `-acdgkmur` help text).
+pub fn get_nowerr(ctx: &mut Ctx) {
+    if ctx.flags.nowerr.get {
+        hdio_get_line(
+            ctx,
+            HdioSetting::Nowerr,
+            true,
+            " HDIO_GET_NOWERR failed",
+            |v| SettingsItem::Nowerr { value: v },
+        );
+    }
+}
+
+/// Step 53: `-r`, BLKROGET (its failure is shown in the default report too).
+pub fn get_readonly(ctx: &mut Ctx) {
+    if !(ctx.flags.defaults || ctx.flags.readonly.get) {
+        return;
+    }
+    match ctx.dev.readonly() {
+        Ok(v) => ctx.out.item(SettingsItem::Readonly { value: v }),
+        Err(e) => ctx.ioctl_failed(" BLKROGET failed", &e),
+    }
+}
+
+/// Step 54: `-a`, BLKRAGET (its failure is shown in the default report too).
+pub fn get_readahead(ctx: &mut Ctx) {
+    if !(ctx.flags.defaults || ctx.flags.readahead.get) {
+        return;
+    }
+    match ctx.dev.readahead() {
+        Ok(v) => ctx.out.item(SettingsItem::Readahead { sectors: v }),
+        Err(e) => ctx.ioctl_failed(" BLKRAGET failed", &e),
+    }
+}
+
+/// Step 55: `-g` (and the default report's last line).
+pub fn get_geometry(ctx: &mut Ctx) {
+    if !(ctx.flags.defaults || ctx.flags.geometry) {
+        return;
+    }
+    match ctx.dev.geometry() {
+        Ok(g) => ctx.out.item(SettingsItem::Geometry {
+            cylinders: g.cylinders,
+            heads: g.heads,
+            sectors_per_track: g.sectors_per_track,
+            total_sectors: g.total_sectors,
+            start_sector: g.start_sector,
+        }),
+        Err((label, e)) => ctx.ioctl_failed(label, &e),
+    }
+}
+
+/// Step 58: `-i`, with the multiple-sector count of step 46.
+pub fn kernel_identity(ctx: &mut Ctx) {
+    if ctx.flags.identity {
+        let multcount = ctx.multcount;
+        crate::exec::identify::kernel_identity(ctx, multcount);
+    }
+}
+
+/// Step 59: `-I`, `--Istdout`, `--Iraw`.
+pub fn identify(ctx: &mut Ctx) {
+    let f = &ctx.flags;
+    if f.identify || f.identify_stdout || f.identify_raw.is_some() {
+        crate::exec::identify::identify(ctx);
+    }
+}
+
+/// Step 60: `-A`, from IDENTIFY.
+pub fn get_lookahead(ctx: &mut Ctx) {
+    if !ctx.flags.lookahead.get {
+        return;
+    }
+    if let Some(id) = ctx.identify() {
+        let enabled = id.look_ahead().enabled();
+        ctx.out.item(SettingsItem::LookAhead { enabled });
+    } else {
+        ctx.identify_unavailable("-A");
+    }
+}
+
+/// Step 61: `-W`, from IDENTIFY.
+pub fn get_write_cache(ctx: &mut Ctx) {
+    if !ctx.flags.write_cache.get {
+        return;
+    }
+    if let Some(id) = ctx.identify() {
+        let enabled = id.write_cache().enabled();
+        ctx.out.item(SettingsItem::WriteCaching { enabled });
+    } else {
+        ctx.identify_unavailable("-W");
+    }
+}
+
+/// Step 62: `-B`, from IDENTIFY.
+pub fn get_apm(ctx: &mut Ctx) {
+    if !ctx.flags.apm.get {
+        return;
+    }
+    if let Some(id) = ctx.identify() {
+        ctx.out.item(SettingsItem::ApmLevel { apm: id.apm() });
+    } else {
+        ctx.identify_unavailable("-B");
+    }
+}
+
+/// Step 63: `-M`, from IDENTIFY.
+pub fn get_acoustic(ctx: &mut Ctx) {
+    if !ctx.flags.acoustic.get {
+        return;
+    }
+    if let Some(id) = ctx.identify() {
+        let level = id.acoustic_level();
+        ctx.out.item(SettingsItem::Acoustic { level });
+    } else {
+        ctx.identify_unavailable("-M");
+    }
+}
+
+/// Step 64: `-R`, from IDENTIFY.
+pub fn get_write_read_verify(ctx: &mut Ctx) {
+    if !ctx.flags.write_read_verify.get {
+        return;
+    }
+    if let Some(id) = ctx.identify() {
+        let value = id.write_read_verify_shown();
+        ctx.out.item(SettingsItem::WriteReadVerify { value });
+    } else {
+        ctx.identify_unavailable("-R");
+    }
+}
+
+/// Step 65: `-b`.
+pub fn get_busstate(ctx: &mut Ctx) {
+    if ctx.flags.busstate.get {
+        hdio_get_line(
+            ctx,
+            HdioSetting::Busstate,
+            true,
+            " HDIO_GET_BUSSTATE failed",
+            |v| SettingsItem::Busstate { value: v },
+        );
+    }
+}
+
+/// Step 66: `-N`: visible sectors (IDENTIFY) against the native maximum (READ NATIVE MAX
+/// ADDRESS, or GET NATIVE MAX ADDRESS EXT on drives with Accessible Max Address), reference §4.5.
+pub fn get_max_sectors(ctx: &mut Ctx) {
+    if !ctx.flags.max_sectors.get {
+        return;
+    }
+    let Some(id) = ctx.identify() else {
+        ctx.identify_unavailable("-N");
+        return;
+    };
+    let amax = id.supports_accessible_max_address();
+    let (mut tf, label) = if amax {
+        let mut tf = TaskFile::new(op::GET_NATIVE_MAX_EXT, 0, 0);
+        tf.lba48 = true;
+        (tf, " GET_NATIVE_MAX_ADDRESS_EXT failed")
+    } else if id.supports_48bit() {
+        (
+            TaskFile::new(op::READ_NATIVE_MAX_EXT, 0, 0),
+            " READ_NATIVE_MAX_ADDRESS_EXT failed",
+        )
+    } else {
+        (
+            TaskFile::new(op::READ_NATIVE_MAX, 0, 0),
+            " READ_NATIVE_MAX_ADDRESS failed",
+        )
+    };
+    tf.timeout_secs = 15;
+    let mut none = [0u8; 0];
+    let out = match ctx.dev.ata(&tf, &mut none) {
+        Ok(out) => out,
+        Err(f) => {
+            ctx.ata_failed(label, &f);
+            return;
+        }
+    };
+    let max_lba = if tf.lba48 {
+        out.lba
+    } else {
+        (out.lba & 0x00ff_ffff) | (u64::from(out.device & 0x0f) << 24)
+    };
+    let native = max_lba + 1;
+    let visible = id.capacity_sectors();
+    let mut line = format!(" max sectors   = {visible}/{native}");
+    match visible.cmp(&native) {
+        std::cmp::Ordering::Less if amax => {
+            line.push_str(", ACCESSIBLE MAX ADDRESS enabled\nPower cycle your device after every ACCESSIBLE MAX ADDRESS")
+        }
+        std::cmp::Ordering::Less => line.push_str(", HPA is enabled"),
+        std::cmp::Ordering::Equal if amax => line.push_str(", ACCESSIBLE MAX ADDRESS disabled"),
+        std::cmp::Ordering::Equal => line.push_str(", HPA is disabled"),
+        std::cmp::Ordering::Greater => {
+            line.push_str(", HPA setting seems invalid");
+            if native & 0xffff_ff00_0000 == 0 {
+                line.push_str(" (buggy kernel device driver?)");
+            }
+        }
+    }
+    line.push('\n');
+    ctx.out.text(&line);
+    ctx.out.section(
+        "max_sectors",
+        serde_json::json!({ "visible_sectors": visible, "native_sectors": native, "accessible_max_address": amax }),
+    );
+}
+
+/// A get through a legacy HDIO ioctl: a line when it works; an error only when the option was
+/// asked for explicitly (the default report skips what the driver lacks, as hdparm does).
+fn hdio_get_line(
+    ctx: &mut Ctx,
+    what: HdioSetting,
+    explicit: bool,
+    label: &str,
+    item: impl Fn(i64) -> SettingsItem,
+) {
+    match ctx.dev.hdio_get(what) {
+        Ok(v) => ctx.out.item(item(v)),
+        Err(e) if explicit => ctx.ioctl_failed(label, &e),
+        Err(_) => {}
+    }
+}

@@ -1,0 +1,235 @@
+//! The set steps that go to the kernel, not the drive (reference §4.1): block-layer settings
+//! (`-a`, `-r`), the old IDE driver's HDIO settings (`-p`, `-c`, `-m`, `-u`, `-d`, `-n`, `-k`,
+//! `-b`) and the SCSI queue depth (`-Q`). Each prints its "setting ..." line when noisy, then
+//! makes one call. `-m` falls back to SET MULTIPLE MODE on libata, as hdparm does.
+//!
+//! Must not: read values back (that is `reports`) or print anything but the set message and
+//! the failure line.
+
+use super::{on_off, set_msg, Ctx};
+use crate::ata::command::op;
+use crate::cli::GetSet;
+use crate::error::Error;
+use crate::exec::access::HdioSetting;
+
+/// Step 5: `-a N`, BLKRASET.
+pub fn set_readahead(ctx: &mut Ctx) {
+    let gs = ctx.flags.readahead;
+    if !gs.set {
+        return;
+    }
+    if gs.get {
+        let message = format!(" setting fs readahead to {}", gs.value);
+        ctx.out.item(set_msg("-a", gs.value, message));
+    }
+    if let Err(e) = ctx.dev.set_readahead(u64::from(gs.value)) {
+        ctx.ioctl_failed(" BLKRASET failed", &e);
+    }
+}
+
+/// Step 6: `-p MODE`, HDIO_SET_PIO_MODE (hdparm's numbering: <100 PIO, <200 MDMA, else UDMA).
+pub fn set_pio_mode(ctx: &mut Ctx) {
+    let so = ctx.flags.pio_mode;
+    if !so.set {
+        return;
+    }
+    let mode = so.value as i32;
+    if so.noisy {
+        let message = if mode == 255 {
+            " attempting to auto-tune PIO mode".to_string()
+        } else if mode < 100 {
+            format!(" attempting to set PIO mode to {mode}")
+        } else if mode < 200 {
+            format!(" attempting to set MDMA mode to {}", mode - 100)
+        } else {
+            format!(" attempting to set UDMA mode to {}", mode - 200)
+        };
+        ctx.out.item(set_msg("-p", so.value, message));
+    }
+    if let Err(e) = ctx.dev.hdio_set_pio_mode(u64::from(so.value)) {
+        ctx.ioctl_failed(" HDIO_SET_PIO_MODE failed", &e);
+    }
+}
+
+/// Step 7: `-c N`, HDIO_SET_32BIT.
+pub fn set_io32bit(ctx: &mut Ctx) {
+    let gs = ctx.flags.io32bit;
+    let message = format!(" setting 32-bit IO_support flag to {}", gs.value);
+    hdio_set(
+        ctx,
+        gs,
+        HdioSetting::Io32bit,
+        "-c",
+        message,
+        " HDIO_SET_32BIT failed",
+    );
+}
+
+/// Step 8: `-m N`: HDIO_SET_MULTCOUNT; on libata (ENOTTY) SET MULTIPLE MODE behind the guard
+/// that was checked for the whole invocation before anything ran.
+pub fn set_multcount(ctx: &mut Ctx) {
+    let gs = ctx.flags.multcount;
+    if !gs.set {
+        return;
+    }
+    let v = gs.value;
+    if gs.get {
+        ctx.out
+            .item(set_msg("-m", v, format!(" setting multcount to {v}")));
+    }
+    match ctx.dev.hdio_set(HdioSetting::Multcount, u64::from(v)) {
+        Ok(()) => {}
+        Err(e) if e.raw_os_error() == Some(libc::ENOTTY) && ctx.dev.ata_capable() => {
+            if let Some(id) = ctx.identify() {
+                let max = u32::from(id.max_multiple_sectors());
+                if v > max || (v != 0 && !v.is_power_of_two()) {
+                    let message = format!(
+                        "{}: -m {v}: the drive allows a multiple-sector count of 0 or a power of two up to {max}; nothing was sent",
+                        ctx.name
+                    );
+                    ctx.out.error(&Error::usage(message));
+                    return;
+                }
+            }
+            ctx.drive_cmd(
+                [op::SET_MULTIPLE, v as u8, 0, 0],
+                " HDIO_DRIVE_CMD(set_multi_count) failed",
+            );
+        }
+        Err(e) => ctx.ioctl_failed(" HDIO_SET_MULTCOUNT failed", &e),
+    }
+}
+
+/// Step 9: `-r 0|1`, BLKROSET.
+pub fn set_readonly(ctx: &mut Ctx) {
+    let gs = ctx.flags.readonly;
+    if !gs.set {
+        return;
+    }
+    if gs.get {
+        let v = gs.value;
+        let message = format!(" setting readonly to {v}{}", on_off(v));
+        ctx.out.item(set_msg("-r", v, message));
+    }
+    if let Err(e) = ctx.dev.set_readonly(gs.value != 0) {
+        ctx.ioctl_failed(" BLKROSET failed", &e);
+    }
+}
+
+/// Step 10: `-u 0|1`, HDIO_SET_UNMASKINTR.
+pub fn set_unmask_irq(ctx: &mut Ctx) {
+    let gs = ctx.flags.unmask_irq;
+    hdio_set_on_off(
+        ctx,
+        gs,
+        HdioSetting::Unmask,
+        "-u",
+        "unmaskirq",
+        " HDIO_SET_UNMASKINTR failed",
+    );
+}
+
+/// Step 11: `-d 0|1`, HDIO_SET_DMA.
+pub fn set_dma(ctx: &mut Ctx) {
+    let gs = ctx.flags.dma;
+    hdio_set_on_off(
+        ctx,
+        gs,
+        HdioSetting::Dma,
+        "-d",
+        "using_dma",
+        " HDIO_SET_DMA failed",
+    );
+}
+
+/// Step 12: `-Q N`, the SCSI device's `queue_depth` attribute.
+pub fn set_queue_depth(ctx: &mut Ctx) {
+    let gs = ctx.flags.queue_depth;
+    if !gs.set {
+        return;
+    }
+    if gs.get {
+        let message = format!(" setting queue_depth to {}", gs.value);
+        ctx.out.item(set_msg("-Q", gs.value, message));
+    }
+    if let Err(e) = ctx.dev.set_queue_depth(gs.value) {
+        ctx.ioctl_failed(" setting queue_depth failed", &e);
+    }
+}
+
+/// Step 13: `-n 0|1`, HDIO_SET_NOWERR.
+pub fn set_nowerr(ctx: &mut Ctx) {
+    let gs = ctx.flags.nowerr;
+    hdio_set_on_off(
+        ctx,
+        gs,
+        HdioSetting::Nowerr,
+        "-n",
+        "nowerr",
+        " HDIO_SET_NOWERR failed",
+    );
+}
+
+/// Step 14: `-k 0|1`, HDIO_SET_KEEPSETTINGS.
+pub fn set_keep_settings(ctx: &mut Ctx) {
+    let gs = ctx.flags.keep_settings;
+    hdio_set_on_off(
+        ctx,
+        gs,
+        HdioSetting::KeepSettings,
+        "-k",
+        "keep_settings",
+        " HDIO_SET_KEEPSETTINGS failed",
+    );
+}
+
+/// Step 36: `-b N`, HDIO_SET_BUSSTATE; its message is one of those `-q` anywhere silences.
+pub fn set_busstate(ctx: &mut Ctx) {
+    let gs = ctx.flags.busstate;
+    if !gs.set {
+        return;
+    }
+    let v = gs.value;
+    if !ctx.flags.quiet && gs.get {
+        let name = crate::report::settings::busstate_name(i64::from(v));
+        let message = format!(" setting bus state to {v} ({name})");
+        ctx.out.item(set_msg("-b", v, message));
+    }
+    if let Err(e) = ctx.dev.hdio_set(HdioSetting::Busstate, u64::from(v)) {
+        ctx.ioctl_failed(" HDIO_SET_BUSSTATE failed", &e);
+    }
+}
+
+/// An old IDE driver on/off setting: ` setting NAME to V (on|off)`, then the ioctl.
+fn hdio_set_on_off(
+    ctx: &mut Ctx,
+    gs: GetSet<u32>,
+    what: HdioSetting,
+    option: &str,
+    name: &str,
+    label: &str,
+) {
+    let v = gs.value;
+    let message = format!(" setting {name} to {v}{}", on_off(v));
+    hdio_set(ctx, gs, what, option, message, label);
+}
+
+/// An old IDE driver setting: its message when noisy, then the ioctl.
+fn hdio_set(
+    ctx: &mut Ctx,
+    gs: GetSet<u32>,
+    what: HdioSetting,
+    option: &str,
+    message: String,
+    label: &str,
+) {
+    if !gs.set {
+        return;
+    }
+    if gs.get {
+        ctx.out.item(set_msg(option, gs.value, message));
+    }
+    if let Err(e) = ctx.dev.hdio_set(what, u64::from(gs.value)) {
+        ctx.ioctl_failed(label, &e);
+    }
+}
