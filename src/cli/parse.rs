@@ -134,19 +134,11 @@ fn checked_arm(text: String) -> Step<Arm> {
 /// The device word an arm is parsed with.
 const ARM_DEVICE: &str = "/dev/experiment-arm";
 
-/// Transfer-mode names for `-p` and `-X` (reference §1.4).
+/// Transfer-mode names for `-p` and `-X` (reference §1.4): a name (the table lives in
+/// `ata::values`), else a decimal number.
 pub fn translate_xfermode(name: &str) -> Option<u32> {
-    let families: [(&str, u32); 4] = [("pio", 8), ("sdma", 16), ("mdma", 32), ("udma", 64)];
-    for (prefix, base) in families {
-        if let Some(rest) = name.strip_prefix(prefix) {
-            if rest.len() == 1 {
-                if let Some(d) = rest.chars().next().and_then(|c| c.to_digit(10)) {
-                    if d <= 7 {
-                        return Some(base + d);
-                    }
-                }
-            }
-        }
+    if let Some(mode) = crate::ata::values::xfer_mode_by_name(name) {
+        return Some(mode);
     }
     // hdparm: strtol(name, &end, 10) and accept only when the whole string was used; the
     // empty string therefore means 0. The long result is stored in an int (truncation kept).
