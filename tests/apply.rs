@@ -8,56 +8,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// A loop device over a sparse file, detached (and its flags reset) when dropped.
-struct Loop {
-    dev: String,
-    file: PathBuf,
-}
-
-impl Loop {
-    fn new(tag: &str) -> Option<Loop> {
-        let file =
-            std::env::temp_dir().join(format!("hdparm-rs-apply-{tag}-{}.img", std::process::id()));
-        std::fs::File::create(&file).ok()?.set_len(16 << 20).ok()?;
-        let out = Command::new("losetup")
-            .args(["-f", "--show"])
-            .arg(&file)
-            .output()
-            .ok()?;
-        if !out.status.success() {
-            let _ = std::fs::remove_file(&file);
-            return None;
-        }
-        let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        blockdev(&["--setrw", &dev]);
-        blockdev(&["--setra", "256", &dev]);
-        Some(Loop { dev, file })
-    }
-
-    fn readahead(&self) -> String {
-        blockdev(&["--getra", &self.dev])
-    }
-
-    fn readonly(&self) -> String {
-        blockdev(&["--getro", &self.dev])
-    }
-}
-
-impl Drop for Loop {
-    fn drop(&mut self) {
-        blockdev(&["--setrw", &self.dev]);
-        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
-        let _ = std::fs::remove_file(&self.file);
-    }
-}
-
-fn blockdev(args: &[&str]) -> String {
-    Command::new("blockdev")
-        .args(args)
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default()
-}
+use common::{blockdev, Loop};
 
 struct Done {
     stdout: String,
@@ -85,13 +36,23 @@ fn loops(test: &str, count: usize) -> Option<Vec<Loop>> {
         return None;
     }
     let devices: Vec<Loop> = (0..count)
-        .filter_map(|n| Loop::new(&format!("{test}-{n}")))
+        .filter_map(|n| Loop::new(&format!("apply-{test}-{n}"), 16))
         .collect();
     if devices.len() < count {
         common::skip(test, "losetup could not attach loop devices");
         return None;
     }
     Some(devices)
+}
+
+/// The record `--apply` wrote for a device.
+fn record_of(records: &Path, dev: &str) -> serde_json::Value {
+    let name = Path::new(dev)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let bytes = std::fs::read(records.join(format!("{name}.json"))).expect("record");
+    serde_json::from_slice(&bytes).expect("the record is JSON")
 }
 
 fn scratch(test: &str) -> PathBuf {
@@ -169,15 +130,7 @@ fn apply_sets_records_and_check_sees_drift() {
     );
 
     // The record says what was asked, run and read back.
-    let name = Path::new(&lo.dev)
-        .file_name()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
-    let record: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(records.join(format!("{name}.json"))).expect("record"),
-    )
-    .expect("record is JSON");
+    let record = record_of(&records, &lo.dev);
     assert_eq!(record["name"], lo.dev.as_str());
     assert_eq!(record["event"], "manual");
     assert_eq!(record["plan"][0][1], "-a64");
@@ -245,15 +198,7 @@ fn a_rejected_setting_is_recorded_and_the_other_devices_still_apply() {
     // hdparm goes on after a failed set within a device, and so the read-ahead took.
     assert_eq!(first.readahead(), "32");
     assert_eq!(second.readahead(), "16");
-    let name = Path::new(&first.dev)
-        .file_name()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
-    let record: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(records.join(format!("{name}.json"))).expect("record"),
-    )
-    .expect("JSON");
+    let record = record_of(&records, &first.dev);
     assert_ne!(record["runs"][0]["exit_status"], 0);
     assert!(record["runs"][0]["stderr"]
         .as_str()
@@ -325,15 +270,7 @@ fn the_resume_hook_reapplies_as_systemd_calls_it() {
     // After resume: the settings are back, recorded as a resume.
     assert!(run_hook("post").success());
     assert_eq!(lo.readahead(), "48");
-    let name = Path::new(&lo.dev)
-        .file_name()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
-    let record: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(records.join(format!("{name}.json"))).expect("record"),
-    )
-    .expect("JSON");
+    let record = record_of(&records, &lo.dev);
     assert_eq!(record["event"], "resume");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -7,48 +7,7 @@ mod common;
 
 use std::process::Command;
 
-/// A loop device over a sparse file, detached (and its flags reset) when dropped.
-struct Loop {
-    dev: String,
-    file: std::path::PathBuf,
-}
-
-impl Loop {
-    fn new(size_mib: u64) -> Option<Loop> {
-        let file = std::env::temp_dir().join(format!(
-            "hdparm-rs-loop-settings-{}.img",
-            std::process::id()
-        ));
-        let f = std::fs::File::create(&file).ok()?;
-        f.set_len(size_mib << 20).ok()?;
-        let out = Command::new("losetup")
-            .args(["-f", "--show"])
-            .arg(&file)
-            .output()
-            .ok()?;
-        if !out.status.success() {
-            let _ = std::fs::remove_file(&file);
-            return None;
-        }
-        let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        let _ = Command::new("blockdev").args(["--setrw", &dev]).status();
-        Some(Loop { dev, file })
-    }
-}
-
-impl Drop for Loop {
-    fn drop(&mut self) {
-        // A read-only flag outlives the loop device's attachment: clear it first.
-        let _ = Command::new("blockdev")
-            .args(["--setrw", &self.dev])
-            .status();
-        let _ = Command::new("blockdev")
-            .args(["--setra", "256", &self.dev])
-            .status();
-        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
-        let _ = std::fs::remove_file(&self.file);
-    }
-}
+use common::Loop;
 
 fn run(program: &std::path::Path, args: &[&str]) -> (String, Option<i32>) {
     let out = Command::new(program).args(args).output().expect("run");
@@ -74,7 +33,7 @@ fn block_options_match_hdparm_on_a_loop_device() {
         );
         return;
     };
-    let Some(lo) = Loop::new(64) else {
+    let Some(lo) = Loop::new("settings", 64) else {
         common::skip(
             "block_options_match_hdparm_on_a_loop_device",
             "losetup could not attach a loop device",

@@ -115,38 +115,32 @@ pub fn block_attribute(device: &Path, attribute: &str) -> String {
 
 /// The disks present that our udev rule covers (`sd*`, `hd*`, `nvme*n*`), as /dev names.
 pub fn present_disks() -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir("/sys/block") else {
-        return Vec::new();
-    };
-    let mut disks: Vec<String> = entries
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|name| {
-            name.starts_with("sd")
-                || name.starts_with("hd")
-                || (name.starts_with("nvme") && name.contains('n'))
-        })
-        .map(|name| format!("/dev/{name}"))
-        .collect();
-    disks.sort();
-    disks
+    disks_where(|name| {
+        name.starts_with("sd")
+            || name.starts_with("hd")
+            || name
+                .strip_prefix("nvme")
+                .is_some_and(|rest| rest.contains('n'))
+    })
 }
 
 /// The disks Debian's udev rule covers (`KERNEL=="[sh]d[a-z]"`) that are present, as /dev names.
 pub fn present_udev_disks() -> Vec<String> {
+    disks_where(|name| {
+        let b = name.as_bytes();
+        b.len() == 3 && (b[0] == b's' || b[0] == b'h') && b[1] == b'd' && b[2].is_ascii_lowercase()
+    })
+}
+
+/// The entries of /sys/block (whole disks only) whose names pass `keep`, as sorted /dev names.
+fn disks_where(keep: impl Fn(&str) -> bool) -> Vec<String> {
     let Ok(entries) = std::fs::read_dir("/sys/block") else {
         return Vec::new();
     };
     let mut disks: Vec<String> = entries
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|name| {
-            let b = name.as_bytes();
-            b.len() == 3
-                && (b[0] == b's' || b[0] == b'h')
-                && b[1] == b'd'
-                && b[2].is_ascii_lowercase()
-        })
+        .filter(|name| keep(name))
         .map(|name| format!("/dev/{name}"))
         .collect();
     disks.sort();

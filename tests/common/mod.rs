@@ -190,6 +190,69 @@ fn replace_all(text: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
 
 /// Tests of the helpers themselves, compiled into every test binary that includes this module
 /// (cheap, and each binary then checks the rules it relies on).
+/// A loop device over a sparse file in the temp directory, writable and at read-ahead 256 when
+/// attached; its read-only flag is cleared, and it is detached and its file deleted, on drop.
+pub struct Loop {
+    pub dev: String,
+    pub file: PathBuf,
+}
+
+impl Loop {
+    /// Attaches one (root and losetup needed); None when it cannot.
+    pub fn new(tag: &str, size_mib: u64) -> Option<Loop> {
+        let file =
+            std::env::temp_dir().join(format!("hdparm-rs-loop-{tag}-{}.img", std::process::id()));
+        std::fs::File::create(&file)
+            .ok()?
+            .set_len(size_mib << 20)
+            .ok()?;
+        let out = std::process::Command::new("losetup")
+            .args(["-f", "--show"])
+            .arg(&file)
+            .output()
+            .ok()?;
+        if !out.status.success() {
+            let _ = std::fs::remove_file(&file);
+            return None;
+        }
+        let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        blockdev(&["--setrw", &dev]);
+        blockdev(&["--setra", "256", &dev]);
+        Some(Loop { dev, file })
+    }
+
+    /// Its read-ahead in sectors, as blockdev reads it.
+    pub fn readahead(&self) -> String {
+        blockdev(&["--getra", &self.dev])
+    }
+
+    /// Its read-only flag, as blockdev reads it.
+    pub fn readonly(&self) -> String {
+        blockdev(&["--getro", &self.dev])
+    }
+}
+
+impl Drop for Loop {
+    fn drop(&mut self) {
+        // A read-only flag outlives the loop device's attachment: clear it first.
+        blockdev(&["--setrw", &self.dev]);
+        blockdev(&["--setra", "256", &self.dev]);
+        let _ = std::process::Command::new("losetup")
+            .args(["-d", &self.dev])
+            .status();
+        let _ = std::fs::remove_file(&self.file);
+    }
+}
+
+/// Runs blockdev; its stdout, trimmed.
+pub fn blockdev(args: &[&str]) -> String {
+    std::process::Command::new("blockdev")
+        .args(args)
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod helper_tests {
     use super::*;
