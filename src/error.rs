@@ -10,12 +10,13 @@
 //! | 0  | everything asked for succeeded | 0 |
 //! | 1  | refused by a guard flag (nothing was sent anywhere); `--check` found drift | 1 (EPERM) |
 //! | 2  | a device could not be opened | 2 (ENOENT), 13 (EACCES)... |
+//! | 3  | `--no-wake` left a drive in standby alone (ours) | — |
 //! | 5  | a command failed on the device, or a read failed | 5 (EIO) |
 //! | 22 | usage error: bad option, bad value | 22 (EINVAL) |
 //! | 25 | the device cannot do what was asked (not ATA, ioctl not supported) | 25 (ENOTTY) |
 //!
 //! When several devices fail differently, the exit status is the most severe class seen, in the
-//! order usage > guard > command failed > cannot open > not applicable > drift.
+//! order usage > guard > command failed > cannot open > not applicable > skipped > drift.
 
 use std::fmt;
 use std::io;
@@ -26,6 +27,8 @@ pub enum ErrorClass {
     /// `--check` found a device that differs from hdparm.conf (the least severe: it is an
     /// answer, not a failure).
     Drift,
+    /// `--no-wake` left a sleeping drive alone, so what was asked of it is missing.
+    Skipped,
     /// The device cannot do what was asked: not an ATA device, ioctl not supported.
     NotApplicable,
     /// The device node could not be opened.
@@ -43,6 +46,7 @@ impl ErrorClass {
     pub fn exit_status(self) -> u8 {
         match self {
             ErrorClass::Drift => 1,
+            ErrorClass::Skipped => 3,
             ErrorClass::NotApplicable => 25,
             ErrorClass::CannotOpen => 2,
             ErrorClass::Failed => 5,
@@ -78,6 +82,7 @@ impl ErrorClass {
     pub fn of_exit_status(status: u8) -> Option<ErrorClass> {
         [
             ErrorClass::Drift,
+            ErrorClass::Skipped,
             ErrorClass::NotApplicable,
             ErrorClass::CannotOpen,
             ErrorClass::Failed,
@@ -93,6 +98,7 @@ impl ErrorClass {
     pub fn name(self) -> &'static str {
         match self {
             ErrorClass::Drift => "drift",
+            ErrorClass::Skipped => "skipped",
             ErrorClass::NotApplicable => "not_applicable",
             ErrorClass::CannotOpen => "cannot_open",
             ErrorClass::Failed => "failed",

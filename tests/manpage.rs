@@ -122,7 +122,7 @@ fn man_page_entries_show_values_and_guards_as_defined() {
 #[test]
 fn man_page_documents_the_exit_statuses() {
     let man = man_page();
-    for status in ["0", "1", "2", "5", "22", "25"] {
+    for status in ["0", "1", "2", "3", "5", "22", "25"] {
         assert!(
             man.contains(&format!(".B {status}\n")),
             "exit status {status} not documented"

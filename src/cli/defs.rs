@@ -115,6 +115,8 @@ pub enum Value {
     /// The rest of the command line: `ARM ARM... [--trials N] [--direct|--bench] [--keep]
     /// [--plot FILE] DEVICE`.
     ExperimentArguments,
+    /// The rest of the command line: `[FILE] [--no-wake] [DEVICE...]`.
+    PrometheusArguments,
 }
 
 /// Where a parsed option's value goes.
@@ -2116,6 +2118,36 @@ rejects!(
     ParseError::Message("--experiment: needs at least two arms and a device".into())
 );
 
+pub const PROMETHEUS: OptionDef = OptionDef {
+    value: Value::PrometheusArguments,
+    ..ours(long_flag(
+        "prometheus",
+        Role::Immediate,
+        Some(" --prometheus [FILE] [--no-wake] [DEVICE...]  Drive state as node_exporter textfile metrics"),
+        "Write every drive's state as node_exporter textfile metrics, waking none with --no-wake",
+        &[],
+        Apply::Custom(|p, _, _| p.prometheus_request()),
+    ))
+};
+invokes!(
+    prometheus_invokes,
+    "--prometheus /var/lib/node_exporter/hdparm.prom --no-wake /dev/sda /dev/sdb",
+    Invocation::Prometheus(PrometheusRequest {
+        file: Some("/var/lib/node_exporter/hdparm.prom".into()),
+        no_wake: true,
+        devices: vec!["/dev/sda".into(), "/dev/sdb".into()],
+    })
+);
+invokes!(
+    prometheus_to_stdout_invokes,
+    "--prometheus /dev/sda",
+    Invocation::Prometheus(PrometheusRequest {
+        file: None,
+        no_wake: false,
+        devices: vec!["/dev/sda".into()],
+    })
+);
+
 /// Every option, in the order of the usage text (hdparm's, then ours).
 pub static OPTIONS: &[&OptionDef] = &[
     &READAHEAD,
@@ -2223,6 +2255,7 @@ pub static OPTIONS: &[&OptionDef] = &[
     &APPLY,
     &CHECK,
     &EXPERIMENT,
+    &PROMETHEUS,
 ];
 
 #[cfg(test)]

@@ -280,6 +280,19 @@ pub enum Invocation {
     Apply(ApplyRequest),
     /// `--experiment` (ours): settings compared by interleaved timed trials.
     Experiment(ExperimentRequest),
+    /// `--prometheus` (ours): drive state as node_exporter textfile metrics.
+    Prometheus(PrometheusRequest),
+}
+
+/// What `--prometheus` was asked to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PrometheusRequest {
+    /// Where the metrics go (through a rename); stdout when None.
+    pub file: Option<PathBuf>,
+    /// `--no-wake`: a drive in standby or sleep is asked nothing beyond CHECK POWER MODE.
+    pub no_wake: bool,
+    /// The drives; none means every disk present.
+    pub devices: Vec<OsString>,
 }
 
 /// One arm of an experiment: a group of settings in hdparm's grammar.

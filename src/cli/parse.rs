@@ -866,6 +866,37 @@ impl<'a> Parser<'a> {
         Ok(Outcome::Done(Invocation::Experiment(request)))
     }
 
+    /// `--prometheus` (ours): `[FILE] [--no-wake] [DEVICE...]`, the rest of the command line. A
+    /// first word that does not start with `/dev/` is FILE.
+    pub(super) fn prometheus_request(&mut self) -> Step<Outcome> {
+        let mut request = PrometheusRequest {
+            file: None,
+            no_wake: false,
+            devices: Vec::new(),
+        };
+        let mut first = true;
+        while self.next < self.args.len() {
+            let word = self.args[self.next].clone();
+            self.next += 1;
+            let text = word.to_string_lossy().into_owned();
+            if text.eq_ignore_ascii_case("--no-wake") {
+                request.no_wake = true;
+            } else if text.starts_with('-') {
+                return Err(message(format!(
+                    "{text}: unknown flag after --prometheus (FILE, --no-wake and devices)"
+                )));
+            } else if first && !text.starts_with("/dev/") {
+                request.file = Some(PathBuf::from(word));
+            } else {
+                request.devices.push(word);
+            }
+            first = false;
+        }
+        self.word.clear();
+        self.pos = 0;
+        Ok(Outcome::Done(Invocation::Prometheus(request)))
+    }
+
     /// A `--bench-*` setting (ours): the next word is its value, and it implies `--bench`.
     pub(super) fn bench_setting(
         &mut self,

@@ -154,13 +154,39 @@ pub fn record_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("/run/hdparm"))
 }
 
-/// Writes one record atomically (a temporary file renamed over the old record), so a reader
-/// never sees half of one.
+/// Writes one record (`DIR/NAME.json`, DIR made if missing) atomically.
 pub fn write_record(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<PathBuf> {
     std::fs::create_dir_all(dir)?;
     let path = dir.join(format!("{name}.json"));
-    let temporary = dir.join(format!(".{name}.json.{}", std::process::id()));
-    std::fs::write(&temporary, bytes)?;
-    std::fs::rename(&temporary, &path)?;
+    write_atomically(&path, bytes)?;
     Ok(path)
+}
+
+/// Writes a file through a temporary file beside it and a rename, so a reader (a collector, a
+/// monitoring script) sees the old file or the new one, never half of one.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temporary = path.with_file_name(format!(".{name}.{}", std::process::id()));
+    std::fs::write(&temporary, bytes)?;
+    std::fs::rename(&temporary, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&temporary);
+    })
+}
+
+/// The negotiated SATA link speed of a libata disk, in Gbit/s: the disk's sysfs device path
+/// runs through its port (`.../ata3/host2/...`), whose link says `6.0 Gbps`.
+pub fn sata_link_speed_gbps(device: &Path) -> Option<f64> {
+    let name = device.file_name()?;
+    let real = std::fs::canonicalize(Path::new("/sys/block").join(name).join("device")).ok()?;
+    let port = real.components().find_map(|c| {
+        let part = c.as_os_str().to_string_lossy();
+        part.strip_prefix("ata")
+            .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            .map(str::to_string)
+    })?;
+    let speed = std::fs::read_to_string(format!("/sys/class/ata_link/link{port}/sata_spd")).ok()?;
+    speed.split_whitespace().next()?.parse().ok()
 }

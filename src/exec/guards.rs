@@ -247,7 +247,8 @@ mod tests {
                 | Value::Letter { .. }
                 | Value::Word { .. }
                 | Value::ApplyArguments
-                | Value::ExperimentArguments => continue,
+                | Value::ExperimentArguments
+                | Value::PrometheusArguments => continue,
             }
             if def.role == Role::Immediate
                 || def.role == Role::Obsolete

@@ -78,6 +78,9 @@ pub fn run(args: &[OsString], streams: crate::Streams<'_>) -> u8 {
             );
             verdict.record(ErrorClass::NotApplicable);
         }
+        Invocation::Prometheus(request) => {
+            return metrics::run_prometheus(&request, stdout, stderr);
+        }
         Invocation::Apply(request) => {
             return apply::run_apply(&request, args, stdout, stderr);
         }
@@ -126,6 +129,7 @@ mod devices;
 mod fake;
 mod guards;
 mod identify;
+mod metrics;
 mod output;
 mod real;
 mod sectors;

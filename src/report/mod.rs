@@ -6,4 +6,5 @@ pub mod hexdump;
 pub mod identify;
 pub mod json;
 pub mod kernel_identity;
+pub mod prometheus;
 pub mod settings;

@@ -1,0 +1,284 @@
+//! `--prometheus [FILE] [--no-wake] [DEVICE...]` (ours): every drive's state as node_exporter
+//! textfile metrics, for fleets that graph and alert on their disks.
+//!
+//! Each drive is queried on a thread of its own with its own deadline ([`DRIVE_TIMEOUT`]), so
+//! one drive that fails or hangs never keeps the others out of the file: a drive past its
+//! deadline is written with `hdparm_query_success 0`. The first question is CHECK POWER MODE,
+//! which wakes nothing; under `--no-wake` a drive in standby or sleep is asked nothing more
+//! (IDENTIFY can spin some drives up), as smartctl's `-n standby` does.
+//!
+//! FILE is written through a temporary file and a rename, so the collector never reads half of
+//! it. A first word that does not start with `/dev/` is FILE; with none, the metrics go to stdout.
+//!
+//! Exit status: 0 when every drive answered; 3 when `--no-wake` skipped one (and nothing worse
+//! happened); otherwise the worst class of the failures (5 a drive that did not answer, 2 one
+//! that could not be opened, 25 a device that is not an ATA drive).
+
+use super::access::DeviceAccess;
+use super::output::Output;
+use super::real::RealDevice;
+use crate::ata::command::{op, TaskFile};
+use crate::ata::identify::Identify;
+use crate::ata::values::Apm;
+use crate::cli::{Flags, PrometheusRequest};
+use crate::device::system;
+use crate::error::{strerror, ErrorClass, Verdict};
+use crate::report::prometheus::{render, DriveMetrics};
+use crate::report::settings::PowerState;
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// How long one drive may take to answer everything.
+pub const DRIVE_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// Asks one drive, through [`DeviceAccess`] (so a scripted fake can stand in for it).
+pub fn query(device: &str, dev: &mut dyn DeviceAccess, no_wake: bool) -> DriveMetrics {
+    let mut m = DriveMetrics {
+        device: device.to_string(),
+        ..DriveMetrics::default()
+    };
+    if !dev.ata_capable() {
+        return m;
+    }
+    let mut none = [0u8; 0];
+    let power = [op::CHECKPOWERMODE1, op::CHECKPOWERMODE2]
+        .into_iter()
+        .find_map(|command| {
+            dev.ata(&TaskFile::drive_cmd([command, 0, 0, 0]), &mut none)
+                .ok()
+        });
+    let state = power.map(|out| PowerState::from_count(out.count));
+    m.power_state = Some(state.map_or("unknown", PowerState::as_str).to_string());
+    if no_wake
+        && matches!(
+            state,
+            Some(PowerState::Standby | PowerState::NvcacheSpindown)
+        )
+    {
+        m.skipped = Some("standby".into());
+        m.success = true;
+        return m;
+    }
+    let Ok(words) = dev.identify() else {
+        return m;
+    };
+    let id = Identify::from_words(words);
+    m.model = Some(id.model());
+    m.serial = Some(id.serial());
+    m.firmware = Some(id.firmware());
+    m.wwn = id.wwn().map(|w| format!("0x{w:016x}"));
+    m.apm_level = match id.apm() {
+        Apm::NotSupported => None,
+        Apm::Disabled => Some(0),
+        Apm::Enabled { level, .. } => Some(level),
+    };
+    m.aam_level = id.acoustic_level();
+    m.write_cache = id.write_cache().enabled();
+    let security = id.security_status();
+    if security.supported {
+        m.security_enabled = Some(security.enabled);
+        m.security_locked = Some(security.locked);
+        m.security_frozen = Some(security.frozen);
+    }
+    m.success = true;
+    m
+}
+
+/// Runs `--prometheus`; returns the exit status.
+pub fn run_prometheus(
+    request: &PrometheusRequest,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> u8 {
+    let devices: Vec<String> = if request.devices.is_empty() {
+        system::present_disks()
+    } else {
+        request
+            .devices
+            .iter()
+            .map(|d| d.to_string_lossy().into_owned())
+            .collect()
+    };
+    let (sender, receiver) = mpsc::channel();
+    for (index, device) in devices.iter().enumerate() {
+        let sender = sender.clone();
+        let device = device.clone();
+        let no_wake = request.no_wake;
+        // Detached on purpose: a drive that hangs must not hold the others up, and the
+        // process ends without it.
+        std::thread::spawn(move || {
+            let _ = sender.send((index, query_device(&device, no_wake)));
+        });
+    }
+    drop(sender);
+    let deadline = Instant::now() + DRIVE_TIMEOUT;
+    let mut answers: Vec<Option<(DriveMetrics, Option<Problem>)>> = vec![None; devices.len()];
+    while answers.iter().any(Option::is_none) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match receiver.recv_timeout(left) {
+            Ok((index, answer)) => answers[index] = Some(answer),
+            Err(_) => break,
+        }
+    }
+    let mut verdict = Verdict::default();
+    let mut drives = Vec::new();
+    for (device, answer) in devices.iter().zip(answers) {
+        let (mut metrics, problem) = answer.unwrap_or_else(|| {
+            (
+                DriveMetrics {
+                    device: device.clone(),
+                    ..DriveMetrics::default()
+                },
+                Some((
+                    ErrorClass::Failed,
+                    format!(
+                        "{device}: no answer within {} s; written as query_success 0",
+                        DRIVE_TIMEOUT.as_secs()
+                    ),
+                )),
+            )
+        });
+        metrics.link_speed_gbps = system::sata_link_speed_gbps(Path::new(device));
+        if let Some((class, text)) = problem {
+            verdict.record(class);
+            let _ = writeln!(stderr, "{text}");
+        } else if metrics.skipped.is_some() {
+            verdict.record(ErrorClass::Skipped);
+        }
+        drives.push(metrics);
+    }
+    let text = render(&drives);
+    match &request.file {
+        Some(path) => {
+            if let Err(e) = system::write_atomically(path, text.as_bytes()) {
+                let _ = writeln!(stderr, "{}: {}", path.display(), strerror(&e));
+                verdict.record(ErrorClass::Failed);
+            }
+        }
+        None => {
+            let _ = stdout.write_all(text.as_bytes());
+        }
+    }
+    let _ = stdout.flush();
+    verdict.exit_status()
+}
+
+/// What went wrong with one drive: its class, and the line printed.
+type Problem = (ErrorClass, String);
+
+/// Opens and asks one drive; what it found, and what failed.
+fn query_device(device: &str, no_wake: bool) -> (DriveMetrics, Option<Problem>) {
+    let mut quiet_out = Vec::new();
+    let mut trace = Vec::new();
+    let output = Output::new(false, Vec::new(), &mut quiet_out, &mut trace);
+    let path = OsString::from(device);
+    let mut dev = match RealDevice::open(&path, &Flags::default(), output.trace_writer()) {
+        Ok(dev) => dev,
+        Err(e) => {
+            let metrics = DriveMetrics {
+                device: device.to_string(),
+                ..DriveMetrics::default()
+            };
+            let text = format!("{device}: {}", strerror(&e));
+            return (metrics, Some((ErrorClass::CannotOpen, text)));
+        }
+    };
+    let metrics = query(device, &mut dev, no_wake);
+    let problem = if !dev.ata_capable() {
+        Some((
+            ErrorClass::NotApplicable,
+            format!(
+                "{device}: not an ATA drive, so no metrics: {}",
+                dev.description()
+            ),
+        ))
+    } else if !metrics.success {
+        Some((
+            ErrorClass::Failed,
+            format!("{device}: the drive did not answer IDENTIFY"),
+        ))
+    } else {
+        None
+    };
+    (metrics, problem)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::access::AtaOutput;
+    use crate::exec::fake::FakeDevice;
+
+    fn identify_words() -> [u16; 256] {
+        let mut w = [0u16; 256];
+        // "MODEL" in the model field (words 27..46), byte-swapped pairs.
+        for (i, pair) in b"MODEL               ".chunks(2).enumerate() {
+            w[27 + i] = u16::from(pair[0]) << 8 | u16::from(pair[1]);
+        }
+        w[82] = 1 << 5; // write cache supported
+        w[85] = 1 << 5; // and enabled
+        w[83] = 1 << 3 | 1 << 14; // APM supported (word 83 valid)
+        w[86] = 1 << 3; // and enabled
+        w[91] = 0x4000 | 254;
+        w[128] = 0b1_1001; // security supported, frozen, not enabled
+        w
+    }
+
+    fn answering(count: u8) -> FakeDevice {
+        FakeDevice::libata_disk(identify_words()).on_ata(
+            op::CHECKPOWERMODE1,
+            None,
+            Ok(AtaOutput {
+                count,
+                ..AtaOutput::default()
+            }),
+        )
+    }
+
+    #[test]
+    fn an_active_drive_gives_its_identity_and_settings() {
+        let mut dev = answering(0xff);
+        let m = query("/dev/sda", &mut dev, true);
+        assert!(m.success);
+        assert_eq!(m.power_state.as_deref(), Some("active/idle"));
+        assert_eq!(m.model.as_deref(), Some("MODEL"));
+        assert_eq!(m.apm_level, Some(254));
+        assert_eq!(m.write_cache, Some(true));
+        assert_eq!(
+            (m.security_enabled, m.security_frozen),
+            (Some(false), Some(true))
+        );
+        assert_eq!(m.skipped, None);
+    }
+
+    #[test]
+    fn no_wake_asks_a_sleeping_drive_nothing_but_its_power_state() {
+        let mut dev = answering(0x00);
+        let log = dev.log();
+        let m = query("/dev/sdb", &mut dev, true);
+        assert_eq!(m.power_state.as_deref(), Some("standby"));
+        assert_eq!(m.skipped.as_deref(), Some("standby"));
+        assert!(m.model.is_none());
+        let calls = log.borrow();
+        assert!(
+            !calls
+                .iter()
+                .any(|c| matches!(c, crate::exec::fake::Call::Identify)),
+            "IDENTIFY was sent to a drive in standby: {calls:?}"
+        );
+        // Without --no-wake the same drive is asked.
+        let mut dev = answering(0x00);
+        assert!(query("/dev/sdb", &mut dev, false).model.is_some());
+    }
+
+    #[test]
+    fn a_device_without_ata_answers_nothing() {
+        let mut dev = FakeDevice::loop_device();
+        let m = query("/dev/loop0", &mut dev, false);
+        assert!(!m.success);
+        assert!(m.power_state.is_none());
+    }
+}

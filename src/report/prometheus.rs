@@ -1,0 +1,255 @@
+//! `--prometheus` (ours): drive state in the node_exporter textfile-collector format.
+//!
+//! One family per fact, each with `# HELP` and `# TYPE`, no timestamps (the collector stamps the
+//! file when it reads it), every series labelled with `device`. A fact that could not be read is
+//! left out rather than given a made-up value; `hdparm_query_success` says whether the drive
+//! answered at all, and `hdparm_query_skipped` whether `--no-wake` left it alone.
+//!
+//! The families (all gauges):
+//! - `hdparm_drive_info{device,model,serial,firmware,wwn}` 1;
+//! - `hdparm_power_state{device,state}` 1 for the state CHECK POWER MODE reported (`active`,
+//!   `idle`, `standby`, `unknown`...), 0 for the others;
+//! - `hdparm_apm_level` (0 when APM is off), `hdparm_aam_level`, `hdparm_write_cache_enabled`;
+//! - `hdparm_security_enabled`, `hdparm_security_locked`, `hdparm_security_frozen`;
+//! - `hdparm_sata_link_speed_gbps`;
+//! - `hdparm_query_success`, `hdparm_query_skipped{device,reason}`.
+//!
+//! What this file must not do: ask a drive anything; it renders what `exec/metrics.rs` found.
+
+use std::fmt::Write;
+
+/// What was found about one drive.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DriveMetrics {
+    pub device: String,
+    pub model: Option<String>,
+    pub serial: Option<String>,
+    pub firmware: Option<String>,
+    pub wwn: Option<String>,
+    /// As CHECK POWER MODE names it (`active/idle`, `standby`...).
+    pub power_state: Option<String>,
+    pub apm_level: Option<u8>,
+    pub aam_level: Option<u8>,
+    pub write_cache: Option<bool>,
+    pub security_enabled: Option<bool>,
+    pub security_locked: Option<bool>,
+    pub security_frozen: Option<bool>,
+    pub link_speed_gbps: Option<f64>,
+    /// The drive answered what was asked.
+    pub success: bool,
+    /// Why nothing more was asked (`standby` under `--no-wake`).
+    pub skipped: Option<String>,
+}
+
+/// The power states a series is written for, one-hot.
+const POWER_STATES: [&str; 4] = ["active", "idle", "standby", "unknown"];
+
+/// The textfile for all drives.
+pub fn render(drives: &[DriveMetrics]) -> String {
+    let mut out = String::new();
+    let mut family = |name: &str, help: &str, series: Vec<(String, String)>| {
+        if series.is_empty() {
+            return;
+        }
+        let _ = writeln!(out, "# HELP {name} {help}");
+        let _ = writeln!(out, "# TYPE {name} gauge");
+        for (labels, value) in series {
+            let _ = writeln!(out, "{name}{{{labels}}} {value}");
+        }
+    };
+    let dev = |d: &DriveMetrics| format!("device=\"{}\"", escape(&d.device));
+    family(
+        "hdparm_drive_info",
+        "Drive identity from IDENTIFY DEVICE (value 1).",
+        drives
+            .iter()
+            .filter(|d| d.model.is_some())
+            .map(|d| {
+                let label = |v: &Option<String>| escape(v.as_deref().unwrap_or(""));
+                (
+                    format!(
+                        "{},model=\"{}\",serial=\"{}\",firmware=\"{}\",wwn=\"{}\"",
+                        dev(d),
+                        label(&d.model),
+                        label(&d.serial),
+                        label(&d.firmware),
+                        label(&d.wwn)
+                    ),
+                    "1".to_string(),
+                )
+            })
+            .collect(),
+    );
+    family(
+        "hdparm_power_state",
+        "Power state from CHECK POWER MODE, which wakes nothing (1 for the state reported).",
+        drives
+            .iter()
+            .filter_map(|d| d.power_state.as_deref().map(|s| (d, normalized_state(s))))
+            .flat_map(|(d, state)| {
+                POWER_STATES.iter().map(move |s| {
+                    (
+                        format!("{},state=\"{s}\"", dev(d)),
+                        u8::from(*s == state).to_string(),
+                    )
+                })
+            })
+            .collect(),
+    );
+    let numbers = |get: fn(&DriveMetrics) -> Option<f64>| -> Vec<(String, String)> {
+        drives
+            .iter()
+            .filter_map(|d| get(d).map(|v| (dev(d), number(v))))
+            .collect()
+    };
+    family(
+        "hdparm_apm_level",
+        "Advanced Power Management level (0: APM off).",
+        numbers(|d| d.apm_level.map(f64::from)),
+    );
+    family(
+        "hdparm_aam_level",
+        "Automatic Acoustic Management level.",
+        numbers(|d| d.aam_level.map(f64::from)),
+    );
+    family(
+        "hdparm_write_cache_enabled",
+        "Whether the drive's volatile write cache is on.",
+        numbers(|d| d.write_cache.map(|b| f64::from(u8::from(b)))),
+    );
+    family(
+        "hdparm_security_enabled",
+        "Whether ATA security (a password) is enabled.",
+        numbers(|d| d.security_enabled.map(|b| f64::from(u8::from(b)))),
+    );
+    family(
+        "hdparm_security_locked",
+        "Whether the drive is locked by its security password.",
+        numbers(|d| d.security_locked.map(|b| f64::from(u8::from(b)))),
+    );
+    family(
+        "hdparm_security_frozen",
+        "Whether the security commands are frozen until the next power cycle.",
+        numbers(|d| d.security_frozen.map(|b| f64::from(u8::from(b)))),
+    );
+    family(
+        "hdparm_sata_link_speed_gbps",
+        "Negotiated SATA link speed, in Gbit/s.",
+        numbers(|d| d.link_speed_gbps),
+    );
+    family(
+        "hdparm_query_success",
+        "Whether the drive answered the queries (1) or not (0).",
+        drives
+            .iter()
+            .map(|d| (dev(d), u8::from(d.success).to_string()))
+            .collect(),
+    );
+    family(
+        "hdparm_query_skipped",
+        "Queries left out so as not to wake the drive (--no-wake), with the state it was in.",
+        drives
+            .iter()
+            .filter_map(|d| {
+                d.skipped.as_deref().map(|r| {
+                    (
+                        format!("{},reason=\"{}\"", dev(d), escape(r)),
+                        "1".to_string(),
+                    )
+                })
+            })
+            .collect(),
+    );
+    out
+}
+
+/// The one-hot state of a CHECK POWER MODE word (`active/idle` counts as active).
+fn normalized_state(state: &str) -> &'static str {
+    match state {
+        "active/idle" | "active" => "active",
+        s if s.starts_with("idle") => "idle",
+        "standby" | "NVcache_spindown" => "standby",
+        _ => "unknown",
+    }
+}
+
+/// A sample value as the text format writes it.
+fn number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+/// A label value with `\`, `"` and newlines escaped, as the text format asks.
+fn escape(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_drive_that_answered_has_every_family() {
+        let d = DriveMetrics {
+            device: "/dev/sda".into(),
+            model: Some("WDC WD20EARX \"green\"".into()),
+            serial: Some("WD-1".into()),
+            firmware: Some("51.0AB51".into()),
+            wwn: Some("0x50014ee2b1234567".into()),
+            power_state: Some("active/idle".into()),
+            apm_level: Some(254),
+            aam_level: None,
+            write_cache: Some(true),
+            security_enabled: Some(false),
+            security_locked: Some(false),
+            security_frozen: Some(true),
+            link_speed_gbps: Some(6.0),
+            success: true,
+            skipped: None,
+        };
+        let text = render(&[d]);
+        assert!(text.contains("# TYPE hdparm_drive_info gauge\n"));
+        assert!(text.contains(
+            "hdparm_drive_info{device=\"/dev/sda\",model=\"WDC WD20EARX \\\"green\\\"\",serial=\"WD-1\",firmware=\"51.0AB51\",wwn=\"0x50014ee2b1234567\"} 1\n"
+        ));
+        assert!(text.contains("hdparm_power_state{device=\"/dev/sda\",state=\"active\"} 1\n"));
+        assert!(text.contains("hdparm_power_state{device=\"/dev/sda\",state=\"standby\"} 0\n"));
+        assert!(text.contains("hdparm_apm_level{device=\"/dev/sda\"} 254\n"));
+        assert!(
+            !text.contains("hdparm_aam_level"),
+            "an unknown level is left out"
+        );
+        assert!(text.contains("hdparm_security_frozen{device=\"/dev/sda\"} 1\n"));
+        assert!(text.contains("hdparm_sata_link_speed_gbps{device=\"/dev/sda\"} 6\n"));
+        assert!(text.contains("hdparm_query_success{device=\"/dev/sda\"} 1\n"));
+        assert!(!text.contains("skipped{"));
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let after_labels = line.rsplit_once('}').map_or("", |(_, v)| v);
+            assert_eq!(
+                after_labels.split_whitespace().count(),
+                1,
+                "no timestamps: {line}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_sleeping_drive_left_alone_says_so() {
+        let d = DriveMetrics {
+            device: "/dev/sdb".into(),
+            power_state: Some("standby".into()),
+            success: true,
+            skipped: Some("standby".into()),
+            ..DriveMetrics::default()
+        };
+        let text = render(&[d]);
+        assert!(text.contains("hdparm_power_state{device=\"/dev/sdb\",state=\"standby\"} 1\n"));
+        assert!(text.contains("hdparm_query_skipped{device=\"/dev/sdb\",reason=\"standby\"} 1\n"));
+        assert!(!text.contains("hdparm_drive_info"));
+    }
+}

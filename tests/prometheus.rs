@@ -1,0 +1,122 @@
+//! `--prometheus` through the binary: the textfile is written atomically where asked, holds a
+//! `query_success` series for every device named (a device without ATA is 0, with its reason
+//! on stderr and exit 25, and does not keep the others out), and `promtool check metrics`
+//! (Debian's prometheus package) accepts it.
+
+mod common;
+
+use std::process::{Command, Stdio};
+
+fn promtool_accepts(text: &str) -> Result<(), String> {
+    let mut child = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("promtool: {e}"))?;
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(text.as_bytes())
+        .map_err(|e| e.to_string())?;
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
+
+#[test]
+fn metrics_for_devices_that_answer_and_that_do_not() {
+    let test = "metrics_for_devices_that_answer_and_that_do_not";
+    if !common::is_root() {
+        common::skip(test, "needs root for losetup");
+        return;
+    }
+    if Command::new("promtool").arg("--version").output().is_err() {
+        common::skip(test, "promtool is missing: apt-get install prometheus");
+        return;
+    }
+    let Some(lo) = common::Loop::new("prometheus", 16) else {
+        common::skip(test, "losetup could not attach a loop device");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("hdparm-rs-prom-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("hdparm.prom");
+    let missing = "/dev/hdparm-rs-no-such-disk";
+    let out = Command::new(common::our_hdparm())
+        .arg("--prometheus")
+        .arg(&file)
+        .args(["--no-wake", &lo.dev, missing])
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // The worst class: the missing disk could not be opened (2), the loop device has no ATA (25).
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(out.stdout.is_empty(), "the metrics went to the file");
+    assert!(
+        stderr.contains(&format!("{}: not an ATA drive", lo.dev)),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("{missing}: No such file or directory")),
+        "{stderr}"
+    );
+    let text = std::fs::read_to_string(&file).expect("the file was written");
+    assert!(
+        text.contains(&format!(
+            "hdparm_query_success{{device=\"{}\"}} 0\n",
+            lo.dev
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("hdparm_query_success{{device=\"{missing}\"}} 0\n")),
+        "{text}"
+    );
+    assert!(text.contains("# TYPE hdparm_query_success gauge\n"));
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .expect("dir")
+        .flatten()
+        .map(|e| e.file_name())
+        .filter(|n| n != "hdparm.prom")
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+    if let Err(e) = promtool_accepts(&text) {
+        panic!("promtool rejects the file: {e}\n{text}");
+    }
+    // To stdout when no file is named.
+    let out = Command::new(common::our_hdparm())
+        .args(["--prometheus", &lo.dev])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(25));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("# HELP hdparm_query_success "), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn promtool_is_a_real_check() {
+    // The validator must reject what the format forbids, or the test above proves nothing.
+    if Command::new("promtool").arg("--version").output().is_err() {
+        common::skip(
+            "promtool_is_a_real_check",
+            "promtool is missing: apt-get install prometheus",
+        );
+        return;
+    }
+    assert!(promtool_accepts("# HELP x A gauge.\n# TYPE x gauge\nx{a=\"1\"} 1\n").is_ok());
+    // A broken label, and a family without its help text (promtool's lint).
+    assert!(promtool_accepts("# HELP x A gauge.\n# TYPE x gauge\nx{a=\"1} 1\n").is_err());
+    assert!(promtool_accepts("# TYPE x gauge\nx{a=\"1\"} 1\n").is_err());
+}
