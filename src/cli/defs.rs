@@ -2148,6 +2148,49 @@ invokes!(
     })
 );
 
+pub const GENERATE: OptionDef = OptionDef {
+    value: Value::Word {
+        example: "complete-bash",
+    },
+    ..ours(long_flag(
+        "generate",
+        Role::Immediate,
+        Some(
+            " --generate complete-bash|complete-zsh|complete-fish  Print a shell completion script",
+        ),
+        "Print the completion script of a shell, made from these definitions",
+        &[],
+        Apply::Custom(|p, _, _| {
+            let word = p.next_word_text();
+            let shell = word.as_deref().and_then(|w| w.strip_prefix("complete-"));
+            match shell.filter(|s| super::complete::SHELLS.contains(s)) {
+                Some(shell) => Ok(Outcome::Done(Invocation::Completions {
+                    shell: shell.to_string(),
+                })),
+                None => Err(ParseError::Message(format!(
+                    "--generate: expected complete-bash, complete-zsh or complete-fish, got '{}'",
+                    word.unwrap_or_default()
+                ))),
+            }
+        }),
+    ))
+};
+invokes!(
+    generate_invokes,
+    "--generate complete-zsh",
+    Invocation::Completions {
+        shell: "zsh".into()
+    }
+);
+rejects!(
+    generate_knows_its_shells,
+    "--generate complete-tcsh",
+    ParseError::Message(
+        "--generate: expected complete-bash, complete-zsh or complete-fish, got 'complete-tcsh'"
+            .into()
+    )
+);
+
 /// Every option, in the order of the usage text (hdparm's, then ours).
 pub static OPTIONS: &[&OptionDef] = &[
     &READAHEAD,
@@ -2256,6 +2299,7 @@ pub static OPTIONS: &[&OptionDef] = &[
     &CHECK,
     &EXPERIMENT,
     &PROMETHEUS,
+    &GENERATE,
 ];
 
 #[cfg(test)]

@@ -282,6 +282,8 @@ pub enum Invocation {
     Experiment(ExperimentRequest),
     /// `--prometheus` (ours): drive state as node_exporter textfile metrics.
     Prometheus(PrometheusRequest),
+    /// `--generate complete-SHELL` (ours): a shell completion script on stdout.
+    Completions { shell: String },
 }
 
 /// What `--prometheus` was asked to do.

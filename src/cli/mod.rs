@@ -10,6 +10,7 @@
 //! system calls" is none: `--Istdin`, `--fibmap` and `--fallocate` are returned as actions for
 //! the caller to run.
 
+pub mod complete;
 pub mod defs;
 pub mod flags;
 pub mod parse;

@@ -866,6 +866,13 @@ impl<'a> Parser<'a> {
         Ok(Outcome::Done(Invocation::Experiment(request)))
     }
 
+    /// The next argv word as text, taken (None at the end of the command line).
+    pub(super) fn next_word_text(&mut self) -> Option<String> {
+        let word = self.args.get(self.next)?.to_string_lossy().into_owned();
+        self.next += 1;
+        Some(word)
+    }
+
     /// `--prometheus` (ours): `[FILE] [--no-wake] [DEVICE...]`, the rest of the command line. A
     /// first word that does not start with `/dev/` is FILE.
     pub(super) fn prometheus_request(&mut self) -> Step<Outcome> {

@@ -78,6 +78,9 @@ pub fn run(args: &[OsString], streams: crate::Streams<'_>) -> u8 {
             );
             verdict.record(ErrorClass::NotApplicable);
         }
+        Invocation::Completions { shell } => {
+            let _ = stdout.write_all(cli::complete::script(&shell).unwrap_or_default().as_bytes());
+        }
         Invocation::Prometheus(request) => {
             return metrics::run_prometheus(&request, stdout, stderr);
         }
