@@ -513,6 +513,19 @@ impl Identify {
         (self.word(75) & 0x1F) + 1
     }
 
+    /// Word 76 bits 3:1: the fastest SATA generation the drive supports, in Gbit/s (1.5, 3.0,
+    /// 6.0); None for a drive that reports none (PATA, or word 76 not reported).
+    pub fn sata_max_gbps(&self) -> Option<f64> {
+        let w = self.word(76);
+        if w == 0 || w == 0xFFFF {
+            return None;
+        }
+        [(3, 6.0), (2, 3.0), (1, 1.5)]
+            .into_iter()
+            .find(|&(bit, _)| w & (1 << bit) != 0)
+            .map(|(_, gbps)| gbps)
+    }
+
     /// Word 76 bit 8: Native Command Queuing is supported.
     pub fn ncq_supported(&self) -> bool {
         self.bit(76, 8)

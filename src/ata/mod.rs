@@ -10,4 +10,5 @@ pub mod identify;
 pub mod identify_hex;
 pub mod sat;
 pub mod sense;
+pub mod smart;
 pub mod values;

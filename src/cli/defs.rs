@@ -117,6 +117,8 @@ pub enum Value {
     ExperimentArguments,
     /// The rest of the command line: `[FILE] [--no-wake] [DEVICE...]`.
     PrometheusArguments,
+    /// The rest of the command line: `[--wake] [DEVICE...]`.
+    AdviseArguments,
 }
 
 /// Where a parsed option's value goes.
@@ -2191,6 +2193,27 @@ rejects!(
     )
 );
 
+pub const ADVISE: OptionDef = OptionDef {
+    value: Value::AdviseArguments,
+    ..ours(long_flag(
+        "advise",
+        Role::Immediate,
+        Some(" --advise [--wake] [DEVICE...]  What is off about each drive, and the command that changes it"),
+        "Read each drive and say what is off, why, the risk, and the command that changes it",
+        &[],
+        Apply::Custom(|p, _, _| p.advise_request()),
+    ))
+};
+invokes!(
+    advise_invokes,
+    "--json --advise --wake /dev/sda",
+    Invocation::Advise(AdviseRequest {
+        wake: true,
+        json: true,
+        devices: vec!["/dev/sda".into()],
+    })
+);
+
 /// Every option, in the order of the usage text (hdparm's, then ours).
 pub static OPTIONS: &[&OptionDef] = &[
     &READAHEAD,
@@ -2300,6 +2323,7 @@ pub static OPTIONS: &[&OptionDef] = &[
     &EXPERIMENT,
     &PROMETHEUS,
     &GENERATE,
+    &ADVISE,
 ];
 
 #[cfg(test)]

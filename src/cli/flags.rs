@@ -284,6 +284,18 @@ pub enum Invocation {
     Prometheus(PrometheusRequest),
     /// `--generate complete-SHELL` (ours): a shell completion script on stdout.
     Completions { shell: String },
+    /// `--advise` (ours): what is off about each drive, and the command that changes it.
+    Advise(AdviseRequest),
+}
+
+/// What `--advise` was asked to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AdviseRequest {
+    /// `--wake`: read drives in standby too (IDENTIFY and SMART can spin them up).
+    pub wake: bool,
+    pub json: bool,
+    /// The drives; none means every disk present.
+    pub devices: Vec<OsString>,
 }
 
 /// What `--prometheus` was asked to do.

@@ -866,6 +866,33 @@ impl<'a> Parser<'a> {
         Ok(Outcome::Done(Invocation::Experiment(request)))
     }
 
+    /// `--advise` (ours): `[--wake] [--json] [DEVICE...]`, the rest of the command line.
+    pub(super) fn advise_request(&mut self) -> Step<Outcome> {
+        let mut request = AdviseRequest {
+            wake: false,
+            json: self.flags.json,
+            devices: Vec::new(),
+        };
+        while let Some(word) = self.args.get(self.next).cloned() {
+            self.next += 1;
+            let text = word.to_string_lossy().to_ascii_lowercase();
+            match text.as_str() {
+                "--wake" => request.wake = true,
+                "--json" => request.json = true,
+                _ if text.starts_with('-') => {
+                    return Err(message(format!(
+                        "{}: unknown flag after --advise (--wake, --json and devices)",
+                        word.to_string_lossy()
+                    )))
+                }
+                _ => request.devices.push(word),
+            }
+        }
+        self.word.clear();
+        self.pos = 0;
+        Ok(Outcome::Done(Invocation::Advise(request)))
+    }
+
     /// The next argv word as text, taken (None at the end of the command line).
     pub(super) fn next_word_text(&mut self) -> Option<String> {
         let word = self.args.get(self.next)?.to_string_lossy().into_owned();

@@ -179,6 +179,15 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// The negotiated SATA link speed of a libata disk, in Gbit/s: the disk's sysfs device path
 /// runs through its port (`.../ata3/host2/...`), whose link says `6.0 Gbps`.
 pub fn sata_link_speed_gbps(device: &Path) -> Option<f64> {
+    ata_link_gbps(device, "sata_spd")
+}
+
+/// The speed limit of the disk's SATA port (`hw_sata_spd_limit`), in Gbit/s.
+pub fn sata_port_limit_gbps(device: &Path) -> Option<f64> {
+    ata_link_gbps(device, "hw_sata_spd_limit")
+}
+
+fn ata_link_gbps(device: &Path, attribute: &str) -> Option<f64> {
     let name = device.file_name()?;
     let real = std::fs::canonicalize(Path::new("/sys/block").join(name).join("device")).ok()?;
     let port = real.components().find_map(|c| {
@@ -187,6 +196,33 @@ pub fn sata_link_speed_gbps(device: &Path) -> Option<f64> {
             .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
             .map(str::to_string)
     })?;
-    let speed = std::fs::read_to_string(format!("/sys/class/ata_link/link{port}/sata_spd")).ok()?;
+    let speed =
+        std::fs::read_to_string(format!("/sys/class/ata_link/link{port}/{attribute}")).ok()?;
     speed.split_whitespace().next()?.parse().ok()
+}
+
+/// The md arrays that hold the disk or one of its partitions (`holders/md*` in sysfs).
+pub fn raid_arrays(device: &Path) -> Vec<String> {
+    let Some(name) = device.file_name() else {
+        return Vec::new();
+    };
+    let disk = Path::new("/sys/block").join(name);
+    let mut places = vec![disk.join("holders")];
+    if let Ok(entries) = std::fs::read_dir(&disk) {
+        for entry in entries.flatten() {
+            if entry.path().join("partition").exists() {
+                places.push(entry.path().join("holders"));
+            }
+        }
+    }
+    let mut arrays: Vec<String> = places
+        .iter()
+        .filter_map(|p| std::fs::read_dir(p).ok())
+        .flat_map(|entries| entries.flatten())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("md"))
+        .collect();
+    arrays.sort();
+    arrays.dedup();
+    arrays
 }

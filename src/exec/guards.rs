@@ -248,7 +248,8 @@ mod tests {
                 | Value::Word { .. }
                 | Value::ApplyArguments
                 | Value::ExperimentArguments
-                | Value::PrometheusArguments => continue,
+                | Value::PrometheusArguments
+                | Value::AdviseArguments => continue,
             }
             if def.role == Role::Immediate
                 || def.role == Role::Obsolete

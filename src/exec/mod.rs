@@ -78,6 +78,9 @@ pub fn run(args: &[OsString], streams: crate::Streams<'_>) -> u8 {
             );
             verdict.record(ErrorClass::NotApplicable);
         }
+        Invocation::Advise(request) => {
+            return advise::run_advise(&request, args, stdout, stderr);
+        }
         Invocation::Completions { shell } => {
             let _ = stdout.write_all(cli::complete::script(&shell).unwrap_or_default().as_bytes());
         }
@@ -126,6 +129,7 @@ fn argv_strings(args: &[OsString]) -> Vec<String> {
 }
 
 mod access;
+mod advise;
 mod apply;
 mod devices;
 #[cfg(test)]
