@@ -119,6 +119,9 @@ pub enum Value {
     PrometheusArguments,
     /// The rest of the command line: `[--wake] [DEVICE...]`.
     AdviseArguments,
+    /// The rest of the command line: `[--zones N] [--surface-quick] [--plot FILE] [--csv FILE]
+    /// DEVICE`.
+    SurfaceArguments,
 }
 
 /// Where a parsed option's value goes.
@@ -2214,6 +2217,73 @@ invokes!(
     })
 );
 
+/// `--surface` and `--surface-quick`.
+const fn surface(
+    name: &'static str,
+    usage: &'static str,
+    summary: &'static str,
+    quick: bool,
+) -> OptionDef {
+    let apply = if quick {
+        Apply::Custom(|p, _, _| p.surface_request(true))
+    } else {
+        Apply::Custom(|p, _, _| p.surface_request(false))
+    };
+    OptionDef {
+        value: Value::SurfaceArguments,
+        ..ours(long_flag(
+            name,
+            Role::Immediate,
+            Some(usage),
+            summary,
+            &[],
+            apply,
+        ))
+    }
+}
+
+pub const SURFACE: OptionDef = surface(
+    "surface",
+    " --surface [--zones N] [--surface-quick] [--plot FILE.svg] [--csv FILE] DEVICE  Read-scan the whole device",
+    "Read the whole device zone by zone (O_DIRECT): read rate, access time, slow zones, errors",
+    false,
+);
+invokes!(
+    surface_invokes,
+    "--surface --zones 8 --plot /tmp/s.svg --csv /tmp/s.csv /dev/sdz",
+    Invocation::Surface(SurfaceRequest {
+        device: "/dev/sdz".into(),
+        zones: 8,
+        quick: false,
+        plot: Some("/tmp/s.svg".into()),
+        csv: Some("/tmp/s.csv".into()),
+        json: false,
+    })
+);
+pub const SURFACE_QUICK: OptionDef = surface(
+    "surface-quick",
+    " --surface-quick DEVICE  The same, sampling 8 MiB of each zone",
+    "A surface scan that reads 8 MiB of each zone instead of all of it",
+    true,
+);
+invokes!(
+    surface_quick_invokes,
+    "--json --surface-quick /dev/sdz",
+    Invocation::Surface(SurfaceRequest {
+        device: "/dev/sdz".into(),
+        zones: DEFAULT_ZONES,
+        quick: true,
+        plot: None,
+        csv: None,
+        json: true,
+    })
+);
+rejects!(
+    surface_needs_one_device,
+    "--surface --zones 4",
+    ParseError::Message("--surface: needs one device".into())
+);
+
 /// Every option, in the order of the usage text (hdparm's, then ours).
 pub static OPTIONS: &[&OptionDef] = &[
     &READAHEAD,
@@ -2324,6 +2394,8 @@ pub static OPTIONS: &[&OptionDef] = &[
     &PROMETHEUS,
     &GENERATE,
     &ADVISE,
+    &SURFACE,
+    &SURFACE_QUICK,
 ];
 
 #[cfg(test)]

@@ -286,7 +286,25 @@ pub enum Invocation {
     Completions { shell: String },
     /// `--advise` (ours): what is off about each drive, and the command that changes it.
     Advise(AdviseRequest),
+    /// `--surface` (ours): a read scan of the whole device, zone by zone.
+    Surface(SurfaceRequest),
 }
+
+/// What `--surface` was asked to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SurfaceRequest {
+    pub device: OsString,
+    /// `--zones N` (default [`DEFAULT_ZONES`]).
+    pub zones: usize,
+    /// `--surface-quick`: read the start of each zone only.
+    pub quick: bool,
+    pub plot: Option<PathBuf>,
+    pub csv: Option<PathBuf>,
+    pub json: bool,
+}
+
+/// Zones of a surface scan unless `--zones` says otherwise.
+pub const DEFAULT_ZONES: usize = 100;
 
 /// What `--advise` was asked to do.
 #[derive(Clone, Debug, PartialEq, Eq)]

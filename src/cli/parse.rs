@@ -866,6 +866,64 @@ impl<'a> Parser<'a> {
         Ok(Outcome::Done(Invocation::Experiment(request)))
     }
 
+    /// `--surface` (ours): `[--zones N] [--surface-quick] [--plot FILE] [--csv FILE] [--json]
+    /// DEVICE`, the rest of the command line.
+    pub(super) fn surface_request(&mut self, quick: bool) -> Step<Outcome> {
+        let mut request = SurfaceRequest {
+            device: OsString::new(),
+            zones: DEFAULT_ZONES,
+            quick,
+            plot: None,
+            csv: None,
+            json: self.flags.json,
+        };
+        let mut devices = Vec::new();
+        while let Some(word) = self.args.get(self.next).cloned() {
+            self.next += 1;
+            let text = word.to_string_lossy().to_ascii_lowercase();
+            match text.as_str() {
+                "--zones" => {
+                    let value = self.next_word_text().unwrap_or_default();
+                    request.zones = match value.parse::<usize>() {
+                        Ok(n) if (1..=10_000).contains(&n) => n,
+                        _ => {
+                            return Err(message(format!(
+                                "--zones: expected 1 to 10000 zones, got '{value}'"
+                            )))
+                        }
+                    };
+                }
+                "--surface-quick" => request.quick = true,
+                "--json" => request.json = true,
+                "--plot" | "--csv" => {
+                    let Some(file) = self.args.get(self.next).cloned() else {
+                        return Err(message(format!("{text}: missing file name")));
+                    };
+                    self.next += 1;
+                    if text == "--plot" {
+                        request.plot = Some(PathBuf::from(file));
+                    } else {
+                        request.csv = Some(PathBuf::from(file));
+                    }
+                }
+                _ if text.starts_with('-') => {
+                    return Err(message(format!(
+                        "{}: unknown flag after --surface (--zones N, --surface-quick, --plot FILE, --csv FILE, --json and one device)",
+                        word.to_string_lossy()
+                    )))
+                }
+                _ => devices.push(word),
+            }
+        }
+        if devices.len() != 1 {
+            return Err(message("--surface: needs one device"));
+        }
+        request.device = devices.remove(0);
+        self.word.clear();
+        self.pos = 0;
+        Ok(Outcome::Done(Invocation::Surface(request)))
+    }
+
     /// `--advise` (ours): `[--wake] [--json] [DEVICE...]`, the rest of the command line.
     pub(super) fn advise_request(&mut self) -> Step<Outcome> {
         let mut request = AdviseRequest {

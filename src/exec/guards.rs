@@ -249,7 +249,8 @@ mod tests {
                 | Value::ApplyArguments
                 | Value::ExperimentArguments
                 | Value::PrometheusArguments
-                | Value::AdviseArguments => continue,
+                | Value::AdviseArguments
+                | Value::SurfaceArguments => continue,
             }
             if def.role == Role::Immediate
                 || def.role == Role::Obsolete

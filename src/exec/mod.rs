@@ -78,6 +78,9 @@ pub fn run(args: &[OsString], streams: crate::Streams<'_>) -> u8 {
             );
             verdict.record(ErrorClass::NotApplicable);
         }
+        Invocation::Surface(request) => {
+            return surface::run_surface(&request, stdout, stderr, stderr_is_terminal);
+        }
         Invocation::Advise(request) => {
             return advise::run_advise(&request, args, stdout, stderr);
         }
@@ -141,6 +144,7 @@ mod output;
 mod real;
 mod sectors;
 mod steps;
+mod surface;
 pub mod timing;
 mod timing_steps;
 

@@ -8,3 +8,4 @@ pub mod json;
 pub mod kernel_identity;
 pub mod prometheus;
 pub mod settings;
+pub mod surface;

@@ -16,3 +16,4 @@ pub mod clock;
 pub mod printf;
 pub mod reads;
 pub mod stats;
+pub mod surface;

@@ -1,0 +1,307 @@
+//! The reports of `--surface`: the text summary with a chart of the read rate across the
+//! device, the CSV of every zone, and an SVG plot of the read rate and the access time across
+//! the capacity (as GNOME Disks' benchmark and HD Tune draw them), slow zones and errors marked.
+//!
+//! JSON is [`Scan`] as serialized: `size_bytes`, `quick`, `median_mb_per_s`, and per zone
+//! `index`, `first_lba`, `last_lba`, `bytes_read`, `read_mb_per_s`, `access_ms`,
+//! `error_lbas`, `slow`.
+//!
+//! What this file must not do: read anything; it renders a finished scan.
+
+use crate::timing::surface::Scan;
+use std::fmt::Write;
+
+/// Rows of the text chart (zones are grouped into them).
+const CHART_ROWS: usize = 20;
+/// Width of the chart's bars, in characters.
+const CHART_WIDTH: usize = 50;
+
+/// The text report.
+pub fn text(device: &str, scan: &Scan) -> String {
+    let mut out = format!("\n{device}:\n");
+    let rates: Vec<f64> = scan.zones.iter().filter_map(|z| z.read_mb_per_s).collect();
+    let max = rates.iter().copied().fold(0.0f64, f64::max);
+    let min = rates.iter().copied().fold(f64::INFINITY, f64::min);
+    let access: Vec<f64> = scan.zones.iter().filter_map(|z| z.access_ms).collect();
+    let _ = writeln!(
+        out,
+        " Surface scan of {:.1} GB in {} zones{}:",
+        scan.size_bytes as f64 / 1e9,
+        scan.zones.len(),
+        if scan.quick {
+            " (quick: 8 MiB of each)"
+        } else {
+            ""
+        }
+    );
+    if let Some(median) = scan.median_mb_per_s {
+        let _ = writeln!(
+            out,
+            "  read rate   min {min:.1}  median {median:.1}  max {max:.1} MB/s"
+        );
+    }
+    if !access.is_empty() {
+        let mean = access.iter().sum::<f64>() / access.len() as f64;
+        let _ = writeln!(out, "  access time mean {mean:.2} ms");
+    }
+    // The chart: each row the slowest zone of its group, so a slow spot is not averaged away.
+    let per_row = scan.zones.len().div_ceil(CHART_ROWS).max(1);
+    for group in scan.zones.chunks(per_row) {
+        let rate = group
+            .iter()
+            .filter_map(|z| z.read_mb_per_s)
+            .fold(f64::INFINITY, f64::min);
+        let rate = if rate.is_finite() { rate } else { 0.0 };
+        let width = if max > 0.0 {
+            ((rate / max) * CHART_WIDTH as f64).round() as usize
+        } else {
+            0
+        };
+        let mark = if group.iter().any(|z| !z.error_lbas.is_empty()) {
+            " ERRORS"
+        } else if group.iter().any(|z| z.slow) {
+            " slow"
+        } else {
+            ""
+        };
+        let percent = group[0].index * 100 / scan.zones.len().max(1);
+        let _ = writeln!(
+            out,
+            "  {percent:>3}% |{:<CHART_WIDTH$}| {rate:>7.1} MB/s{mark}",
+            "#".repeat(width)
+        );
+    }
+    for z in scan.zones.iter().filter(|z| z.slow) {
+        let _ = writeln!(
+            out,
+            "  slow zone: sectors {}-{} at {:.1} MB/s (under half the median)",
+            z.first_lba,
+            z.last_lba,
+            z.read_mb_per_s.unwrap_or(0.0)
+        );
+    }
+    for z in scan.zones.iter().filter(|z| !z.error_lbas.is_empty()) {
+        let lbas: Vec<String> = z.error_lbas.iter().map(u64::to_string).collect();
+        let _ = writeln!(
+            out,
+            "  read errors in sectors {}-{}: 1 MiB blocks from sector {}",
+            z.first_lba,
+            z.last_lba,
+            lbas.join(", ")
+        );
+    }
+    out
+}
+
+/// The CSV: a header and one line per zone.
+pub fn csv(scan: &Scan) -> String {
+    let mut out =
+        String::from("zone,first_lba,last_lba,bytes_read,read_mb_per_s,access_ms,errors,slow\n");
+    for z in &scan.zones {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{}",
+            z.index,
+            z.first_lba,
+            z.last_lba,
+            z.bytes_read,
+            z.read_mb_per_s.map_or(String::new(), |r| format!("{r:.3}")),
+            z.access_ms.map_or(String::new(), |a| format!("{a:.3}")),
+            z.error_lbas.len(),
+            z.slow
+        );
+    }
+    out
+}
+
+/// The SVG plot: read rate (line, left axis) and access time (dots, right axis) across the
+/// capacity; slow zones shaded, zones with errors marked red.
+pub fn svg(device: &str, scan: &Scan) -> String {
+    let (w, h) = (800.0, 400.0);
+    let (left, right, top, bottom) = (70.0, 70.0, 40.0, 50.0);
+    let plot_w = w - left - right;
+    let plot_h = h - top - bottom;
+    let max_rate = scan
+        .zones
+        .iter()
+        .filter_map(|z| z.read_mb_per_s)
+        .fold(0.0f64, f64::max)
+        .max(1.0)
+        * 1.1;
+    let max_access = scan
+        .zones
+        .iter()
+        .filter_map(|z| z.access_ms)
+        .fold(0.0f64, f64::max)
+        .max(0.01)
+        * 1.1;
+    let n = scan.zones.len().max(1) as f64;
+    let x = |i: f64| left + plot_w * i / n;
+    let y_rate = |r: f64| top + plot_h * (1.0 - r / max_rate);
+    let y_access = |a: f64| top + plot_h * (1.0 - a / max_access);
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"{w}\" height=\"{h}\" fill=\"white\"/>\n"
+    );
+    let _ = writeln!(
+        s,
+        "<text x=\"{}\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">Surface scan of {} ({:.1} GB)</text>",
+        w / 2.0,
+        escape(device),
+        scan.size_bytes as f64 / 1e9
+    );
+    for z in &scan.zones {
+        let i = z.index as f64;
+        if z.slow || !z.error_lbas.is_empty() {
+            let color = if z.error_lbas.is_empty() {
+                "#f5d76e"
+            } else {
+                "#e74c3c"
+            };
+            let _ = writeln!(
+                s,
+                "<rect class=\"{}\" x=\"{:.1}\" y=\"{top}\" width=\"{:.1}\" height=\"{plot_h}\" fill=\"{color}\" opacity=\"0.5\"/>",
+                if z.error_lbas.is_empty() { "slow" } else { "error" },
+                x(i),
+                plot_w / n
+            );
+        }
+    }
+    // Axes, ticks and labels.
+    let _ = writeln!(
+        s,
+        "<g stroke=\"black\"><line x1=\"{left}\" y1=\"{top}\" x2=\"{left}\" y2=\"{}\"/><line x1=\"{left}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/><line x1=\"{}\" y1=\"{top}\" x2=\"{}\" y2=\"{}\"/></g>",
+        top + plot_h,
+        top + plot_h,
+        left + plot_w,
+        top + plot_h,
+        left + plot_w,
+        left + plot_w,
+        top + plot_h
+    );
+    for t in 0..=4 {
+        let f = f64::from(t) / 4.0;
+        let _ = writeln!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{:.0}</text><text x=\"{:.1}\" y=\"{:.1}\">{:.1}</text><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{:.0}%</text>",
+            left - 6.0,
+            y_rate(max_rate * f) + 4.0,
+            max_rate * f,
+            left + plot_w + 6.0,
+            y_access(max_access * f) + 4.0,
+            max_access * f,
+            left + plot_w * f,
+            top + plot_h + 18.0,
+            f * 100.0
+        );
+    }
+    let _ = writeln!(
+        s,
+        "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">position on the device (% of capacity)</text>",
+        left + plot_w / 2.0,
+        h - 10.0
+    );
+    let _ = writeln!(
+        s,
+        "<text transform=\"translate(18 {:.1}) rotate(-90)\" text-anchor=\"middle\" fill=\"#1f77b4\">read rate (MB/s)</text>",
+        top + plot_h / 2.0
+    );
+    let _ = writeln!(
+        s,
+        "<text transform=\"translate({:.1} {:.1}) rotate(90)\" text-anchor=\"middle\" fill=\"#2ca02c\">access time (ms)</text>",
+        w - 14.0,
+        top + plot_h / 2.0
+    );
+    let points: Vec<String> = scan
+        .zones
+        .iter()
+        .filter_map(|z| {
+            z.read_mb_per_s
+                .map(|r| format!("{:.1},{:.1}", x(z.index as f64 + 0.5), y_rate(r)))
+        })
+        .collect();
+    let _ = writeln!(
+        s,
+        "<polyline class=\"read-rate\" fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\" points=\"{}\"/>",
+        points.join(" ")
+    );
+    for z in &scan.zones {
+        if let Some(a) = z.access_ms {
+            let _ = writeln!(
+                s,
+                "<circle class=\"access-time\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"2.5\" fill=\"#2ca02c\"/>",
+                x(z.index as f64 + 0.5),
+                y_access(a)
+            );
+        }
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timing::surface::Zone;
+
+    fn scan() -> Scan {
+        let zone = |index: usize, rate: f64, slow: bool, errors: Vec<u64>| Zone {
+            index,
+            first_lba: index as u64 * 1000,
+            last_lba: index as u64 * 1000 + 999,
+            bytes_read: 512_000,
+            read_mb_per_s: Some(rate),
+            access_ms: Some(0.5 + index as f64 / 10.0),
+            error_lbas: errors,
+            slow,
+        };
+        Scan {
+            size_bytes: 2_048_000,
+            quick: false,
+            zones: vec![
+                zone(0, 200.0, false, vec![]),
+                zone(1, 60.0, true, vec![]),
+                zone(2, 190.0, false, vec![2048]),
+                zone(3, 180.0, false, vec![]),
+            ],
+            median_mb_per_s: Some(185.0),
+        }
+    }
+
+    #[test]
+    fn text_flags_slow_zones_and_errors() {
+        let t = text("/dev/sdz", &scan());
+        assert!(
+            t.contains("  read rate   min 60.0  median 185.0  max 200.0 MB/s\n"),
+            "{t}"
+        );
+        assert!(t.contains("  slow zone: sectors 1000-1999 at 60.0 MB/s (under half the median)\n"));
+        assert!(t.contains("  read errors in sectors 2000-2999: 1 MiB blocks from sector 2048\n"));
+        assert!(t.contains("ERRORS"));
+    }
+
+    #[test]
+    fn csv_has_a_line_per_zone() {
+        let c = csv(&scan());
+        assert_eq!(c.lines().count(), 5);
+        assert!(c.lines().nth(2).unwrap().ends_with(",0,true"));
+    }
+
+    #[test]
+    fn svg_has_axes_series_labels_and_marks() {
+        let s = svg("/dev/sdz", &scan());
+        assert!(s.starts_with("<svg "));
+        assert!(s.contains("class=\"read-rate\""));
+        assert_eq!(s.matches("class=\"access-time\"").count(), 4);
+        assert!(s.contains("read rate (MB/s)") && s.contains("access time (ms)"));
+        assert!(s.contains("position on the device (% of capacity)"));
+        assert_eq!(s.matches("class=\"slow\"").count(), 1);
+        assert_eq!(s.matches("class=\"error\"").count(), 1);
+        assert!(s.trim_end().ends_with("</svg>"));
+    }
+}
