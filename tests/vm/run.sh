@@ -8,7 +8,8 @@
 #                     else target/release/hdparm)
 #   --profile P       main (default: every drive kind) | faults (blkdebug read errors at LBA
 #                     2048 on an IDE and an AHCI disk) | unplug (AHCI, NVMe and virtio-blk
-#                     drives that scenarios remove with `!host device_del ...`)
+#                     drives that scenarios remove with `!host device_del ...`) | demo (IDE
+#                     and AHCI disks, the IDE ATAPI CD-ROM, NVMe: the drives scripts/demo shows)
 #   --scenarios FILE  scenario list (default tests/vm/scenarios/<profile>.tsv)
 #   --out DIR         results (default tests/vm/out/<profile>); emptied first
 #   --accel A         auto (default) | tcg | kvm; auto takes KVM only when /dev/kvm is usable
@@ -167,6 +168,8 @@ faults) FAULT=1; ide_hd; ahci; ahci_hd;;
 # drives the guest asks the host to remove mid-run (`!host device_del ...` steps): each
 # on a PCI function of its own, which the pc machine's ACPI hotplug can take away
 unplug) ahci; ahci_hd; nvme; virtio_blk;;
+# scripts/demo: the drive kinds a newcomer has (SATA and PATA disks, an optical drive, NVMe)
+demo) ide_hd; ide_cd; ahci; ahci_hd; nvme;;
 *) echo "run.sh: unknown profile $PROFILE" >&2; exit 1;;
 esac
 KINDS=$(IFS=,; echo "${EXPECT[*]}")

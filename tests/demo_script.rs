@@ -1,0 +1,233 @@
+//! Quick checks of `scripts/demo`, the README's first command, without booting its VM (a run
+//! takes minutes; see tests/vm/README.md): the script parses, answers `--help`, refuses what
+//! it does not know; its scenario list suits the harness and the `demo` profile of
+//! `tests/vm/run.sh`; and its summary, printed from a hand-made results folder, says
+//! identical, differs and ours-only where it should.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn demo() -> Command {
+    let mut c = Command::new("bash");
+    c.arg(repo().join("scripts/demo"));
+    c
+}
+
+#[test]
+fn script_parses_and_answers_help() {
+    let n = Command::new("bash")
+        .arg("-n")
+        .arg(repo().join("scripts/demo"))
+        .output()
+        .unwrap();
+    assert!(
+        n.status.success(),
+        "bash -n: {}",
+        String::from_utf8_lossy(&n.stderr)
+    );
+
+    let h = demo().arg("--help").output().unwrap();
+    assert!(h.status.success());
+    let text = String::from_utf8_lossy(&h.stdout);
+    for want in ["usage: scripts/demo", "--out DIR", "emulated", "/dev/sdX"] {
+        assert!(text.contains(want), "--help lacks {want:?}:\n{text}");
+    }
+    assert!(
+        !text.contains("set -euo"),
+        "--help runs past the header:\n{text}"
+    );
+
+    let bad = demo().arg("--no-such-option").output().unwrap();
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown option --no-such-option"));
+}
+
+/// `id TAB kinds TAB steps [TAB options]` lines of a scenario list, comments left out.
+fn scenario_lines(path: &Path) -> Vec<Vec<String>> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect()
+}
+
+#[test]
+fn scenario_list_suits_the_harness_and_the_profile() {
+    let dir = repo().join("tests/vm/scenarios");
+    let demo = scenario_lines(&dir.join("demo.tsv"));
+    // the drive kinds of run.sh's demo profile: "demo) ide_hd; ide_cd; ahci; ahci_hd; nvme;;"
+    let run_sh = std::fs::read_to_string(repo().join("tests/vm/run.sh")).unwrap();
+    let profile = run_sh
+        .lines()
+        .find_map(|l| l.strip_prefix("demo) "))
+        .expect("run.sh has a demo profile");
+    let kinds: Vec<String> = profile
+        .trim_end_matches(";;")
+        .split(';')
+        .map(|f| f.trim().replace('_', "-"))
+        .filter(|k| !k.is_empty() && k != "ahci")
+        .collect();
+    assert_eq!(kinds, ["ide-hd", "ide-cd", "ahci-hd", "nvme"]);
+
+    // ids of the lists vm_bench compares: a demo id among them would keep the bench from
+    // judging that id's DIFFERENCES.md rows stale (it skips rows whose scenario did not run)
+    let mut others = Vec::new();
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "tsv") && p.file_stem().is_some_and(|s| s != "demo") {
+            others.extend(scenario_lines(&p).into_iter().map(|f| f[0].clone()));
+        }
+    }
+    let mut seen = Vec::new();
+    for f in &demo {
+        let id = &f[0];
+        assert!((3..=4).contains(&f.len()), "{id}: {} fields", f.len());
+        assert!(id.starts_with("demo-"), "{id}: demo ids start with demo-");
+        assert!(
+            !others.contains(id) && !seen.contains(id),
+            "{id}: id used twice"
+        );
+        seen.push(id.clone());
+        // tests/vm_bench.rs parses every list in the folder and knows one option
+        if let Some(o) = f.get(3) {
+            assert!(o.split(',').all(|o| o == "timing"), "{id}: option {o:?}");
+        }
+        assert!(
+            f[1] == "*" || f[1].split(',').all(|k| kinds.iter().any(|p| p == k)),
+            "{id}: kinds {} not in the demo profile",
+            f[1]
+        );
+        for s in f[2].split(" ;; ") {
+            assert!(s.contains("DEV"), "{id}: step {s:?} names no device");
+            assert!(
+                !s.starts_with('!') || s.starts_with("!ours "),
+                "{id}: step {s:?}"
+            );
+        }
+    }
+    for job in [
+        "demo-default",
+        "demo-I",
+        "demo-tT",
+        "demo-C",
+        "demo-W",
+        "demo-json-I",
+        "demo-bench",
+    ] {
+        assert!(seen.iter().any(|s| s == job), "demo.tsv lacks {job}");
+    }
+}
+
+fn write(dir: &Path, rel: &str, text: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// One step's files, as run.sh splits them: `base` is `<kind>/<id>/<tool>.<step>`.
+fn step(dir: &Path, base: &str, cmd: &str, out: &str, exit: u8) {
+    write(dir, &format!("{base}.cmd"), cmd);
+    write(dir, &format!("{base}.stdout"), out);
+    write(dir, &format!("{base}.stderr"), "");
+    write(dir, &format!("{base}.exit"), &format!("{exit}\n"));
+    write(dir, &format!("{base}.dmesg"), "");
+}
+
+#[test]
+fn summary_of_a_results_folder() {
+    let dir = std::env::temp_dir().join(format!("hdparm-rs-demo-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    // steps no list in the repository has, so that no DIFFERENCES.md row applies
+    write(
+        &dir,
+        "scenarios.tsv",
+        "demo-tT\t*\t-tT DEV\ttiming\n\
+         demo-C\t*\t-C DEV ;; -C DEV ;; -C DEV\n\
+         demo-json-I\t*\t!ours --json -I DEV\n",
+    );
+    write(&dir, "results.log", "");
+    write(&dir, "expected-kinds", "ahci-hd\n");
+    write(&dir, "_boot/devmap/sh.1.stdout", "ahci-hd /dev/sdb\n");
+    let t = |mb: &str| {
+        format!(
+            "\n/dev/sdb:\n Timing cached reads:   1000 MB in  2.00 seconds = 500.00 MB/sec\n \
+             Timing buffered disk reads: 300 MB in  3.00 seconds = {mb} MB/sec\n"
+        )
+    };
+    step(&dir, "ahci-hd/demo-tT/hdparm.1", "-tT DEV", &t("100.00"), 0);
+    step(
+        &dir,
+        "ahci-hd/demo-tT/hdparm-rs.1",
+        "-tT DEV",
+        &t("123.40"),
+        0,
+    );
+    let state = |s: &str| format!("\n/dev/sdb:\n drive state is:  {s}\n");
+    for n in 1..=3 {
+        let ours = if n == 3 { "standby" } else { "active/idle" };
+        step(
+            &dir,
+            &format!("ahci-hd/demo-C/hdparm.{n}"),
+            "-C DEV",
+            &state("active/idle"),
+            0,
+        );
+        step(
+            &dir,
+            &format!("ahci-hd/demo-C/hdparm-rs.{n}"),
+            "-C DEV",
+            &state(ours),
+            0,
+        );
+    }
+    let json = "!ours --json -I DEV";
+    step(&dir, "ahci-hd/demo-json-I/hdparm.1", json, "", 0);
+    step(
+        &dir,
+        "ahci-hd/demo-json-I/hdparm-rs.1",
+        json,
+        "{\"devices\": []}\n",
+        0,
+    );
+
+    let o = demo()
+        .args(["--summary-only", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).to_string();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        o.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let row = |label: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(label))
+            .unwrap_or_else(|| panic!("no {label:?} line:\n{text}"))
+            .split_whitespace()
+            .skip(label.split_whitespace().count())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_eq!(row("-tT"), "identical", "{text}");
+    assert_eq!(row("-C, -C, -C"), "DIFFERS[1]", "{text}");
+    assert!(
+        text.contains("[1] differs: stdout; no DIFFERENCES.md row"),
+        "{text}"
+    );
+    assert!(
+        row("--json -I").starts_with("valid JSON") || row("--json -I") == "ran",
+        "{text}"
+    );
+    assert_eq!(row("-t MB/s"), "123 (100)", "{text}");
+    assert_eq!(row("-T MB/s"), "500 (500)", "{text}");
+    assert_eq!(row("model (-I)"), "-", "{text}");
+    assert!(text.contains("/dev/sdb"), "{text}");
+}
