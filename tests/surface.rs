@@ -39,10 +39,12 @@ fn a_quick_scan_writes_text_csv_json_and_a_plot() {
         text.contains(" Surface scan of 0.1 GB in 8 zones (quick: 8 MiB of each):"),
         "{text}"
     );
+    assert!(text.contains("  read rate   min "), "{text}");
+    // A bar per zone (zones a page cache makes uneven may be flagged slow: that is fine here).
     assert_eq!(
-        text.matches(" MB/s").count(),
-        9,
-        "a summary line and a bar per zone:\n{text}"
+        text.lines().filter(|l| l.contains("% |")).count(),
+        8,
+        "a bar per zone:\n{text}"
     );
     let csv = std::fs::read_to_string(&csv).expect("csv");
     assert_eq!(csv.lines().count(), 9);
