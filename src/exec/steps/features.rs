@@ -277,6 +277,7 @@ pub fn dco_freeze(ctx: &mut Ctx) {
     if !ctx.flags.dco_freeze {
         return;
     }
+    ctx.out.action("dco_freeze", "--dco-freeze");
     if !ctx.flags.quiet {
         ctx.out.text(" issuing DCO freeze command\n");
     }
@@ -291,6 +292,7 @@ pub fn security_freeze(ctx: &mut Ctx) {
     if !ctx.flags.security_freeze {
         return;
     }
+    ctx.out.action("security_freeze", "--security-freeze");
     if !ctx.flags.quiet {
         ctx.out.text(" issuing security freeze command\n");
     }
@@ -306,6 +308,7 @@ pub fn seagate_powersave(ctx: &mut Ctx) {
     if !a.set {
         return;
     }
+    ctx.out.action("seagate_powersave_off", "-Z");
     if !ctx.flags.quiet && a.noisy {
         ctx.out.text(" disabling Seagate auto powersaving mode\n");
     }

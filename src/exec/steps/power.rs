@@ -55,6 +55,9 @@ pub fn flush_buffer_cache(ctx: &mut Ctx) {
     if !(f.flush_buffers || f.time_cache || f.time_device) {
         return;
     }
+    if f.flush_buffers {
+        ctx.out.action("flush_buffer_cache", "-f");
+    }
     if let Err(e) = ctx.dev.flush_buffer_cache() {
         ctx.ioctl_failed("BLKFLSBUF failed", &e);
     }
@@ -66,6 +69,7 @@ pub fn reread_partitions(ctx: &mut Ctx) {
     if !a.set {
         return;
     }
+    ctx.out.action("reread_partitions", "-z");
     if a.noisy {
         ctx.out.text(" re-reading partition table\n");
     }
@@ -80,6 +84,7 @@ pub fn idle_immediate(ctx: &mut Ctx) {
     if !a.set {
         return;
     }
+    ctx.out.action("idle_immediate", "--idle-immediate");
     if a.noisy {
         ctx.out.text(" issuing idle_immediate command\n");
     }
@@ -95,6 +100,7 @@ pub fn standby_now(ctx: &mut Ctx) {
     if !a.set {
         return;
     }
+    ctx.out.action("standby", "-y");
     if a.noisy {
         ctx.out.text(" issuing standby command\n");
     }
@@ -111,6 +117,7 @@ pub fn sleep_now(ctx: &mut Ctx) {
     if !a.set {
         return;
     }
+    ctx.out.action("sleep", "-Y");
     if a.noisy {
         ctx.out.text(" issuing sleep command\n");
     }
@@ -127,6 +134,7 @@ pub fn reset(ctx: &mut Ctx) {
     if !a.set {
         return;
     }
+    ctx.out.action("reset", "-w");
     if a.noisy {
         ctx.out.text(" resetting drive\n");
     }

@@ -13,6 +13,7 @@ use crate::ata::command::{op, TaskFile};
 use crate::ata::features;
 use crate::exec::access::HdioSetting;
 use crate::report::settings::SettingsItem;
+use serde_json::json;
 
 /// Step 45: `-H`, Hitachi's SENSE CONDITION (the temperature in the count register).
 pub fn hitachi_temperature(ctx: &mut Ctx) {
@@ -23,15 +24,31 @@ pub fn hitachi_temperature(ctx: &mut Ctx) {
         [op::HITACHI_VENDOR, 0, features::HITACHI_SENSE_CONDITION, 0],
         " HDIO_DRIVE_CMD(hitachisensecondition) failed",
     ) {
-        let t = match out.count {
-            0 => "under -20".to_string(),
-            0xff => "over 107".to_string(),
-            c => format!("{}", i32::from(c) / 2 - 20),
+        let (t, json) = match out.count {
+            0 => (
+                "under -20".to_string(),
+                json!({"kind": "below", "celsius": -20}),
+            ),
+            0xff => (
+                "over 107".to_string(),
+                json!({"kind": "above", "celsius": 107}),
+            ),
+            c => {
+                let celsius = i32::from(c) / 2 - 20;
+                (
+                    celsius.to_string(),
+                    json!({"kind": "celsius", "celsius": celsius}),
+                )
+            }
         };
-        let in_range = if out.error & 0x10 == 0 { "yes" } else { "no" };
+        let in_range = out.error & 0x10 == 0;
         ctx.out.text(&format!(
-            " drive temperature (celsius) is:  {t}\n drive temperature in range:  {in_range}\n"
+            " drive temperature (celsius) is:  {t}\n drive temperature in range:  {}\n",
+            if in_range { "yes" } else { "no" }
         ));
+        let mut json = json;
+        json["in_range"] = json!(in_range);
+        ctx.out.section("drive_temperature", json);
     }
 }
 
