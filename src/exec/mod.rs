@@ -242,3 +242,176 @@ pub mod timing;
 mod timing_steps;
 
 use output::Output;
+
+#[cfg(test)]
+mod tests {
+    use super::fake::{aborted, run_on, FakeDevice};
+    use super::run;
+    use crate::ata::command::op;
+    use serde_json::Value;
+    use std::ffi::OsString;
+
+    /// Runs a command line through [`run`]; gives stdout, stderr and the exit status.
+    fn run_words(words: &[&str]) -> (String, String, u8) {
+        let argv: Vec<OsString> = std::iter::once("hdparm")
+            .chain(words.iter().copied())
+            .map(OsString::from)
+            .collect();
+        let (mut stdin, mut stdout, mut stderr) = (std::io::empty(), Vec::new(), Vec::new());
+        let status = run(
+            &argv,
+            crate::Streams::new(&mut stdin, &mut stdout, &mut stderr),
+        );
+        (
+            String::from_utf8_lossy(&stdout).into_owned(),
+            String::from_utf8_lossy(&stderr).into_owned(),
+            status,
+        )
+    }
+
+    fn document(stdout: &str) -> Value {
+        serde_json::from_str(stdout).unwrap_or_else(|e| panic!("not one document: {e}: {stdout}"))
+    }
+
+    #[test]
+    fn a_usage_error_under_json_is_one_document() {
+        for words in [
+            &["--json", "-S", "300", "/dev/x"][..],
+            &["--JSON", "--jsno", "/dev/x"],
+            &["--json"],
+        ] {
+            let (stdout, stderr, status) = run_words(words);
+            let doc = document(&stdout);
+            assert_eq!(status, 22, "{words:?}");
+            assert_eq!(doc["hdparm_rs"]["exit_status"], 22);
+            assert_eq!(doc["devices"], serde_json::json!([]));
+            assert_eq!(doc["messages"][0]["severity"], "error");
+            assert_eq!(doc["messages"][0]["class"], "usage");
+            // hdparm's text still goes to stderr.
+            assert!(!stderr.is_empty(), "{words:?}");
+        }
+        let (stdout, stderr, _) = run_words(&["--json", "-S", "300", "/dev/x"]);
+        assert_eq!(
+            document(&stdout)["messages"][0]["text"],
+            "-S: bad/missing standby-interval value (0..255)"
+        );
+        assert!(stderr.contains(" -S: bad/missing standby-interval value (0..255)"));
+    }
+
+    #[test]
+    fn without_json_a_usage_error_leaves_stdout_empty() {
+        let (stdout, stderr, status) = run_words(&["-S", "300", "/dev/x"]);
+        assert_eq!((stdout.as_str(), status), ("", 22));
+        assert!(stderr.contains("-S: bad/missing"));
+    }
+
+    #[test]
+    fn version_and_help_under_json_are_documents() {
+        let (stdout, _, status) = run_words(&["--json", "-V"]);
+        let doc = document(&stdout);
+        assert_eq!(status, 0);
+        assert_eq!(doc["hdparm_rs"]["version"], env!("CARGO_PKG_VERSION"));
+        assert!(doc.get("help").is_none());
+        let (stdout, _, status) = run_words(&["-h", "--json"]);
+        let doc = document(&stdout);
+        assert_eq!(status, 0);
+        assert!(doc["help"]
+            .as_str()
+            .is_some_and(|h| h.contains("Usage:  hdparm  [options] [device ...]")));
+        // Text is unchanged.
+        let (stdout, _, _) = run_words(&["-V"]);
+        assert_eq!(stdout, format!("hdparm v{}\n", env!("CARGO_PKG_VERSION")));
+    }
+
+    fn sata() -> FakeDevice {
+        let mut w = [0u16; 256];
+        w[49] = 0x0200;
+        w[60] = 0x1000;
+        w[83] = 0x4008; // APM supported
+        w[86] = 0x0008; // and enabled
+        w[91] = 0x40FE;
+        FakeDevice::libata_disk(w)
+    }
+
+    fn settings(doc: &Value) -> Vec<Value> {
+        doc["devices"][0]["settings"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_failed_set_is_recorded_as_failed_and_the_others_as_done() {
+        let fake = sata().on_ata(op::SETFEATURES, Some(0x42), Err(aborted(op::SETFEATURES)));
+        let o = run_on(fake, "--json -B254 -M128 -S5 /dev/x");
+        let doc = document(&o.stdout);
+        let outcomes: Vec<(String, String)> = settings(&doc)
+            .iter()
+            .filter(|s| s["setting"] == "set")
+            .map(|s| {
+                (
+                    s["option"].as_str().unwrap_or_default().to_string(),
+                    s["outcome"].as_str().unwrap_or_default().to_string(),
+                )
+            })
+            .collect();
+        let expected = [("-B", "done"), ("-M", "failed"), ("-S", "done")];
+        assert_eq!(
+            outcomes,
+            expected.map(|(o, r)| (o.to_string(), r.to_string()))
+        );
+        assert_eq!(doc["devices"][0]["messages"][0]["class"], "failed");
+    }
+
+    #[test]
+    fn actions_are_recorded_with_their_outcome() {
+        let fake = sata()
+            .on_ata(op::STANDBYNOW1, None, Err(aborted(op::STANDBYNOW1)))
+            .on_ata(op::STANDBYNOW2, None, Err(aborted(op::STANDBYNOW2)));
+        let o = run_on(fake, "--json -q -y -z -F -f /dev/x");
+        let doc = document(&o.stdout);
+        let actions = &doc["devices"][0]["actions"];
+        let got: Vec<(&str, &str, &str)> = actions
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|x| {
+                        (
+                            x["action"].as_str().unwrap_or_default(),
+                            x["option"].as_str().unwrap_or_default(),
+                            x["outcome"].as_str().unwrap_or_default(),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert_eq!(
+            got,
+            [
+                ("flush_drive_cache", "-F", "done"),
+                ("flush_buffer_cache", "-f", "done"),
+                ("reread_partitions", "-z", "done"),
+                ("standby", "-y", "failed"),
+            ]
+        );
+        assert_eq!(o.exit, 5);
+    }
+
+    #[test]
+    fn quiet_hides_text_not_values_in_json() {
+        let doc = document(&run_on(sata(), "--json -q -B -q -a /dev/x").stdout);
+        let names: Vec<Value> = settings(&doc)
+            .iter()
+            .map(|s| s["setting"].clone())
+            .collect();
+        assert_eq!(names, ["readahead", "apm_level"]);
+        // A quiet set is recorded, and read back, as a loud one.
+        let doc = document(&run_on(sata(), "--json -q -B200 /dev/x").stdout);
+        let items = settings(&doc);
+        assert_eq!(items[0]["setting"], "set");
+        assert_eq!(items[0]["outcome"], "done");
+        assert_eq!(items[1]["setting"], "apm_level");
+        // In text, `-q -B` asks for nothing, as in hdparm.
+        assert_eq!(run_on(sata(), "-q -B -q -a /dev/x").stdout, "");
+    }
+}

@@ -3,6 +3,9 @@
 //! (`-S`), the door lock (`-L`), and the one-shot freezes (`--dco-freeze`, `--security-freeze`,
 //! `-Z`). Each prints its "setting ..." line when noisy, then sends the command(s).
 //!
+//! The freezes and `-Z` are recorded in JSON's `actions`; the sets are `set` items whose
+//! outcome an error in their step marks failed (`exec/output.rs`).
+//!
 //! Must not: read values back (that is `reports`), or send anything to a device that refused a
 //! value check (`-X` on a drive that does not list the mode).
 

@@ -3,6 +3,9 @@
 //! the partition table (`-z`), IDLE IMMEDIATE, STANDBY IMMEDIATE and SLEEP (`--idle-immediate`,
 //! `-y`, `-Y`), the drive reset (`-w`), and FLUSH CACHE as `-F` and `-W0` send it.
 //!
+//! Each action is recorded in JSON's `actions` ([`super::Output::action`]) before it is sent,
+//! quiet or not; an error in its step marks it failed.
+//!
 //! Must not: wait or retry beyond hdparm's own alternative opcodes (0xE0/0x94, 0xE6/0x99,
 //! 0xE5/0x98).
 

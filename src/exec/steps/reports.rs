@@ -3,6 +3,11 @@
 //! (`-g`), the drive's settings read from IDENTIFY (`-A -W -B -M -R`), the native maximum
 //! (`-N`), the Hitachi temperature (`-H`), and the identification reports (`-i`, `-I`).
 //!
+//! JSON: the lines are `settings` items (`report::settings`); `-N` is the device's
+//! `max_sectors` section (`visible_sectors`, `native_sectors`, `accessible_max_address`), `-H`
+//! its `drive_temperature` (`kind`: `celsius`, or `below`/`above` for hdparm's "under -20" and
+//! "over 107"; `celsius`; `in_range`).
+//!
 //! A get prints its line only when the query worked. The default report skips what the driver
 //! lacks, as hdparm does; an explicit get reports the failure. Must not: change anything on
 //! the device (the one command sent besides reads is `-H`'s SENSE CONDITION and `-N`'s READ
