@@ -191,6 +191,23 @@ fn hex_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// Every option's example from its definition (`cli::defs`), with `--json` and `device`; the
+/// timings are left to the cases that run them once (each waits seconds before it reads).
+fn option_examples(device: &str) -> Vec<(Vec<String>, Vec<u8>)> {
+    let slow = ["-T", "-t", "--bench", "--bench-random"];
+    hdparm::cli::defs::OPTIONS
+        .iter()
+        .filter(|def| !def.example.is_empty())
+        .filter(|def| !def.example.iter().any(|w| slow.contains(w)))
+        .map(|def| {
+            let mut words = vec!["--json".to_string()];
+            words.extend(def.example.iter().map(|w| w.to_string()));
+            words.push(device.to_string());
+            (words, Vec::new())
+        })
+        .collect()
+}
+
 /// The command lines that need no root and no disk.
 fn unprivileged_cases(scratch: &Path) -> Vec<(Vec<String>, Vec<u8>)> {
     let mut cases = Vec::new();
@@ -244,6 +261,7 @@ fn unprivileged_cases(scratch: &Path) -> Vec<(Vec<String>, Vec<u8>)> {
     ] {
         cases.push(case(words));
     }
+    cases.extend(option_examples("/dev/null"));
     cases
 }
 
@@ -472,6 +490,7 @@ fn loop_cases(lo: &LoopDev, scratch: &Path) -> Vec<(Vec<String>, Vec<u8>)> {
     ] {
         cases.push(case(words));
     }
+    cases.extend(option_examples(dev));
     cases
 }
 
