@@ -397,6 +397,166 @@ mod tests {
         assert_eq!(o.exit, 5);
     }
 
+    /// The schema's validator over documents (Python's `jsonschema`, as tests/json_schema.rs
+    /// uses it): the failures, or `None` when the validator is not installed.
+    fn schema_failures(docs: &[(String, Value)]) -> Option<Vec<String>> {
+        use std::io::Write;
+        let script = r#"
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+validator = jsonschema.Draft202012Validator(schema)
+for i, doc in enumerate(json.load(sys.stdin)):
+    errors = list(validator.iter_errors(doc))
+    if errors:
+        e = jsonschema.exceptions.best_match(errors)
+        where = "/".join(str(p) for p in e.absolute_path)
+        print(f"{i}\tat /{where}: {e.message[:300]}")
+"#;
+        let schema = concat!(env!("CARGO_MANIFEST_DIR"), "/doc/hdparm-rs.schema.json");
+        let mut child = std::process::Command::new("python3")
+            .args(["-c", script, schema])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .ok()?;
+        let all: Vec<&Value> = docs.iter().map(|(_, d)| d).collect();
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(serde_json::to_string(&all).unwrap_or_default().as_bytes());
+        }
+        let out = child.wait_with_output().ok()?;
+        if !out.status.success() {
+            let why = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                why.contains("ModuleNotFoundError") || why.contains("No module named"),
+                "the validator failed: {why}"
+            );
+            return None;
+        }
+        Some(
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .map(|line| {
+                    let (i, why) = line.split_once('\t').unwrap_or(("", line));
+                    let origin = i
+                        .parse::<usize>()
+                        .ok()
+                        .and_then(|i| docs.get(i))
+                        .map_or("?", |(o, _)| o.as_str());
+                    format!("{origin}: {why}")
+                })
+                .collect(),
+        )
+    }
+
+    /// Every JSON document the scripted devices give, over every option's example and the
+    /// reports that only a drive gives (-I, --Istdout, -N, --read-sector, -H), matches the
+    /// schema: the loop-device and fixture documents of tests/json_schema.rs cannot reach
+    /// these.
+    #[test]
+    fn scripted_device_documents_match_the_schema() {
+        let hex = include_bytes!("../../tests/fixtures/identify/ahci-hd.hex");
+        let words = crate::ata::identify_hex::parse_identify_hex(hex).unwrap_or([0; 256]);
+        type MakeDevice = fn([u16; 256]) -> FakeDevice;
+        let devices: [(&str, MakeDevice); 3] = [
+            ("sata", FakeDevice::libata_disk),
+            ("ide", FakeDevice::ide_disk),
+            ("loop", |_| FakeDevice::loop_device()),
+        ];
+        let slow = ["-T", "-t", "--bench", "--bench-random"];
+        let mut lines: Vec<String> = crate::cli::defs::OPTIONS
+            .iter()
+            .filter(|d| !d.example.is_empty() && !d.example.iter().any(|w| slow.contains(w)))
+            .map(|d| format!("--json {} /dev/x", d.example.join(" ")))
+            .collect();
+        for line in [
+            "--json /dev/x",
+            "--json -I /dev/x",
+            "--json --Istdout /dev/x",
+            "--json -i -m -c -u -d -k -n -b -Q /dev/x",
+            "--json -N -H -C -A -W -B -M -R /dev/x",
+            "--json --read-sector 0 /dev/x",
+            "--json -q -a128 -q -W0 -q -y -Y -z /dev/x",
+            "--json -B254 -M128 -S5 -P1 -D1 -K1 -L1 -A1 /dev/x",
+            "--json --yes-i-know-what-i-am-doing -m8 -X udma5 -p pio4 /dev/x",
+        ] {
+            lines.push(line.to_string());
+        }
+        let mut docs = Vec::new();
+        for (kind, make) in devices {
+            for line in &lines {
+                let argv: Vec<OsString> = std::iter::once("hdparm")
+                    .chain(line.split_whitespace())
+                    .map(OsString::from)
+                    .collect();
+                if !matches!(
+                    crate::cli::parse(&argv).result,
+                    Ok(crate::cli::Invocation::Devices(_))
+                ) {
+                    continue;
+                }
+                let o = run_on(make(words), line);
+                docs.push((format!("{kind}: {line}"), document(&o.stdout)));
+            }
+        }
+        // The sections only a drive gives are among them.
+        for key in [
+            "identify",
+            "identify_words",
+            "max_sectors",
+            "read_sector",
+            "actions",
+        ] {
+            assert!(
+                docs.iter().any(|(_, d)| d["devices"][0].get(key).is_some()),
+                "no document has {key}"
+            );
+        }
+        let Some(failures) = schema_failures(&docs) else {
+            let why = "Python's jsonschema is not installed (scripts/test-all installs it)";
+            assert!(
+                std::env::var("HDPARM_RS_REQUIRE_ALL").as_deref() != Ok("1"),
+                "{why}"
+            );
+            eprintln!("SKIPPED scripted_device_documents_match_the_schema: {why}");
+            return;
+        };
+        eprintln!(
+            "{} scripted-device documents checked against the schema",
+            docs.len()
+        );
+        assert!(
+            failures.is_empty(),
+            "{} of {} documents do not match doc/hdparm-rs.schema.json:\n  {}",
+            failures.len(),
+            docs.len(),
+            failures.join("\n  ")
+        );
+    }
+
+    #[test]
+    fn the_hitachi_temperature_is_data() {
+        let answer = |count, error| {
+            let out = crate::exec::access::AtaOutput {
+                count,
+                error,
+                ..Default::default()
+            };
+            let fake = sata().on_ata(op::HITACHI_VENDOR, None, Ok(out));
+            document(&run_on(fake, "--json -H /dev/x").stdout)["devices"][0]["drive_temperature"]
+                .clone()
+        };
+        assert_eq!(
+            answer(90, 0),
+            serde_json::json!({"kind": "celsius", "celsius": 25, "in_range": true})
+        );
+        assert_eq!(
+            answer(0, 0x10),
+            serde_json::json!({"kind": "below", "celsius": -20, "in_range": false})
+        );
+        assert_eq!(answer(0xff, 0)["kind"], "above");
+    }
+
     #[test]
     fn quiet_hides_text_not_values_in_json() {
         let doc = document(&run_on(sata(), "--json -q -B -q -a /dev/x").stdout);

@@ -89,8 +89,9 @@ pub struct DeviceJson {
     pub kernel_identity: Option<serde_json::Value>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub timing: Vec<serde_json::Value>,
-    /// Other results (sector dumps, sanitize status...), keyed by what they are.
-    #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
+    /// Other results (`max_sectors`, `read_sector`, `identify_words`, `drive_temperature`),
+    /// keys of the device object beside the others.
+    #[serde(flatten)]
     pub other: serde_json::Map<String, serde_json::Value>,
     pub messages: Vec<Message>,
 }
@@ -159,5 +160,20 @@ mod tests {
         assert!(v["devices"][0]["messages"]
             .as_array()
             .is_some_and(|m| m.is_empty()));
+    }
+
+    #[test]
+    fn other_sections_are_keys_of_the_device() {
+        let mut device = DeviceJson {
+            name: "/dev/x".into(),
+            ..Default::default()
+        };
+        device.other.insert(
+            "max_sectors".into(),
+            serde_json::json!({"native_sectors": 8}),
+        );
+        let v = serde_json::to_value(&device).unwrap_or_default();
+        assert_eq!(v["max_sectors"]["native_sectors"], 8);
+        assert!(v.get("other").is_none());
     }
 }

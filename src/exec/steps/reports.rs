@@ -29,32 +29,29 @@ pub fn hitachi_temperature(ctx: &mut Ctx) {
         [op::HITACHI_VENDOR, 0, features::HITACHI_SENSE_CONDITION, 0],
         " HDIO_DRIVE_CMD(hitachisensecondition) failed",
     ) {
-        let (t, json) = match out.count {
-            0 => (
-                "under -20".to_string(),
-                json!({"kind": "below", "celsius": -20}),
-            ),
-            0xff => (
-                "over 107".to_string(),
-                json!({"kind": "above", "celsius": 107}),
-            ),
-            c => {
-                let celsius = i32::from(c) / 2 - 20;
-                (
-                    celsius.to_string(),
-                    json!({"kind": "celsius", "celsius": celsius}),
-                )
-            }
+        let t = match out.count {
+            0 => "under -20".to_string(),
+            0xff => "over 107".to_string(),
+            c => format!("{}", i32::from(c) / 2 - 20),
         };
-        let in_range = out.error & 0x10 == 0;
+        let in_range = if out.error & 0x10 == 0 { "yes" } else { "no" };
         ctx.out.text(&format!(
-            " drive temperature (celsius) is:  {t}\n drive temperature in range:  {}\n",
-            if in_range { "yes" } else { "no" }
+            " drive temperature (celsius) is:  {t}\n drive temperature in range:  {in_range}\n"
         ));
-        let mut json = json;
-        json["in_range"] = json!(in_range);
-        ctx.out.section("drive_temperature", json);
+        ctx.out
+            .section("drive_temperature", temperature_json(out.count, out.error));
     }
+}
+
+/// `-H`'s JSON: the count register's temperature (hdparm's "under -20" and "over 107" are
+/// `below` and `above`), and whether the drive says it is in range (error bit 4 clear).
+fn temperature_json(count: u8, error: u8) -> serde_json::Value {
+    let (kind, celsius) = match count {
+        0 => ("below", -20),
+        0xff => ("above", 107),
+        c => ("celsius", i32::from(c) / 2 - 20),
+    };
+    json!({"kind": kind, "celsius": celsius, "in_range": error & 0x10 == 0})
 }
 
 /// Step 46: the multiple-sector count: HDIO_GET_MULTCOUNT, else IDENTIFY word 59 (libata).
