@@ -10,6 +10,9 @@
 //! `_mebibytes` = 2^20 bytes, `_mbytes` = 10^6 bytes, `_gbytes` = 10^9 bytes); a key is absent
 //! when hdparm prints nothing for it (or prints "unknown"); enums are objects with a `kind`.
 //! Strings from the drive are given with trailing spaces removed (invalid UTF-8 replaced).
+//! Their JSON Schema is `$defs/identify` and `$defs/kernel_identity` of
+//! `doc/hdparm-rs.schema.json`: a key added here is added there too (tests/json_schema.rs fails
+//! on a key the schema does not know).
 //!
 //! # `-I` object ([`identify_value`])
 //!

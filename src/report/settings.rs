@@ -30,6 +30,8 @@
 //! | `write_read_verify` | `value` (null: not supported) |
 //! | `set` | `option`, `value`, `message`, `outcome` |
 //!
+//! Their JSON Schema is `$defs/settings_item` of `doc/hdparm-rs.schema.json`.
+//!
 //! Nothing here touches a device.
 
 use crate::ata::values::Apm;
