@@ -34,7 +34,10 @@
 //!
 //! `json_format_version` is `[major, minor]`: the major number changes when a key changes
 //! meaning or disappears, the minor when keys are added. Version 2 (from 1): `-i`'s mode lists
-//! are objects with `selected`, sets carry `outcome`, `actions` and `help` are new. Keys are
+//! are objects with `selected`; sets carry `outcome`; `actions`, `help` and `-H`'s
+//! `drive_temperature` are new; `max_sectors`, `read_sector` and `identify_words` are keys of
+//! the device (version 1 nested them under `other`); `--apply`'s messages have this file's
+//! shape (they were `{class, message}`). Keys are
 //! snake_case with units in their names. A key whose value is unknown is left out rather than
 //! set to null, except where the section documents null. Messages are kept apart from data;
 //! every message also goes to stderr as text. `-q` hides text only: in JSON every value and
@@ -51,7 +54,8 @@ pub const JSON_FORMAT_VERSION: [u32; 2] = [2, 0];
 pub struct Message {
     /// `error` or `warning`.
     pub severity: &'static str,
-    /// The error class (`usage`, `guard`, `cannot_open`, `failed`, `not_applicable`).
+    /// The error class (`usage`, `guard`, `cannot_open`, `failed`, `not_applicable`, `drift`);
+    /// absent for a warning.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub class: Option<&'static str>,
     pub text: String,
