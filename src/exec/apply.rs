@@ -15,10 +15,21 @@
 //! /dev/sda: hdparm -B254 /dev/sda: ok
 //! /dev/sda: -W is 1, hdparm.conf asks for 0
 //! ```
-//! JSON (`--json`): `{"json_format_version", "hdparm_rs": {...}, "config", "mode", "devices":
-//! [{"name", "facts": {"on_battery", "try_apm"}, "plan": [[args]], "runs": [{"args",
-//! "exit_status", "stdout", "stderr"}], "readback": [{"option", "wanted", "found"}],
-//! "drift": [...], "record_path"}], "messages": [...]}`.
+//! JSON (`--json`), with the envelope's first keys and its messages (`doc/hdparm-rs.schema.json`,
+//! `apply_document`):
+//!
+//! | key | what |
+//! |---|---|
+//! | `json_format_version`, `hdparm_rs` | as every document (`report::envelope`) |
+//! | `config` | the hdparm.conf read |
+//! | `mode` | `apply`, `check` or `dry_run` |
+//! | `devices[].name`, `.event`, `.time_unix_seconds`, `.config` | the device, udev's ACTION (or `manual`), when |
+//! | `devices[].facts.{on_battery,try_apm}` | what Debian's scripts would learn |
+//! | `devices[].plan` | the command lines (without the program name) Debian's hooks would run |
+//! | `devices[].runs[].{args,exit_status,stdout,stderr}` | each line as run |
+//! | `devices[].readback[]`, `devices[].drift[]` | `{option, wanted, found}` (`found` null: the get printed no value) |
+//! | `devices[].record_path` | the record written under /run/hdparm |
+//! | `messages` | `{severity, class, text}`, as every document's; also on stderr |
 
 use crate::cli::defs::{self, Role, Value};
 use crate::cli::ApplyRequest;
@@ -26,6 +37,7 @@ use crate::config::debian::{self, Facts};
 use crate::config::select::{self, Identity};
 use crate::device::system;
 use crate::error::{strerror, ErrorClass, Verdict};
+use crate::report::envelope::{Message, JSON_FORMAT_VERSION};
 use serde::Serialize;
 use std::ffi::OsString;
 use std::io::Write;
@@ -80,11 +92,20 @@ struct Problems {
 impl Problems {
     fn fail(&mut self, class: ErrorClass, text: String, stderr: &mut dyn Write) {
         self.verdict.record(class);
+        self.say(Some(class), text, stderr);
+    }
+
+    /// A line on stderr, and in JSON a message (an error when it has a class).
+    fn say(&mut self, class: Option<ErrorClass>, text: String, stderr: &mut dyn Write) {
+        let _ = writeln!(stderr, "{text}");
         if self.json {
+            let message = Message {
+                severity: if class.is_some() { "error" } else { "warning" },
+                class: class.map(ErrorClass::name),
+                text,
+            };
             self.messages
-                .push(serde_json::json!({"class": class.name(), "message": text}));
-        } else {
-            let _ = writeln!(stderr, "{text}");
+                .push(serde_json::to_value(message).unwrap_or_default());
         }
     }
 }
@@ -117,16 +138,19 @@ pub fn run_apply(
     // while an md array resyncs; neither do we.
     let event = std::env::var("ACTION").unwrap_or_else(|_| "manual".into());
     if !request.check && system::kernel_cmdline_has("nohdparm") {
-        let _ = writeln!(
+        problems.say(
+            None,
+            "nohdparm is on the kernel command line: nothing applied".to_string(),
             stderr,
-            "nohdparm is on the kernel command line: nothing applied"
         );
         return finish(request, program_args, &[], problems, stdout);
     }
     if !request.check && event == "add" && system::raid_is_busy() {
-        let _ = writeln!(
-            stderr,
+        problems.say(
+            None,
             "an md array is resyncing (/proc/mdstat): nothing applied on this add event"
+                .to_string(),
+            stderr,
         );
         return finish(request, program_args, &[], problems, stdout);
     }
@@ -438,7 +462,7 @@ fn finish(
     let messages = problems.messages;
     if request.json {
         let document = serde_json::json!({
-            "json_format_version": [1, 0],
+            "json_format_version": JSON_FORMAT_VERSION,
             "hdparm_rs": {
                 "version": env!("CARGO_PKG_VERSION"),
                 "argv": program_args.iter().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>(),

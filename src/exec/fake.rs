@@ -477,8 +477,13 @@ pub fn run_on_all(fakes: Vec<FakeDevice>, command_line: &str) -> Outcome {
         Ok(Invocation::Devices(runs)) => runs,
         other => panic!("{command_line:?} is not a device invocation: {other:?}"),
     };
-    // JSON or text, as `exec::run` decides it.
+    // JSON or text, as `exec::run` decides it, with what `-q` hid asked for again in JSON.
     let json = runs.iter().any(|r| r.flags.json);
+    let runs = if json {
+        super::quiet::loud_for_json(&argv, runs)
+    } else {
+        runs
+    };
     let argv = argv
         .iter()
         .map(|a| a.to_string_lossy().into_owned())

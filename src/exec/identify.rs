@@ -40,6 +40,11 @@ pub fn identify(ctx: &mut Ctx) {
         return;
     }
     if let Some(path) = ctx.flags.identify_raw.clone() {
+        ctx.out.action_on(
+            "write_identify_raw",
+            "--Iraw",
+            Some(path.display().to_string()),
+        );
         match crate::device::files::write_new_or_truncate(&path, &id.to_le_bytes()) {
             Ok(()) => {
                 let line = format!("Wrote IDENTIFY DEVICE data to \"{}\"", path.display());

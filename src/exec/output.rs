@@ -4,13 +4,27 @@
 //! Steps never write to stdout directly: they hand typed items to [`Output`], which renders
 //! them as text at once (so the order and flushing match hdparm's, including the timing
 //! lines that are printed in two halves) or keeps them for the JSON document.
+//!
+//! JSON outcomes: a set (`SettingsItem::Set`) or an action ([`Output::action`]) is recorded as
+//! `done` and stays open until its step ends ([`Output::end_step`]); an error reported while it
+//! is open marks it `failed`. Steps are one option each (the step runner ends each one), so an
+//! error always belongs to the set or action of its own step.
 
 use crate::error::{Error, ErrorClass, Verdict};
-use crate::report::envelope::{DeviceJson, Envelope, Message};
-use crate::report::settings::SettingsItem;
+use crate::report::envelope::{ActionRecord, DeviceJson, Envelope, Message};
+use crate::report::settings::{Outcome, SettingsItem};
 use std::cell::RefCell;
 use std::io::{self, Write};
 use std::rc::Rc;
+
+/// A record of the current device that is still open to an error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Open {
+    /// `settings[i]`, a set.
+    Set(usize),
+    /// `actions[i]`.
+    Action(usize),
+}
 
 /// The run's stderr, shared by the output and the device layer's `--verbose` trace, so that
 /// hdparm's dumps land in the writer the caller gave, in the order they are made.
@@ -47,6 +61,8 @@ pub struct Output<'a> {
     envelope: Envelope,
     /// The device being processed (JSON mode).
     current: Option<DeviceJson>,
+    /// The set or action of the current step whose outcome an error would change.
+    open: Option<Open>,
     pub verdict: Verdict,
     /// Whether stderr is a terminal (progress lines are drawn only there).
     stderr_is_terminal: bool,
@@ -65,6 +81,7 @@ impl<'a> Output<'a> {
             stderr: SharedStderr(Rc::new(RefCell::new(stderr))),
             envelope: Envelope::new(argv),
             current: None,
+            open: None,
             verdict: Verdict::default(),
             stderr_is_terminal: false,
         }
@@ -103,20 +120,58 @@ impl<'a> Output<'a> {
 
     /// Ends the current device.
     pub fn end_device(&mut self) {
+        self.open = None;
         if let Some(dev) = self.current.take() {
             self.envelope.devices.push(dev);
         }
         let _ = self.stdout.flush();
     }
 
-    /// A settings line.
+    /// A settings line. A set stays open to an error until its step ends.
     pub fn item(&mut self, item: SettingsItem) {
         if self.json {
             if let Some(dev) = self.current.as_mut() {
+                if matches!(item, SettingsItem::Set { .. }) {
+                    self.open = Some(Open::Set(dev.settings.len()));
+                }
                 dev.settings.push(item);
             }
         } else {
             let _ = self.stdout.write_all(item.text().as_bytes());
+        }
+    }
+
+    /// An action being carried out (`-y`, `-z`, `-F`...): recorded in JSON as `done`, and
+    /// open to an error until its step ends. Text has no line for it (the step prints
+    /// hdparm's own, when noisy).
+    pub fn action(&mut self, action: &'static str, option: &'static str) {
+        self.action_on(action, option, None);
+    }
+
+    /// [`Output::action`] for an action that writes a file (`--Iraw`).
+    pub fn action_on(&mut self, action: &'static str, option: &'static str, path: Option<String>) {
+        if let Some(dev) = self.current.as_mut() {
+            self.open = Some(Open::Action(dev.actions.len()));
+            dev.actions.push(ActionRecord {
+                action,
+                option,
+                outcome: Outcome::Done,
+                path,
+            });
+        }
+    }
+
+    /// Ends a step: later errors no longer change the outcome of its set or action.
+    pub fn end_step(&mut self) {
+        self.open = None;
+    }
+
+    /// The help text (`-h`): JSON has it as `help`; text prints it.
+    pub fn help(&mut self, text: &str) {
+        if self.json {
+            self.envelope.help = Some(text.to_string());
+        } else {
+            let _ = self.stdout.write_all(text.as_bytes());
         }
     }
 
@@ -149,11 +204,38 @@ impl<'a> Output<'a> {
         }
     }
 
-    /// An error: its line on stderr (always), a message in JSON, and the verdict.
+    /// An error: its line on stderr (always), a message in JSON, and the verdict. The open
+    /// set or action, if any, failed.
     pub fn error(&mut self, error: &Error) {
-        self.verdict.record(error.class);
         let _ = self.stdout.flush();
         let _ = writeln!(self.stderr, "{}", error.message);
+        self.record_error(error);
+    }
+
+    /// An error whose stderr text is not its one line (a usage error prints hdparm's usage
+    /// text with its clue): `text` goes to stderr as it is, the line to the JSON message.
+    pub fn error_with_text(&mut self, error: &Error, text: &str) {
+        let _ = self.stdout.flush();
+        let _ = self.stderr.write_all(text.as_bytes());
+        self.record_error(error);
+    }
+
+    fn record_error(&mut self, error: &Error) {
+        self.verdict.record(error.class);
+        if let (Some(open), Some(dev)) = (self.open, self.current.as_mut()) {
+            match open {
+                Open::Set(i) => {
+                    if let Some(SettingsItem::Set { outcome, .. }) = dev.settings.get_mut(i) {
+                        *outcome = Outcome::Failed;
+                    }
+                }
+                Open::Action(i) => {
+                    if let Some(action) = dev.actions.get_mut(i) {
+                        action.outcome = Outcome::Failed;
+                    }
+                }
+            }
+        }
         self.message("error", Some(error.class), &error.message);
     }
 

@@ -27,7 +27,10 @@ pub fn run(ctx: &mut Ctx) {
         });
     }
     if f.flush_drive_cache {
+        ctx.out.action("flush_drive_cache", "-F");
         flush_drive_cache(ctx);
+        // A failure of the timings after it is not the flush's.
+        ctx.out.end_step();
     }
     if f.time_device && timable(ctx, "-t") {
         measure(ctx, "-t", |t, out, err| {

@@ -2,41 +2,77 @@
 //!
 //! ```json
 //! {
-//!   "json_format_version": [1, 0],
+//!   "json_format_version": [2, 0],
 //!   "hdparm_rs": { "version": "0.1.0", "argv": ["hdparm", "--json", "-I", "/dev/sda"],
 //!                  "exit_status": 0 },
 //!   "devices": [
 //!     { "name": "/dev/sda", "kind": "ata_disk", "description": "...",
-//!       "settings": [ {"setting": "readahead", "sectors": 256}, ... ],
-//!       "identify": { ... },            // -I: see report::identify
-//!       "kernel_identity": { ... },     // -i
-//!       "timing": [ { ... } ],          // -T, -t, --bench: see timing
+//!       "settings": [ {"setting": "readahead", "sectors": 256}, ... ],  // see report::settings
+//!       "actions": [ {"action": "standby", "option": "-y", "outcome": "done"} ],
+//!       "identify": { ... },            // -I: see report::json
+//!       "kernel_identity": { ... },     // -i: see report::json
+//!       "timing": [ { ... } ],          // -T, -t, --bench: see timing::reads, timing::bench
+//!       "max_sectors": { ... },         // -N; and other sections keyed by what they are:
+//!                                       // read_sector, identify_words, drive_temperature
 //!       "messages": [ {"severity": "error", "class": "not_applicable", "text": "..."} ] }
 //!   ],
-//!   "messages": [ ... ]                 // messages not tied to one device
+//!   "help": "...",                      // -h, --help, --security-help: the text
+//!   "messages": [ ... ]                 // messages not tied to one device (usage errors...)
 //! }
 //! ```
 //!
+//! With `--json` stdout is this one document in every case: a usage error (then `devices` is
+//! empty and the error is in `messages` with class `usage`), `-V` (the version is
+//! `hdparm_rs.version`), `-h`. `--apply`/`--check` write a document of their own with the same
+//! first keys (`exec/apply.rs`). `doc/hdparm-rs.schema.json` is the JSON Schema of all of it,
+//! and a test validates every document the test suites produce against it.
+//!
+//! `actions` records each action asked for (`-y`, `-Y`, `-z`, `-F`, `-f`, `-w`,
+//! `--idle-immediate`, `--dco-freeze`, `--security-freeze`, `-Z`, `--Iraw`), in the order
+//! carried out, with its `outcome`: `done`, or `failed` when an error followed (the error is in
+//! the device's `messages`).
+//!
 //! `json_format_version` is `[major, minor]`: the major number changes when a key changes
-//! meaning or disappears, the minor when keys are added. Keys are snake_case with units in
-//! their names. A key whose value is unknown is left out rather than set to null, except where
-//! the section documents null. Messages are kept apart from data; every message also goes to
-//! stderr as text.
+//! meaning or disappears, the minor when keys are added. Version 2 (from 1): `-i`'s mode lists
+//! are objects with `selected`; sets carry `outcome`; `actions`, `help` and `-H`'s
+//! `drive_temperature` are new; `max_sectors`, `read_sector` and `identify_words` are keys of
+//! the device (version 1 nested them under `other`); `--apply`'s messages have this file's
+//! shape (they were `{class, message}`). Keys are
+//! snake_case with units in their names. A key whose value is unknown is left out rather than
+//! set to null, except where the section documents null. Messages are kept apart from data;
+//! every message also goes to stderr as text. `-q` hides text only: in JSON every value and
+//! set the command line names is reported.
 
+use super::settings::Outcome;
 use serde::Serialize;
 
 /// `[major, minor]` of the JSON format.
-pub const JSON_FORMAT_VERSION: [u32; 2] = [1, 0];
+pub const JSON_FORMAT_VERSION: [u32; 2] = [2, 0];
 
 /// A warning or an error, as data.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct Message {
     /// `error` or `warning`.
     pub severity: &'static str,
-    /// The error class (`usage`, `guard`, `cannot_open`, `failed`, `not_applicable`).
+    /// The error class (`usage`, `guard`, `cannot_open`, `failed`, `not_applicable`, `drift`);
+    /// absent for a warning.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub class: Option<&'static str>,
     pub text: String,
+}
+
+/// An action carried out on a device (`-y`, `-z`, `-F`...), and what became of it.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct ActionRecord {
+    /// What was done, snake_case (`standby`, `reread_partitions`, `flush_drive_cache`...).
+    pub action: &'static str,
+    /// The option that asked for it.
+    pub option: &'static str,
+    /// `done`, or `failed` when an error followed (it is in the device's `messages`).
+    pub outcome: Outcome,
+    /// The file written, for `--Iraw`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
 }
 
 /// One device's reports.
@@ -49,14 +85,17 @@ pub struct DeviceJson {
     pub description: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub settings: Vec<super::settings::SettingsItem>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub actions: Vec<ActionRecord>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub identify: Option<serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kernel_identity: Option<serde_json::Value>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub timing: Vec<serde_json::Value>,
-    /// Other results (sector dumps, sanitize status...), keyed by what they are.
-    #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
+    /// Other results (`max_sectors`, `read_sector`, `identify_words`, `drive_temperature`),
+    /// keys of the device object beside the others.
+    #[serde(flatten)]
     pub other: serde_json::Map<String, serde_json::Value>,
     pub messages: Vec<Message>,
 }
@@ -75,6 +114,9 @@ pub struct Envelope {
     pub json_format_version: [u32; 2],
     pub hdparm_rs: Program,
     pub devices: Vec<DeviceJson>,
+    /// The help text (`-h`, `--help`, `--security-help`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
     pub messages: Vec<Message>,
 }
 
@@ -88,6 +130,7 @@ impl Envelope {
                 exit_status: 0,
             },
             devices: Vec::new(),
+            help: None,
             messages: Vec::new(),
         }
     }
@@ -114,12 +157,27 @@ mod tests {
             ..Default::default()
         });
         let v: serde_json::Value = serde_json::from_str(&env.render()).unwrap_or_default();
-        assert_eq!(v["json_format_version"][0], 1);
+        assert_eq!(v["json_format_version"][0], 2);
         assert_eq!(v["hdparm_rs"]["exit_status"], 25);
         assert_eq!(v["hdparm_rs"]["argv"][1], "--json");
         assert_eq!(v["devices"][0]["name"], "/dev/x");
         assert!(v["devices"][0]["messages"]
             .as_array()
             .is_some_and(|m| m.is_empty()));
+    }
+
+    #[test]
+    fn other_sections_are_keys_of_the_device() {
+        let mut device = DeviceJson {
+            name: "/dev/x".into(),
+            ..Default::default()
+        };
+        device.other.insert(
+            "max_sectors".into(),
+            serde_json::json!({"native_sectors": 8}),
+        );
+        let v = serde_json::to_value(&device).unwrap_or_default();
+        assert_eq!(v["max_sectors"]["native_sectors"], 8);
+        assert!(v.get("other").is_none());
     }
 }

@@ -10,6 +10,9 @@
 //! `_mebibytes` = 2^20 bytes, `_mbytes` = 10^6 bytes, `_gbytes` = 10^9 bytes); a key is absent
 //! when hdparm prints nothing for it (or prints "unknown"); enums are objects with a `kind`.
 //! Strings from the drive are given with trailing spaces removed (invalid UTF-8 replaced).
+//! Their JSON Schema is `$defs/identify` and `$defs/kernel_identity` of
+//! `doc/hdparm-rs.schema.json`: a key added here is added there too (tests/json_schema.rs fails
+//! on a key the schema does not know).
 //!
 //! # `-I` object ([`identify_value`])
 //!
@@ -76,7 +79,8 @@
 //! | `current_cylinders`, `current_heads`, `current_sectors`, `current_capacity_sectors` | int | "CurCHS=", "CurSects=" |
 //! | `lba`, `lba_sectors` | bool, int | "LBA=", "LBAsects=" |
 //! | `iordy`, `pio_cycle_ns`, `dma_cycle_ns` | `on/off`\|`yes`\|`no`, two ints (min, iordy), two ints (min, rec) | "IORDY=", "tPIO=", "tDMA=" |
-//! | `pio_modes`, `dma_modes`, `udma_modes` | string[] (`*` prefix = active) | "PIO modes:", "DMA modes:", "UDMA modes:" |
+//! | `pio_modes` | string[] | "PIO modes:" |
+//! | `dma_modes`, `udma_modes` | array of {`name`, `selected`, `supported` (present, false, only for a selected mode the drive does not list: the text's lone `*`)} | "DMA modes:", "UDMA modes:" (`selected` = the text's `*`) |
 //! | `advanced_pm`, `advanced_pm_level` | bool, `{kind:disabled}` \| `{kind:unknown}` \| `{kind:level,level}` | "AdvancedPM=" |
 //! | `write_cache_enabled` | bool | "WriteCache=" |
 //! | `conforms_to.{minor,ata_versions}` | string, int[] | "Drive conforms to:" |

@@ -89,12 +89,13 @@ pub struct KernelIdentityReport {
     /// tDMA={min,rec} (ns).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dma_cycle_ns: Option<[u16; 2]>,
-    /// Mode names; a leading `*` marks the active one.
+    /// PIO mode names (none is ever marked active).
     pub pio_modes: Vec<String>,
+    /// DMA and UDMA modes, each with whether it is the active one (the text's `*`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub dma_modes: Vec<String>,
+    pub dma_modes: Vec<Mode>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub udma_modes: Vec<String>,
+    pub udma_modes: Vec<Mode>,
     pub advanced_pm: bool,
     /// The APM detail after "AdvancedPM=yes": `disabled`, `unknown`, or the level.
     #[serde(skip_serializing_if = "Option::is_none", serialize_with = "apm_json")]
@@ -104,6 +105,21 @@ pub struct KernelIdentityReport {
     /// "Drive conforms to:".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conforms_to: Option<Conformance>,
+}
+
+/// One DMA or UDMA mode of `-i`: its name, and whether it is selected (the text's `*`).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Mode {
+    pub name: String,
+    pub selected: bool,
+    /// False for a mode marked selected whose supported bit is clear: hdparm prints a lone
+    /// `*` for it, glued to the next name. Present only then.
+    #[serde(skip_serializing_if = "is_true")]
+    pub supported: bool,
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -173,14 +189,17 @@ pub fn kernel_identity_report(raw: &[u8; 512], multcount: Option<u16>) -> Kernel
             pio_modes.push("pio2".to_string());
         }
     }
-    let starred = |word: u16, sel: u16, sup: u16, name: &str, list: &mut Vec<String>| {
+    let starred = |word: u16, sel: u16, sup: u16, name: &str, list: &mut Vec<Mode>| {
         // hdparm appends "*" and the name separately: a selected bit without its supported
         // bit leaves a lone "*" that glues onto the next name.
-        let star = if word & sel != 0 { "*" } else { "" };
-        if word & sup != 0 {
-            list.push(format!("{star}{name}"));
-        } else if !star.is_empty() {
-            list.push(String::from("*"));
+        let selected = word & sel != 0;
+        let supported = word & sup != 0;
+        if supported || selected {
+            list.push(Mode {
+                name: name.to_string(),
+                selected,
+                supported,
+            });
         }
     };
     let mut dma_modes = Vec::new();
@@ -292,9 +311,18 @@ pub fn kernel_identity_report(raw: &[u8; 512], multcount: Option<u16>) -> Kernel
 }
 
 fn modes(list: &[String]) -> String {
-    // Each name is followed by a space; a lone "*" (selected but not supported) is not.
+    list.iter().map(|m| format!("{m} ")).collect()
+}
+
+/// The text of a DMA/UDMA list: `*` before the selected name, each name followed by a space;
+/// a selected mode that is not supported is a lone `*` (no name, no space), as hdparm prints.
+fn starred_modes(list: &[Mode]) -> String {
     list.iter()
-        .map(|m| if m == "*" { m.clone() } else { format!("{m} ") })
+        .map(|m| match (m.supported, m.selected) {
+            (false, _) => "*".to_string(),
+            (true, true) => format!("*{} ", m.name),
+            (true, false) => format!("{} ", m.name),
+        })
         .collect()
 }
 
@@ -353,10 +381,10 @@ pub fn render_kernel_identity(r: &KernelIdentityReport, out: &mut dyn Write) -> 
     }
     write!(out, "\n PIO modes:  {}", modes(&r.pio_modes))?;
     if !r.dma_modes.is_empty() {
-        write!(out, "\n DMA modes:  {}", modes(&r.dma_modes))?;
+        write!(out, "\n DMA modes:  {}", starred_modes(&r.dma_modes))?;
     }
     if !r.udma_modes.is_empty() {
-        write!(out, "\n UDMA modes: {}", modes(&r.udma_modes))?;
+        write!(out, "\n UDMA modes: {}", starred_modes(&r.udma_modes))?;
     }
     write!(
         out,
@@ -543,5 +571,25 @@ Drive conforms to: unknown:  ATA/ATAPI-4,5,6,7,8,9,10\n\n * signifies the curren
         raw[126] = 0x01;
         raw[127] = 0x04;
         assert!(render(&raw, Some(16)).contains("\n DMA modes:  mdma0 *\n"));
+        let v = serde_json::to_value(kernel_identity_report(&raw, Some(16))).unwrap_or_default();
+        assert_eq!(
+            v["dma_modes"][1],
+            serde_json::json!({"name": "mdma2", "selected": true, "supported": false})
+        );
+    }
+
+    #[test]
+    fn modes_are_values_with_selected() {
+        let v =
+            serde_json::to_value(kernel_identity_report(&sample(), Some(16))).unwrap_or_default();
+        assert_eq!(
+            v["udma_modes"][6],
+            serde_json::json!({"name": "udma6", "selected": true})
+        );
+        assert_eq!(
+            v["dma_modes"][2],
+            serde_json::json!({"name": "mdma2", "selected": false})
+        );
+        assert_eq!(v["pio_modes"][4], "pio4");
     }
 }

@@ -10,8 +10,27 @@
 //! its values; numbers are plain numbers, units in the key names. For example
 //! `{"setting":"readahead","sectors":256}`, `{"setting":"geometry","cylinders":..,
 //! "heads":..,"sectors_per_track":..,"total_sectors":..,"start_sector":0}`,
-//! `{"setting":"drive_state","state":"active/idle"}`, and for a set
-//! `{"setting":"set","option":"-W","value":1,"message":"setting drive write-caching to 1 (on)"}`.
+//! `{"setting":"drive_state","state":"active_idle"}`, and for a set
+//! `{"setting":"set","option":"-W","value":1,"message":" setting drive write-caching to 1 (on)",
+//! "outcome":"done"}` (`outcome` is `done`, or `failed` when the set was refused or failed:
+//! then its error is in the device's `messages`). In JSON every set is recorded, quiet or not.
+//!
+//! | `setting` | keys |
+//! |---|---|
+//! | `multcount` | `count` |
+//! | `io_support` | `mode` (0 default, 1 32-bit, 2 16-bit, 3 32-bit w/sync, 8 Request-Queue-Bypass) |
+//! | `unmaskirq`, `using_dma`, `keepsettings`, `nowerr`, `readonly`, `busstate` | `value` |
+//! | `queue_depth` | `depth` |
+//! | `readahead` | `sectors` |
+//! | `geometry` | `cylinders`, `heads`, `sectors_per_track`, `total_sectors`, `start_sector` (null: unknown) |
+//! | `drive_state` | `state`: `standby`, `nvcache_spindown`, `nvcache_spinup`, `idle`, `active_idle`, `unknown` |
+//! | `look_ahead`, `write_caching` | `enabled` (null: not supported) |
+//! | `apm_level` | `apm`: `{"state":"not_supported"}`, `{"state":"off"}`, `{"state":"level","level":N}` |
+//! | `acoustic` | `level` (null: not supported) |
+//! | `write_read_verify` | `value` (null: not supported) |
+//! | `set` | `option`, `value`, `message`, `outcome` |
+//!
+//! Their JSON Schema is `$defs/settings_item` of `doc/hdparm-rs.schema.json`.
 //!
 //! Nothing here touches a device.
 
@@ -83,6 +102,15 @@ fn apm_json<S: Serializer>(apm: &Apm, serializer: S) -> Result<S::Ok, S::Error> 
     .serialize(serializer)
 }
 
+/// What became of a set or an action: `done`, or `failed` (refused or failed; the error is in
+/// the device's `messages`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Done,
+    Failed,
+}
+
 /// One line of the settings report.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "setting", rename_all = "snake_case")]
@@ -144,11 +172,13 @@ pub enum SettingsItem {
     Busstate {
         value: i64,
     },
-    /// A "setting ..." message printed before a set (its exact text).
+    /// A set: the "setting ..." message printed before it (its exact text), and whether it
+    /// was carried out (`done`) or refused or failed (`failed`, its error in `messages`).
     Set {
         option: String,
         value: i64,
         message: String,
+        outcome: Outcome,
     },
 }
 

@@ -3,6 +3,9 @@
 //! (`-S`), the door lock (`-L`), and the one-shot freezes (`--dco-freeze`, `--security-freeze`,
 //! `-Z`). Each prints its "setting ..." line when noisy, then sends the command(s).
 //!
+//! The freezes and `-Z` are recorded in JSON's `actions`; the sets are `set` items whose
+//! outcome an error in their step marks failed (`exec/output.rs`).
+//!
 //! Must not: read values back (that is `reports`), or send anything to a device that refused a
 //! value check (`-X` on a drive that does not list the mode).
 
@@ -277,6 +280,7 @@ pub fn dco_freeze(ctx: &mut Ctx) {
     if !ctx.flags.dco_freeze {
         return;
     }
+    ctx.out.action("dco_freeze", "--dco-freeze");
     if !ctx.flags.quiet {
         ctx.out.text(" issuing DCO freeze command\n");
     }
@@ -291,6 +295,7 @@ pub fn security_freeze(ctx: &mut Ctx) {
     if !ctx.flags.security_freeze {
         return;
     }
+    ctx.out.action("security_freeze", "--security-freeze");
     if !ctx.flags.quiet {
         ctx.out.text(" issuing security freeze command\n");
     }
@@ -306,6 +311,7 @@ pub fn seagate_powersave(ctx: &mut Ctx) {
     if !a.set {
         return;
     }
+    ctx.out.action("seagate_powersave_off", "-Z");
     if !ctx.flags.quiet && a.noisy {
         ctx.out.text(" disabling Seagate auto powersaving mode\n");
     }

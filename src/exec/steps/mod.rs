@@ -25,7 +25,7 @@ use crate::ata::command::TaskFile;
 use crate::ata::identify::Identify;
 use crate::cli::Flags;
 use crate::error::{strerror, Error, ErrorClass};
-use crate::report::settings::SettingsItem;
+use crate::report::settings::{Outcome, SettingsItem};
 use std::io;
 
 pub use power::flush_drive_cache;
@@ -110,6 +110,8 @@ const STEPS: &[(u8, Step)] = &[
 pub fn run(ctx: &mut Ctx) {
     for (_, step) in STEPS {
         step(ctx);
+        // An error belongs to the set or action of its own step (JSON's `outcome`).
+        ctx.out.end_step();
     }
 }
 
@@ -144,6 +146,8 @@ fn set_msg(option: &str, value: u32, message: String) -> SettingsItem {
         option: option.to_string(),
         value: i64::from(value),
         message,
+        // Output marks it failed when an error follows within the step.
+        outcome: Outcome::Done,
     }
 }
 

@@ -3,6 +3,9 @@
 //! the partition table (`-z`), IDLE IMMEDIATE, STANDBY IMMEDIATE and SLEEP (`--idle-immediate`,
 //! `-y`, `-Y`), the drive reset (`-w`), and FLUSH CACHE as `-F` and `-W0` send it.
 //!
+//! Each action is recorded in JSON's `actions` ([`super::Output::action`]) before it is sent,
+//! quiet or not; an error in its step marks it failed.
+//!
 //! Must not: wait or retry beyond hdparm's own alternative opcodes (0xE0/0x94, 0xE6/0x99,
 //! 0xE5/0x98).
 
@@ -55,6 +58,9 @@ pub fn flush_buffer_cache(ctx: &mut Ctx) {
     if !(f.flush_buffers || f.time_cache || f.time_device) {
         return;
     }
+    if f.flush_buffers {
+        ctx.out.action("flush_buffer_cache", "-f");
+    }
     if let Err(e) = ctx.dev.flush_buffer_cache() {
         ctx.ioctl_failed("BLKFLSBUF failed", &e);
     }
@@ -66,6 +72,7 @@ pub fn reread_partitions(ctx: &mut Ctx) {
     if !a.set {
         return;
     }
+    ctx.out.action("reread_partitions", "-z");
     if a.noisy {
         ctx.out.text(" re-reading partition table\n");
     }
@@ -80,6 +87,7 @@ pub fn idle_immediate(ctx: &mut Ctx) {
     if !a.set {
         return;
     }
+    ctx.out.action("idle_immediate", "--idle-immediate");
     if a.noisy {
         ctx.out.text(" issuing idle_immediate command\n");
     }
@@ -95,6 +103,7 @@ pub fn standby_now(ctx: &mut Ctx) {
     if !a.set {
         return;
     }
+    ctx.out.action("standby", "-y");
     if a.noisy {
         ctx.out.text(" issuing standby command\n");
     }
@@ -111,6 +120,7 @@ pub fn sleep_now(ctx: &mut Ctx) {
     if !a.set {
         return;
     }
+    ctx.out.action("sleep", "-Y");
     if a.noisy {
         ctx.out.text(" issuing sleep command\n");
     }
@@ -127,6 +137,7 @@ pub fn reset(ctx: &mut Ctx) {
     if !a.set {
         return;
     }
+    ctx.out.action("reset", "-w");
     if a.noisy {
         ctx.out.text(" resetting drive\n");
     }

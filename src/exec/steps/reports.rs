@@ -3,6 +3,11 @@
 //! (`-g`), the drive's settings read from IDENTIFY (`-A -W -B -M -R`), the native maximum
 //! (`-N`), the Hitachi temperature (`-H`), and the identification reports (`-i`, `-I`).
 //!
+//! JSON: the lines are `settings` items (`report::settings`); `-N` is the device's
+//! `max_sectors` section (`visible_sectors`, `native_sectors`, `accessible_max_address`), `-H`
+//! its `drive_temperature` (`kind`: `celsius`, or `below`/`above` for hdparm's "under -20" and
+//! "over 107"; `celsius`; `in_range`).
+//!
 //! A get prints its line only when the query worked. The default report skips what the driver
 //! lacks, as hdparm does; an explicit get reports the failure. Must not: change anything on
 //! the device (the one command sent besides reads is `-H`'s SENSE CONDITION and `-N`'s READ
@@ -13,6 +18,7 @@ use crate::ata::command::{op, TaskFile};
 use crate::ata::features;
 use crate::exec::access::HdioSetting;
 use crate::report::settings::SettingsItem;
+use serde_json::json;
 
 /// Step 45: `-H`, Hitachi's SENSE CONDITION (the temperature in the count register).
 pub fn hitachi_temperature(ctx: &mut Ctx) {
@@ -32,7 +38,20 @@ pub fn hitachi_temperature(ctx: &mut Ctx) {
         ctx.out.text(&format!(
             " drive temperature (celsius) is:  {t}\n drive temperature in range:  {in_range}\n"
         ));
+        ctx.out
+            .section("drive_temperature", temperature_json(out.count, out.error));
     }
+}
+
+/// `-H`'s JSON: the count register's temperature (hdparm's "under -20" and "over 107" are
+/// `below` and `above`), and whether the drive says it is in range (error bit 4 clear).
+fn temperature_json(count: u8, error: u8) -> serde_json::Value {
+    let (kind, celsius) = match count {
+        0 => ("below", -20),
+        0xff => ("above", 107),
+        c => ("celsius", i32::from(c) / 2 - 20),
+    };
+    json!({"kind": kind, "celsius": celsius, "in_range": error & 0x10 == 0})
 }
 
 /// Step 46: the multiple-sector count: HDIO_GET_MULTCOUNT, else IDENTIFY word 59 (libata).
