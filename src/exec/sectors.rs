@@ -18,6 +18,8 @@ fn check_whole_device(ctx: &mut Ctx, lba: u64) -> bool {
             if text.starts_with(" HDIO_GETGEO failed")
                 || text.starts_with(" BLKGETSIZE failed") =>
         {
+            // The geometry ioctl failed, but what was asked is a sector command, which is an ATA
+            // request: the ATA note (a loop device's "no ATA interface") is the real reason.
             let message = format!("{text} ({})", ctx.dev.description());
             ctx.out.error(&Error::not_applicable(message));
             false
