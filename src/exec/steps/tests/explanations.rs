@@ -89,6 +89,15 @@ fn geometry_on_a_cdrom_says_the_cdrom_driver_has_none() {
         "{}",
         o.stderr
     );
+    // --read-sector stops at the same ioctl (hdparm's raw-device check) and says the same.
+    let mut fake = cdrom();
+    fake.partition_refusal = Some(" HDIO_GETGEO failed: Inappropriate ioctl for device".into());
+    let o = run_on(fake, "--read-sector 0 /dev/x");
+    assert!(
+        o.stderr.ends_with("; the CD-ROM driver has no geometry)\n"),
+        "{}",
+        o.stderr
+    );
     // A loop device has no geometry for reasons that are not ATA ones.
     let o = run_on(FakeDevice::loop_device(), "-g /dev/x");
     assert_eq!(
