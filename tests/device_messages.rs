@@ -119,4 +119,16 @@ fn reread_partitions_on_a_loop_device_without_partition_scanning_says_so() {
     );
     assert!(!err.contains("ATA"), "{err}");
     assert_eq!(o.status.code(), Some(25));
+    // -Q on it: hdparm's label is the attribute's path, for the set and the get.
+    let name = lo.dev.trim_start_matches("/dev/");
+    let line = format!("/sys/block/{name}/device/queue_depth: No such file or directory (");
+    let o = ours(&["-Q5", &lo.dev]);
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 2, "{err}");
+    assert!(err.lines().all(|l| l.starts_with(&line)), "{err}");
+    assert!(
+        err.contains("only SCSI devices have a queue depth setting"),
+        "{err}"
+    );
+    assert_eq!(o.status.code(), Some(25));
 }
