@@ -1,7 +1,9 @@
 //! The scripted [`DeviceAccess`] fake that `access.rs` promises, for tests only.
 //!
 //! Owns: a device whose every answer is scripted (ATA commands by opcode and feature, IDENTIFY,
-//! the HDIO gets and sets, the block ioctls, geometry, the kernel's identity), and which records
+//! the HDIO gets and sets, the block ioctls, geometry, the kernel's identity), whose successful
+//! sets change what the gets read back as a drive's would (unless [`FakeDevice::ignoring_sets`]
+//! scripts one that accepts and changes nothing), and which records
 //! every call the steps make, in order, so a test can check the commands sent (opcode, feature,
 //! count, LBA, timeout) and what was asked of the kernel. [`run_on`] runs a command line through
 //! the real parser and the same per-device function the binary calls, over fakes.
