@@ -7,6 +7,8 @@
 //! The corpus lives outside the repository (see [`corpus_dir`]); when it is missing the test
 //! says so and passes, unless `HDPARM_RS_REQUIRE_ALL=1`, where it fails.
 
+mod common;
+
 use std::fs;
 use std::path::PathBuf;
 
@@ -26,10 +28,6 @@ fn corpus_dir() -> PathBuf {
     } else {
         far
     }
-}
-
-fn require_all() -> bool {
-    std::env::var("HDPARM_RS_REQUIRE_ALL").is_ok_and(|v| v == "1")
 }
 
 /// The first differing line, shown with its number, for the failure message.
@@ -86,12 +84,8 @@ fn compare_dir(dir: &std::path::Path) -> (usize, Vec<String>) {
 fn istdin_output_matches_hdparm_for_every_dump() {
     let dir = corpus_dir();
     if !dir.is_dir() {
-        let msg = format!(
-            "identify corpus {} not readable: golden test skipped",
-            dir.display()
-        );
-        assert!(!require_all(), "{msg}");
-        eprintln!("{msg}");
+        let reason = format!("identify corpus {} not readable", dir.display());
+        common::skip("istdin_output_matches_hdparm_for_every_dump", &reason);
         return;
     }
     let (total, failures) = compare_dir(&dir);
@@ -204,11 +198,9 @@ impl Rng {
     }
 }
 
+/// The reference hdparm, through the one finder (which also fails on a version other than 9.65).
 fn real_hdparm() -> Option<PathBuf> {
-    ["/usr/sbin/hdparm", "/sbin/hdparm"]
-        .iter()
-        .map(PathBuf::from)
-        .find(|p| p.exists())
+    common::reference_hdparm()
 }
 
 fn to_hex(words: &[u16; 256]) -> String {
@@ -295,8 +287,10 @@ fn mutate(rng: &mut Rng, base: &[u16; 256]) -> [u16; 256] {
 #[test]
 fn istdin_matches_real_hdparm_on_mutated_dumps() {
     let Some(hdparm_bin) = real_hdparm() else {
-        assert!(!require_all(), "the real hdparm is not installed");
-        eprintln!("real hdparm not installed: differential identify test skipped");
+        common::skip(
+            "istdin_matches_real_hdparm_on_mutated_dumps",
+            "the real hdparm is not installed",
+        );
         return;
     };
     let bases = corpus_words();
@@ -440,8 +434,10 @@ fn build_shim(tag: &str) -> Option<(PathBuf, PathBuf)> {
         .status();
     if !built.is_ok_and(|s| s.success()) {
         let _ = fs::remove_dir_all(&dir);
-        assert!(!require_all(), "no C compiler to build the ioctl shim");
-        eprintln!("no C compiler: shim-based differential test skipped");
+        common::skip(
+            &format!("the {tag} shim test"),
+            "no C compiler to build the ioctl shim",
+        );
         return None;
     }
     Some((dir, lib))
@@ -484,8 +480,10 @@ fn kernel_identity_matches_real_hdparm() {
     use std::process::Command;
 
     let Some(hdparm_bin) = real_hdparm() else {
-        assert!(!require_all(), "the real hdparm is not installed");
-        eprintln!("real hdparm not installed: differential -i test skipped");
+        common::skip(
+            "kernel_identity_matches_real_hdparm",
+            "the real hdparm is not installed",
+        );
         return;
     };
     let Some((dir, lib)) = build_shim("i") else {
@@ -574,8 +572,10 @@ fn kernel_identity_matches_real_hdparm() {
 #[test]
 fn istdin_matches_real_hdparm_on_rare_branches() {
     let Some(hdparm_bin) = real_hdparm() else {
-        assert!(!require_all(), "the real hdparm is not installed");
-        eprintln!("real hdparm not installed: rare-branch identify test skipped");
+        common::skip(
+            "istdin_matches_real_hdparm_on_rare_branches",
+            "the real hdparm is not installed",
+        );
         return;
     };
     #[rustfmt::skip]
@@ -633,8 +633,10 @@ fn live_identify_matches_real_hdparm() {
     use std::process::Command;
 
     let Some(hdparm_bin) = real_hdparm() else {
-        assert!(!require_all(), "the real hdparm is not installed");
-        eprintln!("real hdparm not installed: live -I differential test skipped");
+        common::skip(
+            "live_identify_matches_real_hdparm",
+            "the real hdparm is not installed",
+        );
         return;
     };
     let Some((dir, lib)) = build_shim("live") else {

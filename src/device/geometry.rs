@@ -75,8 +75,10 @@ pub enum RawCheck {
 
 impl RawCheck {
     /// The lines hdparm prints on stderr when it refuses (without newlines), ending in
-    /// `Aborting.`; empty for [`RawCheck::Raw`]. `devname` as given on the command line.
-    pub fn refusal_lines(&self, devname: &str, lba: u64) -> Vec<String> {
+    /// `Aborting.`; empty for [`RawCheck::Raw`]. `devname` as given on the command line;
+    /// `parent` the whole disk's kernel name as sysfs gives it (`nvme0n1` for `nvme0n1p1`),
+    /// when it is known.
+    pub fn refusal_lines(&self, devname: &str, lba: u64, parent: Option<&str>) -> Vec<String> {
         match *self {
             RawCheck::Raw => Vec::new(),
             RawCheck::Raid => vec![
@@ -88,7 +90,7 @@ impl RawCheck {
             RawCheck::Offset(start) => vec![
                 format!("Device {devname} has non-zero LBA starting offset of {start}."),
                 "Please use an absolute LBA with the /dev/ entry for the raw device, rather than a partition or raid name.".to_string(),
-                format!("{devname} is probably a partition of {} (?)", parent_disk_name(devname)),
+                format!("{devname} is probably a partition of {} (?)", parent_disk(devname, parent)),
                 format!(
                     "The absolute LBA of sector {lba} from {devname} should be {}",
                     start.wrapping_add(lba)
@@ -96,6 +98,17 @@ impl RawCheck {
                 "Aborting.".to_string(),
             ],
         }
+    }
+}
+
+/// The whole disk a partition belongs to, as hdparm's line names it (`/dev/sda`): sysfs's
+/// parent when known, since hdparm's digit-stripping guess is wrong for every name whose
+/// partitions are `p<N>` (`/dev/nvme0n1p` for `/dev/nvme0n1p1`, likewise mmcblk and md). Where
+/// the guess is right (`/dev/sda1`) both give the same name, so the line stays hdparm's.
+fn parent_disk(devname: &str, parent: Option<&str>) -> String {
+    match parent {
+        Some(disk) => format!("/dev/{disk}"),
+        None => parent_disk_name(devname),
     }
 }
 
@@ -285,7 +298,7 @@ mod tests {
 
     #[test]
     fn refusal_text() {
-        let lines = RawCheck::Offset(2048).refusal_lines("/dev/sdb1", 10);
+        let lines = RawCheck::Offset(2048).refusal_lines("/dev/sdb1", 10, None);
         assert_eq!(
             lines,
             [
@@ -296,8 +309,27 @@ mod tests {
                 "Aborting.",
             ]
         );
-        assert!(RawCheck::Raw.refusal_lines("/dev/sda", 0).is_empty());
-        assert_eq!(RawCheck::Raid.refusal_lines("/dev/md0", 0).len(), 2);
+        assert_eq!(
+            lines,
+            RawCheck::Offset(2048).refusal_lines("/dev/sdb1", 10, Some("sdb"))
+        );
+        assert!(RawCheck::Raw.refusal_lines("/dev/sda", 0, None).is_empty());
+        assert_eq!(RawCheck::Raid.refusal_lines("/dev/md0", 0, None).len(), 2);
+    }
+
+    #[test]
+    fn refusal_names_the_parent_sysfs_gives() {
+        for (part, disk) in [
+            ("/dev/nvme0n1p1", "nvme0n1"),
+            ("/dev/mmcblk0p2", "mmcblk0"),
+            ("/dev/md0p1", "md0"),
+        ] {
+            let lines = RawCheck::Offset(2048).refusal_lines(part, 0, Some(disk));
+            assert_eq!(
+                lines[2],
+                format!("{part} is probably a partition of /dev/{disk} (?)")
+            );
+        }
     }
 
     #[test]

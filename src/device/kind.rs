@@ -2,8 +2,9 @@
 //!
 //! Owns: [`DeviceKind`], its detection (which driver sits above the node: libata, legacy IDE,
 //! SCSI, a USB bridge, NVMe, virtio-blk, loop, md, ...), and the sentence that explains it
-//! ("/dev/nvme0n1 is an NVMe namespace; it has no ATA IDENTIFY data"). Must not: send commands
-//! to the device; detection only reads sysfs.
+//! ("/dev/nvme0n1 is an NVMe namespace; it has no ATA interface"), with the ATA note for ATA
+//! requests and without it for everything else. Must not: send commands to the device;
+//! detection only reads sysfs.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -85,6 +86,21 @@ impl DeviceKind {
         )
     }
 
+    /// What the node is, without the ATA note ("/dev/loop0 is a loop device backed by x.img"):
+    /// for failures that are not ATA requests (a block ioctl, a sysfs attribute), where "it has
+    /// no ATA interface" would explain nothing.
+    pub fn describe_plain(&self, path: &Path, partition_of: Option<&str>) -> String {
+        match partition_of {
+            Some(disk) => format!(
+                "{} is a partition of {}, {}",
+                path.display(),
+                disk,
+                self.noun()
+            ),
+            None => format!("{} is {}", path.display(), self.noun()),
+        }
+    }
+
     /// What it is, after "is": "an ATA disk (libata, ahci)".
     pub fn noun(&self) -> String {
         match self {
@@ -142,11 +158,13 @@ impl DeviceKind {
             DeviceKind::Scsi { .. } | DeviceKind::ScsiGeneric { .. } => {
                 "ATA commands reach it only if the SCSI target translates them"
             }
-            DeviceKind::Nvme => "it has no ATA IDENTIFY data",
             DeviceKind::Md => "ATA commands must go to its member disks",
-            DeviceKind::VirtioBlk | DeviceKind::Loop { .. } | DeviceKind::OtherBlock { .. } => {
-                "it has no ATA interface"
-            }
+            // NVMe has an IDENTIFY of its own, but no ATA command set at all: what is missing
+            // for FLUSH CACHE or SET FEATURES is the interface, not only the IDENTIFY data.
+            DeviceKind::Nvme
+            | DeviceKind::VirtioBlk
+            | DeviceKind::Loop { .. }
+            | DeviceKind::OtherBlock { .. } => "it has no ATA interface",
             DeviceKind::CharDevice
             | DeviceKind::RegularFile
             | DeviceKind::Directory
@@ -154,18 +172,11 @@ impl DeviceKind {
         }
     }
 
-    /// One sentence for users: "/dev/nvme0n1 is an NVMe namespace; it has no ATA IDENTIFY
-    /// data". `partition_of` names the whole disk when the node is a partition.
+    /// One sentence for users, for a failed ATA request: "/dev/nvme0n1 is an NVMe namespace;
+    /// it has no ATA interface". `partition_of` names the whole disk when the node is a
+    /// partition.
     pub fn describe(&self, path: &Path, partition_of: Option<&str>) -> String {
-        let mut s = match partition_of {
-            Some(disk) => format!(
-                "{} is a partition of {}, {}",
-                path.display(),
-                disk,
-                self.noun()
-            ),
-            None => format!("{} is {}", path.display(), self.noun()),
-        };
+        let mut s = self.describe_plain(path, partition_of);
         let note = self.ata_note();
         if !note.is_empty() {
             s.push_str("; ");
@@ -384,7 +395,11 @@ mod tests {
         let nvme = DeviceKind::Nvme;
         assert_eq!(
             nvme.describe(Path::new("/dev/nvme0n1"), None),
-            "/dev/nvme0n1 is an NVMe namespace; it has no ATA IDENTIFY data"
+            "/dev/nvme0n1 is an NVMe namespace; it has no ATA interface"
+        );
+        assert_eq!(
+            nvme.describe_plain(Path::new("/dev/nvme0n1"), None),
+            "/dev/nvme0n1 is an NVMe namespace"
         );
         assert!(!nvme.ata_capable());
         let sata = DeviceKind::Scsi {

@@ -105,6 +105,12 @@ impl Device {
         self.kind.describe(&self.path, self.partition_of.as_deref())
     }
 
+    /// What this device is, without the ATA note: for failures that are not ATA requests.
+    pub fn describe_plain(&self) -> String {
+        self.kind
+            .describe_plain(&self.path, self.partition_of.as_deref())
+    }
+
     /// The whole disk's kernel name when this node is a partition (`sda` for `/dev/sda1`).
     pub fn partition_of(&self) -> Option<&str> {
         self.partition_of.as_deref()
@@ -123,6 +129,12 @@ impl Device {
         if let Some(dir) = &self.sysfs {
             return Ok(dir.clone());
         }
+        sysfs::block_dir(self.sysfs_dev_num()?)
+    }
+
+    /// The device number sysfs is searched for: the node's own, or for a regular file the
+    /// filesystem's device (hdparm's choice).
+    fn sysfs_dev_num(&self) -> io::Result<sysfs::DevNum> {
         use std::os::unix::fs::{FileTypeExt, MetadataExt};
         let meta = self.file.metadata()?;
         let ft = meta.file_type();
@@ -131,7 +143,38 @@ impl Device {
         } else {
             meta.dev()
         };
-        sysfs::block_dir(sysfs::DevNum::from_raw(raw))
+        Ok(sysfs::DevNum::from_raw(raw))
+    }
+
+    /// What hdparm's `perror` names when an attribute cannot be read or written: the
+    /// attribute's path (`/sys/block/nvme0n1/device/queue_depth`), or `sysfs_find_dev(1:3)`
+    /// when sysfs does not know the device at all.
+    pub fn sysfs_attr_label(&self, attr: &str) -> String {
+        match self.sysfs_dir() {
+            Ok(dir) => dir.join(attr).display().to_string(),
+            Err(_) => match self.sysfs_dev_num() {
+                Ok(dev) => format!("sysfs_find_dev({dev})"),
+                Err(_) => format!("sysfs_find_dev({})", self.path.display()),
+            },
+        }
+    }
+
+    /// Whether the kernel does not scan this disk for partitions, so that BLKRRPART answers
+    /// EINVAL: the disk's `partscan` attribute (Linux 6.10 and later) is 0, or on older kernels
+    /// a loop device's `loop/partscan` (attached without `losetup -P`). False where it cannot be
+    /// told, and for a partition (BLKRRPART is refused there for another reason).
+    pub fn partition_scan_off(&self) -> bool {
+        if self.partition_of.is_some() {
+            return false;
+        }
+        let off = |attr| self.sysfs_read(attr).ok().map(|v| v.trim() == "0");
+        match off("partscan") {
+            Some(off) => off,
+            None if matches!(self.kind, DeviceKind::Loop { .. }) => {
+                off("loop/partscan").unwrap_or(false)
+            }
+            None => false,
+        }
     }
 
     /// Reads a sysfs attribute of the device (`size`, `device/queue_depth`).
@@ -172,6 +215,11 @@ mod tests {
         assert_eq!(d.kind(), &DeviceKind::CharDevice);
         assert!(d.is_char_device());
         assert_eq!(d.describe(), "/dev/null is a character device, not a disk");
+        assert_eq!(
+            d.sysfs_attr_label("device/queue_depth"),
+            "sysfs_find_dev(1:3)"
+        );
+        assert!(!d.partition_scan_off());
         let d = Device::open("/", OpenMode::default()).unwrap();
         assert_eq!(d.kind(), &DeviceKind::Directory);
     }

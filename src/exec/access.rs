@@ -69,8 +69,12 @@ pub struct Geometry {
 pub trait DeviceAccess {
     /// Short stable name of the device kind (`ata_disk`, `atapi`, `nvme`, `loop`...).
     fn kind_name(&self) -> String;
-    /// One sentence saying what the device is (used when an option does not apply).
+    /// One sentence saying what the device is and, where it cannot take ATA commands, why
+    /// (used when an ATA request does not apply).
     fn description(&self) -> String;
+    /// What the device is, without the ATA note: for failures that are not ATA requests (a
+    /// block ioctl, a sysfs attribute).
+    fn plain_description(&self) -> String;
     /// Whether ATA commands can be sent (an ATA disk or ATAPI device, directly or via SAT).
     fn ata_capable(&self) -> bool;
     /// Whether the path is a directory (nothing to read).
@@ -103,12 +107,17 @@ pub trait DeviceAccess {
     fn logical_sector_size(&self) -> io::Result<u32>;
     fn flush_buffer_cache(&self) -> io::Result<()>;
     fn reread_partitions(&self) -> io::Result<()>;
+    /// Whether the kernel was told not to scan the disk for partitions (a loop device without
+    /// `losetup -P`), which is why BLKRRPART is refused.
+    fn partition_scan_off(&self) -> bool;
     fn hdio_get(&self, what: HdioSetting) -> io::Result<i64>;
     fn hdio_set(&self, what: HdioSetting, value: u64) -> io::Result<()>;
     fn hdio_set_pio_mode(&self, mode: u64) -> io::Result<()>;
     fn hdio_set_wcache(&self, on: bool) -> io::Result<()>;
     fn hdio_reset(&self) -> io::Result<()>;
     fn hdio_identity(&self) -> io::Result<[u8; 512]>;
-    fn queue_depth(&self) -> io::Result<u32>;
-    fn set_queue_depth(&self, depth: u32) -> io::Result<()>;
+    /// The SCSI queue depth, or hdparm's label for the failure (the attribute's sysfs path)
+    /// with the error.
+    fn queue_depth(&self) -> Result<u32, (String, io::Error)>;
+    fn set_queue_depth(&self, depth: u32) -> Result<(), (String, io::Error)>;
 }

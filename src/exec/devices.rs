@@ -103,13 +103,7 @@ pub fn run_devices_with(runs: &[DeviceRun], out: &mut Output, opener: &mut dyn O
         };
         out.begin_device(&name, run.flags.quiet);
         out.device_kind(&opened.kind, &opened.description);
-        let mut ctx = Ctx {
-            name,
-            flags: run.flags.clone(),
-            dev: opened.dev.as_mut(),
-            out,
-            multcount: None,
-        };
+        let mut ctx = Ctx::new(name, run.flags.clone(), opened.dev.as_mut(), out);
         steps::run(&mut ctx);
         out.end_device();
     }

@@ -1,7 +1,9 @@
 //! The scripted [`DeviceAccess`] fake that `access.rs` promises, for tests only.
 //!
 //! Owns: a device whose every answer is scripted (ATA commands by opcode and feature, IDENTIFY,
-//! the HDIO gets and sets, the block ioctls, geometry, the kernel's identity), and which records
+//! the HDIO gets and sets, the block ioctls, geometry, the kernel's identity), whose successful
+//! sets change what the gets read back as a drive's would (unless [`FakeDevice::ignoring_sets`]
+//! scripts one that accepts and changes nothing), and which records
 //! every call the steps make, in order, so a test can check the commands sent (opcode, feature,
 //! count, LBA, timeout) and what was asked of the kernel. [`run_on`] runs a command line through
 //! the real parser and the same per-device function the binary calls, over fakes.
@@ -54,6 +56,42 @@ pub enum Call {
     SetQueueDepth(u32),
 }
 
+/// A kernel-side setting a set left behind, read back instead of the scripted value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stuck {
+    Readonly,
+    Hdio(HdioSetting),
+    QueueDepth,
+    WriteCache,
+}
+
+/// What a successful SET FEATURES or SET MULTIPLE MODE changes in IDENTIFY (ACS-4 §7.45, word
+/// 59, 85, 86, 91, 94, 120), as a drive that takes the setting shows it.
+fn apply_set(words: &mut [u16; 256], tf: &TaskFile) {
+    use crate::ata::command::op;
+    let count = tf.count & 0xff;
+    let set_bit = |w: &mut u16, bit: u16, on: bool| {
+        if on {
+            *w |= 1 << bit
+        } else {
+            *w &= !(1 << bit)
+        }
+    };
+    match (tf.command, tf.feature) {
+        (op::SET_MULTIPLE, _) => words[59] = 0x0100 | count,
+        (op::SETFEATURES, 0xAA | 0x55) => set_bit(&mut words[85], 6, tf.feature == 0xAA),
+        (op::SETFEATURES, 0x02 | 0x82) => set_bit(&mut words[85], 5, tf.feature == 0x02),
+        (op::SETFEATURES, 0x05) => {
+            set_bit(&mut words[86], 3, true);
+            words[91] = 0x4000 | count;
+        }
+        (op::SETFEATURES, 0x85) => set_bit(&mut words[86], 3, false),
+        (op::SETFEATURES, 0x42) => words[94] = (words[94] & 0xff00) | count,
+        (op::SETFEATURES, 0x0B | 0x8B) => set_bit(&mut words[120], 1, tf.feature == 0x0B),
+        _ => {}
+    }
+}
+
 /// The registers of one ATA command as a test compares them: (command, feature, count).
 pub type Regs = (u8, u16, u16);
 
@@ -69,7 +107,10 @@ struct AtaRule {
 /// A device whose answers are scripted; see the module doc.
 pub struct FakeDevice {
     pub kind: String,
+    /// What the device is, with the ATA note ("; it has no ATA interface") where it has one.
     pub description: String,
+    /// The same without the ATA note.
+    pub plain_description: String,
     pub ata_capable: bool,
     pub libata: bool,
     pub directory: bool,
@@ -79,7 +120,12 @@ pub struct FakeDevice {
     pub readahead: io::Result<i64>,
     pub readonly: io::Result<i64>,
     pub geometry: Result<Geometry, (&'static str, i32)>,
-    pub queue_depth: io::Result<u32>,
+    /// The queue depth, or the errno reading it fails with (under [`Self::queue_depth_path`]).
+    pub queue_depth: Result<u32, i32>,
+    /// The sysfs path hdparm names when the queue depth cannot be read or written.
+    pub queue_depth_path: String,
+    /// Whether partition scanning is off (BLKRRPART's EINVAL on a loop device).
+    pub partition_scan_off: bool,
     pub size_sectors: io::Result<u64>,
     pub logical_sector_size: io::Result<u32>,
     pub partition_refusal: Option<String>,
@@ -89,6 +135,13 @@ pub struct FakeDevice {
     /// are scripted with [`FakeDevice::on_ata`] instead, since they fail with registers.
     failing: Vec<(Call, i32)>,
     ata_rules: Vec<AtaRule>,
+    /// When set, every ATA command fails so (a target that rejects pass-through).
+    reject_all_ata: Option<AtaFailure>,
+    /// Whether a set that succeeds changes what the gets read back, as on a real drive (see
+    /// [`FakeDevice::ignoring_sets`]).
+    sets_stick: bool,
+    /// The values the kernel-side sets left behind (the ATA sets change the IDENTIFY words).
+    stuck: RefCell<Vec<(Stuck, i64)>>,
     log: Rc<RefCell<Vec<Call>>>,
     null: std::fs::File,
 }
@@ -125,6 +178,7 @@ impl FakeDevice {
         FakeDevice {
             kind: "ata_disk".into(),
             description: "/dev/x is a SATA disk (libata)".into(),
+            plain_description: "/dev/x is a SATA disk (libata)".into(),
             ata_capable: true,
             libata: true,
             directory: false,
@@ -140,12 +194,17 @@ impl FakeDevice {
                 start_sector: Some(0),
             }),
             queue_depth: Ok(32),
+            queue_depth_path: "/sys/block/x/device/queue_depth".into(),
+            partition_scan_off: false,
             size_sectors: Ok(1953525168),
             logical_sector_size: Ok(512),
             partition_refusal: None,
             hdio: vec![(HdioSetting::Io32bit, 1)],
             failing: Vec::new(),
             ata_rules: Vec::new(),
+            reject_all_ata: None,
+            sets_stick: true,
+            stuck: RefCell::new(Vec::new()),
             log: Rc::new(RefCell::new(Vec::new())),
             null: dev_null(),
         }
@@ -156,6 +215,7 @@ impl FakeDevice {
         FakeDevice {
             kind: "ide".into(),
             description: "/dev/x is an IDE disk".into(),
+            plain_description: "/dev/x is an IDE disk".into(),
             libata: false,
             hdio: vec![
                 (HdioSetting::Multcount, 16),
@@ -170,24 +230,68 @@ impl FakeDevice {
         }
     }
 
-    /// A loop device: no ATA, no HDIO, no geometry (ENOTTY), block ioctls work.
+    /// A loop device: no ATA, no HDIO, no geometry (ENOTTY), no queue depth (ENOENT), block
+    /// ioctls work.
     pub fn loop_device() -> FakeDevice {
+        FakeDevice {
+            kind: "loop".into(),
+            queue_depth_path: "/sys/block/loop0/device/queue_depth".into(),
+            ..FakeDevice::without_ata("/dev/x is a loop device")
+        }
+    }
+
+    /// An NVMe namespace: as a loop device for everything the steps ask.
+    pub fn nvme() -> FakeDevice {
+        FakeDevice {
+            kind: "nvme".into(),
+            queue_depth_path: "/sys/block/nvme0n1/device/queue_depth".into(),
+            ..FakeDevice::without_ata("/dev/x is an NVMe namespace")
+        }
+    }
+
+    /// A device no ATA transport can reach, `plain` saying what it is: the real device's
+    /// refusal of every ATA request is its description with the note "it has no ATA interface".
+    fn without_ata(plain: &str) -> FakeDevice {
+        let description = format!("{plain}; it has no ATA interface");
         let not_ata = AtaFailure {
-            reason: "/dev/x is a loop device".into(),
+            reason: description.clone(),
             not_ata: true,
             refused_by_kernel: false,
         };
         FakeDevice {
-            kind: "loop".into(),
-            description: "/dev/x is a loop device".into(),
+            description,
+            plain_description: plain.into(),
             ata_capable: false,
             libata: false,
             identify: Err(not_ata),
             geometry: Err((" HDIO_GETGEO failed", libc::ENOTTY)),
-            queue_depth: Err(errno(libc::ENOENT)),
+            queue_depth: Err(libc::ENOENT),
             hdio: Vec::new(),
             ..FakeDevice::libata_disk([0; 256])
         }
+    }
+
+    /// A SCSI disk whose target rejects ATA PASS-THROUGH (virtio-scsi): ATA commands are worth
+    /// trying, and every one, IDENTIFY included, is refused as the real device refuses it.
+    pub fn scsi_without_ata() -> FakeDevice {
+        let reason = "not an ATA device: ATA PASS-THROUGH was rejected (ILLEGAL REQUEST: invalid command operation code (ASC/ASCQ 20/00))";
+        let rejected = AtaFailure {
+            reason: reason.into(),
+            not_ata: true,
+            refused_by_kernel: false,
+        };
+        let mut fake = FakeDevice {
+            kind: "scsi_disk".into(),
+            description: "/dev/x is a SCSI disk (virtio_scsi); ATA commands reach it only if the SCSI target translates them".into(),
+            plain_description: "/dev/x is a SCSI disk (virtio_scsi)".into(),
+            libata: false,
+            identify: Err(rejected.clone()),
+            hdio: Vec::new(),
+            queue_depth: Ok(128),
+            ..FakeDevice::libata_disk([0; 256])
+        };
+        fake.reject_all_ata = Some(rejected);
+        fake
     }
 
     /// ATA commands with this opcode (and feature, if given) answer `answer`. The first
@@ -216,6 +320,29 @@ impl FakeDevice {
             data: data.to_vec(),
         });
         self
+    }
+
+    /// A drive (and kernel) that accepts every set and changes nothing: the gets read back the
+    /// scripted values (QEMU's drives accept SET FEATURES APM and still list no APM).
+    pub fn ignoring_sets(mut self) -> Self {
+        self.sets_stick = false;
+        self
+    }
+
+    fn stick(&self, what: Stuck, value: i64) {
+        if self.sets_stick {
+            let mut stuck = self.stuck.borrow_mut();
+            stuck.retain(|(w, _)| *w != what);
+            stuck.push((what, value));
+        }
+    }
+
+    fn stuck(&self, what: Stuck) -> Option<i64> {
+        self.stuck
+            .borrow()
+            .iter()
+            .find(|(w, _)| *w == what)
+            .map(|(_, v)| *v)
     }
 
     /// `call` fails with `errno`.
@@ -262,6 +389,9 @@ impl DeviceAccess for FakeDevice {
     fn description(&self) -> String {
         self.description.clone()
     }
+    fn plain_description(&self) -> String {
+        self.plain_description.clone()
+    }
     fn ata_capable(&self) -> bool {
         self.ata_capable
     }
@@ -287,11 +417,14 @@ impl DeviceAccess for FakeDevice {
                 refused_by_kernel: false,
             });
         }
+        if let Some(rejected) = &self.reject_all_ata {
+            return Err(rejected.clone());
+        }
         let rule = self
             .ata_rules
             .iter()
             .find(|r| r.command == tf.command && r.feature.is_none_or(|f| f == tf.feature));
-        match rule {
+        let answer = match rule {
             Some(r) => {
                 for (byte, value) in data.iter_mut().zip(r.data.iter().cycle()) {
                     *byte = *value;
@@ -299,11 +432,20 @@ impl DeviceAccess for FakeDevice {
                 r.answer.clone()
             }
             None => Ok(AtaOutput::default()),
+        };
+        if let (Ok(_), Ok(words), true) = (&answer, &mut self.identify, self.sets_stick) {
+            apply_set(words, tf);
         }
+        answer
     }
     fn identify(&mut self) -> Result<[u16; 256], AtaFailure> {
         let _ = self.record(Call::Identify);
-        self.identify.clone()
+        let mut answer = self.identify.clone();
+        if let (Ok(words), Some(on)) = (&mut answer, self.stuck(Stuck::WriteCache)) {
+            // HDIO_SET_WCACHE went through the kernel: the drive's word 85 shows it.
+            words[85] = (words[85] & !(1 << 5)) | (u16::from(on != 0) << 5);
+        }
+        answer
     }
     fn read_log(&mut self, log: u8, page: u8) -> Result<[u8; 512], AtaFailure> {
         let _ = self.record(Call::ReadLog { log, page });
@@ -322,10 +464,15 @@ impl DeviceAccess for FakeDevice {
     }
     fn readonly(&self) -> io::Result<i64> {
         self.record(Call::Readonly)?;
-        copy(&self.readonly)
+        match self.stuck(Stuck::Readonly) {
+            Some(v) if self.readonly.is_ok() => Ok(v),
+            _ => copy(&self.readonly),
+        }
     }
     fn set_readonly(&self, on: bool) -> io::Result<()> {
-        self.record(Call::SetReadonly(on))
+        self.record(Call::SetReadonly(on))?;
+        self.stick(Stuck::Readonly, i64::from(on));
+        Ok(())
     }
     fn geometry(&self) -> Result<Geometry, (&'static str, io::Error)> {
         let _ = self.record(Call::Geometry);
@@ -349,17 +496,21 @@ impl DeviceAccess for FakeDevice {
     fn reread_partitions(&self) -> io::Result<()> {
         self.record(Call::RereadPartitions)
     }
+    fn partition_scan_off(&self) -> bool {
+        self.partition_scan_off
+    }
     fn hdio_get(&self, what: HdioSetting) -> io::Result<i64> {
         self.record(Call::HdioGet(what))?;
         self.hdio
             .iter()
             .find(|(w, _)| *w == what)
-            .map(|(_, v)| *v)
+            .map(|(_, v)| self.stuck(Stuck::Hdio(what)).unwrap_or(*v))
             .ok_or_else(|| errno(libc::ENOTTY))
     }
     fn hdio_set(&self, what: HdioSetting, value: u64) -> io::Result<()> {
         self.record(Call::HdioSet(what, value))?;
         if self.hdio.iter().any(|(w, _)| *w == what) {
+            self.stick(Stuck::Hdio(what), value as i64);
             Ok(())
         } else {
             Err(errno(libc::ENOTTY))
@@ -369,7 +520,9 @@ impl DeviceAccess for FakeDevice {
         self.record(Call::HdioSetPioMode(mode))
     }
     fn hdio_set_wcache(&self, on: bool) -> io::Result<()> {
-        self.record(Call::HdioSetWcache(on))
+        self.record(Call::HdioSetWcache(on))?;
+        self.stick(Stuck::WriteCache, i64::from(on));
+        Ok(())
     }
     fn hdio_reset(&self) -> io::Result<()> {
         self.record(Call::HdioReset)
@@ -378,12 +531,20 @@ impl DeviceAccess for FakeDevice {
         self.record(Call::HdioIdentity)?;
         copy(&self.identity)
     }
-    fn queue_depth(&self) -> io::Result<u32> {
-        self.record(Call::QueueDepth)?;
-        copy(&self.queue_depth)
+    fn queue_depth(&self) -> Result<u32, (String, io::Error)> {
+        let label = || self.queue_depth_path.clone();
+        self.record(Call::QueueDepth).map_err(|e| (label(), e))?;
+        let depth = self.queue_depth.map_err(|e| (label(), errno(e)))?;
+        Ok(self.stuck(Stuck::QueueDepth).map_or(depth, |d| d as u32))
     }
-    fn set_queue_depth(&self, depth: u32) -> io::Result<()> {
+    fn set_queue_depth(&self, depth: u32) -> Result<(), (String, io::Error)> {
         self.record(Call::SetQueueDepth(depth))
+            .map_err(|e| (self.queue_depth_path.clone(), e))?;
+        // A missing attribute cannot be written either.
+        self.queue_depth
+            .map_err(|e| (self.queue_depth_path.clone(), errno(e)))?;
+        self.stick(Stuck::QueueDepth, i64::from(depth));
+        Ok(())
     }
 }
 

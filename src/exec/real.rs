@@ -15,6 +15,9 @@ use std::io::{self, Write};
 use std::os::fd::{AsFd, BorrowedFd};
 use std::path::Path;
 
+/// The SCSI device's attribute `-Q` reads and writes, under the block device's sysfs directory.
+const QUEUE_DEPTH: &str = "device/queue_depth";
+
 pub struct RealDevice<'w> {
     dev: Device,
     /// `--prefer-ata12`; cleared after a failed IDENTIFY DEVICE, as hdparm does.
@@ -161,6 +164,10 @@ impl DeviceAccess for RealDevice<'_> {
         self.dev.describe()
     }
 
+    fn plain_description(&self) -> String {
+        self.dev.describe_plain()
+    }
+
     fn ata_capable(&self) -> bool {
         self.dev.kind().ata_capable()
     }
@@ -270,7 +277,11 @@ impl DeviceAccess for RealDevice<'_> {
     fn partition_refusal(&self, lba: u64) -> Option<String> {
         match self.dev.raw_device_check() {
             Ok(check) => {
-                let lines = check.refusal_lines(&self.dev.path().to_string_lossy(), lba);
+                let lines = check.refusal_lines(
+                    &self.dev.path().to_string_lossy(),
+                    lba,
+                    self.dev.partition_of(),
+                );
                 (!lines.is_empty()).then(|| lines.join("\n"))
             }
             // hdparm stops here too when the start cannot be found (CD/DVD drives have no
@@ -297,6 +308,10 @@ impl DeviceAccess for RealDevice<'_> {
 
     fn reread_partitions(&self) -> io::Result<()> {
         self.dev.reread_partitions()
+    }
+
+    fn partition_scan_off(&self) -> bool {
+        self.dev.partition_scan_off()
     }
 
     fn hdio_get(&self, what: HdioSetting) -> io::Result<i64> {
@@ -328,13 +343,17 @@ impl DeviceAccess for RealDevice<'_> {
         Ok(bytes)
     }
 
-    fn queue_depth(&self) -> io::Result<u32> {
-        self.dev.sysfs_u64("device/queue_depth").map(|v| v as u32)
+    fn queue_depth(&self) -> Result<u32, (String, io::Error)> {
+        self.dev
+            .sysfs_u64(QUEUE_DEPTH)
+            .map(|v| v as u32)
+            .map_err(|e| (self.dev.sysfs_attr_label(QUEUE_DEPTH), e))
     }
 
-    fn set_queue_depth(&self, depth: u32) -> io::Result<()> {
+    fn set_queue_depth(&self, depth: u32) -> Result<(), (String, io::Error)> {
         self.dev
-            .sysfs_write("device/queue_depth", &depth.to_string())
+            .sysfs_write(QUEUE_DEPTH, &depth.to_string())
+            .map_err(|e| (self.dev.sysfs_attr_label(QUEUE_DEPTH), e))
     }
 }
 

@@ -18,7 +18,18 @@ fn check_whole_device(ctx: &mut Ctx, lba: u64) -> bool {
             if text.starts_with(" HDIO_GETGEO failed")
                 || text.starts_with(" BLKGETSIZE failed") =>
         {
-            let message = format!("{text} ({})", ctx.dev.description());
+            // The geometry ioctl failed, but what was asked is a sector command, which is an ATA
+            // request: the ATA note (a loop device's "no ATA interface") is the real reason;
+            // a CD-ROM takes ATA commands, and it is the sr driver that has no geometry.
+            let why = if ctx.dev.kind_name() == "cdrom" {
+                format!(
+                    "{}; the CD-ROM driver has no geometry",
+                    ctx.dev.plain_description()
+                )
+            } else {
+                ctx.dev.description()
+            };
+            let message = format!("{text} ({why})");
             ctx.out.error(&Error::not_applicable(message));
             false
         }

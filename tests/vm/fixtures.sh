@@ -6,8 +6,6 @@
 # `--Istdout DEV` output from the main profile's run (scenario "Istdout") and writes
 #   tests/fixtures/identify/<kind>.hex         the 256 IDENTIFY words, 8 a line, as hdparm prints
 #   tests/fixtures/identify/<kind>.hdparm.txt  the host's hdparm --Istdin decode of that file
-#   tests/fixtures/identify/<kind>.hdparm-dev.txt  the guest's `hdparm -I DEV` stdout (with the
-#                                              /dev line and the drive's live answers)
 # so the identify golden test covers QEMU's drives without booting a VM.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -26,6 +24,5 @@ for kind in ide-hd ide-cd ahci-hd ahci-cd; do
 	grep -E '^[0-9a-f]{4}( [0-9a-f]{4}){7}$' "$src" > "$DST/$kind.hex"
 	[ "$(wc -l < "$DST/$kind.hex")" = 32 ] || { echo "fixtures.sh: $src: not 32 lines of words" >&2; exit 1; }
 	"$REF" --Istdin < "$DST/$kind.hex" > "$DST/$kind.hdparm.txt"
-	cp "$RES/$kind/I/hdparm.1.stdout" "$DST/$kind.hdparm-dev.txt"
 	echo "fixtures.sh: $kind: $(head -c 60 "$DST/$kind.hex" | head -1) ..." >&2
 done

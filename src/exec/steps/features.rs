@@ -98,7 +98,9 @@ pub fn set_xfer_mode(ctx: &mut Ctx) {
     if ctx.dev.ata_capable() {
         if let Some(id) = ctx.identify() {
             if let Some(reason) = values::xfer_mode_unsupported(id.words(), mode) {
-                let message = format!("{}: -X {mode}: {reason}; nothing was sent", ctx.name);
+                // Named as it is typed (`-X udma7`); the number is hdparm's code for it.
+                let typed = values::xfer_mode_name(mode).unwrap_or_else(|| mode.to_string());
+                let message = format!("{}: -X {typed}: {reason}; nothing was sent", ctx.name);
                 ctx.out.error(&Error::usage(message));
                 return;
             }
@@ -183,7 +185,12 @@ pub fn set_apm(ctx: &mut Ctx) {
         ctx.out.item(set_msg("-B", v, message));
     }
     let (subcommand, count) = values::apm_set(v);
-    ctx.drive_cmd(set_features(subcommand, count), " HDIO_DRIVE_CMD failed");
+    if ctx
+        .drive_cmd(set_features(subcommand, count), " HDIO_DRIVE_CMD failed")
+        .is_some()
+    {
+        ctx.set_done("-B");
+    }
 }
 
 /// Step 24: `-M N`, Automatic Acoustic Management (0 disables it).
@@ -237,21 +244,20 @@ pub fn set_write_cache(ctx: &mut Ctx) {
             format!(" setting drive write-caching to {v}{}", on_off(v)),
         ));
     }
+    let args = set_features(features::WRITE_CACHE.subcommand(v != 0), 0);
     if !ctx.dev.ata_capable() {
-        ctx.drive_cmd(
-            set_features(features::WRITE_CACHE.subcommand(v != 0), 0),
-            " HDIO_DRIVE_CMD(setcache) failed",
-        );
+        ctx.drive_cmd(args, " HDIO_DRIVE_CMD(setcache) failed");
         return;
     }
     if v == 0 {
         super::flush_drive_cache(ctx);
     }
-    if ctx.dev.hdio_set_wcache(v != 0).is_err() {
-        ctx.drive_cmd(
-            set_features(features::WRITE_CACHE.subcommand(v != 0), 0),
-            " HDIO_DRIVE_CMD(setcache) failed",
-        );
+    let done = ctx.dev.hdio_set_wcache(v != 0).is_ok()
+        || ctx
+            .drive_cmd(args, " HDIO_DRIVE_CMD(setcache) failed")
+            .is_some();
+    if done {
+        ctx.set_done("-W");
     }
     if v == 0 {
         super::flush_drive_cache(ctx);

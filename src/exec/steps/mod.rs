@@ -39,6 +39,28 @@ pub struct Ctx<'d, 'o, 'w> {
     /// The multiple-sector count found by the multcount get (step 46), which `-i` puts into
     /// word 59 as hdparm does.
     pub multcount: Option<i64>,
+    /// The options whose set went through without an error (`-B`, `-m`...), so that the get
+    /// after it can say when the value read back is not the one set.
+    sets_done: Vec<&'static str>,
+}
+
+impl<'d, 'o, 'w> Ctx<'d, 'o, 'w> {
+    /// The context of one opened device, before its first step.
+    pub fn new(
+        name: String,
+        flags: Flags,
+        dev: &'d mut dyn DeviceAccess,
+        out: &'o mut Output<'w>,
+    ) -> Self {
+        Ctx {
+            name,
+            flags,
+            dev,
+            out,
+            multcount: None,
+            sets_done: Vec::new(),
+        }
+    }
 }
 
 /// A step: does its part when its option was asked for, nothing otherwise.
@@ -135,6 +157,28 @@ fn timings(ctx: &mut Ctx) {
     }
 }
 
+/// The name hdparm's get line gives an option's value (` APM_level\t= 254`), for the read-back
+/// check's message.
+fn setting_name(option: &str) -> &'static str {
+    match option {
+        "-r" => "readonly",
+        "-m" => "multcount",
+        "-c" => "IO_support",
+        "-u" => "unmaskirq",
+        "-d" => "using_dma",
+        "-k" => "keepsettings",
+        "-n" => "nowerr",
+        "-b" => "busstate",
+        "-Q" => "queue_depth",
+        "-A" => "look-ahead",
+        "-W" => "write-caching",
+        "-B" => "APM_level",
+        "-M" => "acoustic",
+        "-R" => "write-read-verify",
+        _ => "the setting",
+    }
+}
+
 /// hdparm's `(on)`/`(off)` suffix, for set messages (the same as the report's).
 fn on_off(v: u32) -> &'static str {
     crate::report::settings::on_off(i64::from(v))
@@ -151,26 +195,77 @@ fn set_msg(option: &str, value: u32, message: String) -> SettingsItem {
     }
 }
 
+/// The old IDE driver's tuning ioctls, which libata does not implement (it answers ENOTTY):
+/// the kernel sets up DMA, interrupt unmasking and multiple-sector I/O itself. HDIO_GET/SET_32BIT
+/// is not among them (libata has it), nor HDIO_GETGEO or HDIO_DRIVE_RESET, whose failures have
+/// other reasons.
+const OLD_IDE_TUNING: &[&str] = &[
+    "HDIO_GET_MULTCOUNT",
+    "HDIO_SET_MULTCOUNT",
+    "HDIO_GET_UNMASKINTR",
+    "HDIO_SET_UNMASKINTR",
+    "HDIO_GET_DMA",
+    "HDIO_SET_DMA",
+    "HDIO_GET_KEEPSETTINGS",
+    "HDIO_SET_KEEPSETTINGS",
+    "HDIO_GET_NOWERR",
+    "HDIO_SET_NOWERR",
+    "HDIO_GET_BUSSTATE",
+    "HDIO_SET_BUSSTATE",
+    "HDIO_SET_PIO_MODE",
+];
+
 impl Ctx<'_, '_, '_> {
+    /// A failed system call under hdparm's label; when the device cannot do it (the class is
+    /// "not applicable"), what the device is and why, for this request.
     fn ioctl_failed(&mut self, label: &str, err: &io::Error) {
+        let why = self.why_not(label);
+        self.ioctl_failed_because(label, err, &why);
+    }
+
+    /// [`Self::ioctl_failed`] with the explanation given by the caller.
+    fn ioctl_failed_because(&mut self, label: &str, err: &io::Error, why: &str) {
         let class = ErrorClass::of_io(err);
         let mut message = format!("{label}: {}", strerror(err));
         if class == ErrorClass::NotApplicable {
-            if label.starts_with(" HDIO_") && self.dev.is_libata() {
-                // libata implements none of the old IDE driver's tuning ioctls but 32-bit I/O.
-                message.push_str(&format!(
-                    " ({}; libata has no such setting: the kernel manages DMA, interrupts and multiple-sector I/O itself)",
-                    self.dev.description()
-                ));
-            } else {
-                message.push_str(&format!(" ({})", self.dev.description()));
-            }
+            message.push_str(&format!(" ({why})"));
         }
         self.out.error(&Error {
             class,
             message,
             errno: err.raw_os_error(),
         });
+    }
+
+    /// What the device is and, where it is known, why it cannot do the request named by hdparm's
+    /// `label` (` HDIO_GETGEO failed` names HDIO_GETGEO). Only a true reason for this request is
+    /// given: "it has no ATA interface" explains a missing IDE ioctl, not a refused BLKRRPART.
+    fn why_not(&self, label: &str) -> String {
+        let request = label.split_whitespace().next().unwrap_or_default();
+        let plain = self.dev.plain_description();
+        match request {
+            r if OLD_IDE_TUNING.contains(&r) && self.dev.is_libata() => format!(
+                "{plain}; libata has no such setting: the kernel manages DMA, interrupts and multiple-sector I/O itself"
+            ),
+            // The sr driver implements no getgeo; libata's disks (sd) do.
+            "HDIO_GETGEO" if self.dev.kind_name() == "cdrom" => {
+                format!("{plain}; the CD-ROM driver has no geometry")
+            }
+            // Block drivers other than the old IDE one have no geometry to give either, for
+            // reasons that have nothing to do with ATA.
+            "HDIO_GETGEO" => plain,
+            // The other HDIO ioctls belong to ATA drivers: the ATA note is the reason.
+            r if r.starts_with("HDIO_") => self.dev.description(),
+            "BLKRRPART" if self.dev.partition_scan_off() => {
+                let hint = if self.dev.kind_name() == "loop" {
+                    " (losetup -P attaches a loop device with it on)"
+                } else {
+                    ""
+                };
+                format!("{plain}; partition scanning is off for it{hint}")
+            }
+            _ => plain,
+        }
     }
 
     fn ata_failed(&mut self, label: &str, failure: &AtaFailure) {
@@ -236,7 +331,7 @@ impl Ctx<'_, '_, '_> {
     fn set_feature(
         &mut self,
         noisy: bool,
-        option: &str,
+        option: &'static str,
         value: u32,
         message: String,
         args: [u8; 4],
@@ -245,25 +340,46 @@ impl Ctx<'_, '_, '_> {
         if noisy {
             self.out.item(set_msg(option, value, message));
         }
-        self.drive_cmd(args, label);
+        if self.drive_cmd(args, label).is_some() {
+            self.set_done(option);
+        }
     }
 
-    /// A get that reads IDENTIFY, on a device that gave none.
+    /// Records that the set of `option` went through without an error.
+    fn set_done(&mut self, option: &'static str) {
+        self.sets_done.push(option);
+    }
+
+    /// After a get has printed what it read: when the same option's set went through but the
+    /// value read back is not the one set (`took` false), says so, and the run fails (exit 5).
+    /// hdparm prints the contradicting line and exits 0. `value` is the value set, `shown` the
+    /// value read back in the get line's words ("not supported", "16").
+    fn check_read_back(&mut self, option: &str, value: u32, took: bool, shown: &str) {
+        if took || !self.sets_done.contains(&option) {
+            return;
+        }
+        let name = setting_name(option);
+        let message = format!(
+            "{}: {option} {value} was accepted, but {name} reads back as {shown}: the setting did not take",
+            self.name
+        );
+        self.out.error(&Error::new(ErrorClass::Failed, message));
+    }
+
+    /// A get that reads IDENTIFY, on a device that gave none: the IDENTIFY failure's own reason
+    /// and class, so that every option that needs the drive says the same about a device (on a
+    /// SCSI target that rejects ATA PASS-THROUGH: "not an ATA device", not applicable, as `-I`
+    /// and the sets say it).
     fn identify_unavailable(&mut self, option: &str) {
-        let message = if self.dev.ata_capable() {
-            format!("{}: {option}: the drive did not answer IDENTIFY", self.name)
-        } else {
-            format!(
-                "{}: {option} reads the drive's IDENTIFY data: {}",
-                self.name,
-                self.dev.description()
-            )
+        let (class, reason) = match self.dev.identify() {
+            Err(f) => (f.class(), f.reason),
+            // The data came after all (not cached before): nothing to explain but the fact.
+            Ok(_) => (ErrorClass::Failed, "IDENTIFY gave no data".to_string()),
         };
-        let class = if self.dev.ata_capable() {
-            ErrorClass::Failed
-        } else {
-            ErrorClass::NotApplicable
-        };
+        let message = format!(
+            "{}: {option} reads the drive's IDENTIFY data: {reason}",
+            self.name
+        );
         self.out.error(&Error::new(class, message));
     }
 }

@@ -16,6 +16,7 @@
 use super::Ctx;
 use crate::ata::command::{op, TaskFile};
 use crate::ata::features;
+use crate::ata::values::{self, Apm};
 use crate::exec::access::HdioSetting;
 use crate::report::settings::SettingsItem;
 use serde_json::json;
@@ -77,6 +78,8 @@ pub fn get_multcount(ctx: &mut Ctx) {
     };
     if let (Some(v), true) = (count, print) {
         ctx.out.item(SettingsItem::Multcount { count: v });
+        let set = ctx.flags.multcount.value;
+        ctx.check_read_back("-m", set, v == i64::from(set), &v.to_string());
     }
     ctx.multcount = count;
 }
@@ -91,6 +94,7 @@ pub fn get_io32bit(ctx: &mut Ctx) {
             explicit,
             " HDIO_GET_32BIT failed",
             |v| SettingsItem::IoSupport { mode: v },
+            ("-c", ctx.flags.io32bit.value, same),
         );
     }
 }
@@ -105,6 +109,7 @@ pub fn get_unmask_irq(ctx: &mut Ctx) {
             explicit,
             " HDIO_GET_UNMASKINTR failed",
             |v| SettingsItem::Unmaskirq { value: v },
+            ("-u", ctx.flags.unmask_irq.value, same_on_off),
         );
     }
 }
@@ -119,6 +124,7 @@ pub fn get_dma(ctx: &mut Ctx) {
             explicit,
             " HDIO_GET_DMA failed",
             |v| SettingsItem::UsingDma { value: v },
+            ("-d", ctx.flags.dma.value, same_on_off),
         );
     }
 }
@@ -129,9 +135,24 @@ pub fn get_queue_depth(ctx: &mut Ctx) {
         return;
     }
     match ctx.dev.queue_depth() {
-        Ok(depth) => ctx.out.item(SettingsItem::QueueDepth { depth }),
-        Err(e) => ctx.ioctl_failed(" queue_depth", &e),
+        Ok(depth) => {
+            ctx.out.item(SettingsItem::QueueDepth { depth });
+            let set = ctx.flags.queue_depth.value;
+            ctx.check_read_back("-Q", set, depth == set, &depth.to_string());
+        }
+        Err((label, e)) => queue_depth_failed(ctx, &label, &e),
     }
+}
+
+/// A `-Q` failure, under the attribute's path as hdparm's `perror` names it.
+pub(super) fn queue_depth_failed(ctx: &mut Ctx, label: &str, err: &std::io::Error) {
+    // `device/queue_depth` is an attribute of SCSI devices (sd, sr: libata's drives too), so
+    // it is missing (ENOENT) on NVMe, virtio-blk, loop devices and files.
+    let mut why = ctx.dev.plain_description();
+    if err.raw_os_error() == Some(libc::ENOENT) {
+        why.push_str("; only SCSI devices have a queue depth setting");
+    }
+    ctx.ioctl_failed_because(label, err, &why);
 }
 
 /// Step 51: `-k`.
@@ -144,6 +165,7 @@ pub fn get_keep_settings(ctx: &mut Ctx) {
             explicit,
             " HDIO_GET_KEEPSETTINGS failed",
             |v| SettingsItem::Keepsettings { value: v },
+            ("-k", ctx.flags.keep_settings.value, same_on_off),
         );
     }
 }
@@ -157,6 +179,7 @@ pub fn get_nowerr(ctx: &mut Ctx) {
             true,
             " HDIO_GET_NOWERR failed",
             |v| SettingsItem::Nowerr { value: v },
+            ("-n", ctx.flags.nowerr.value, same_on_off),
         );
     }
 }
@@ -167,7 +190,12 @@ pub fn get_readonly(ctx: &mut Ctx) {
         return;
     }
     match ctx.dev.readonly() {
-        Ok(v) => ctx.out.item(SettingsItem::Readonly { value: v }),
+        Ok(v) => {
+            ctx.out.item(SettingsItem::Readonly { value: v });
+            let set = ctx.flags.readonly.value;
+            let shown = on_off_words(Some(v != 0));
+            ctx.check_read_back("-r", set, same_on_off(set, v), &shown);
+        }
         Err(e) => ctx.ioctl_failed(" BLKROGET failed", &e),
     }
 }
@@ -224,6 +252,9 @@ pub fn get_lookahead(ctx: &mut Ctx) {
     if let Some(id) = ctx.identify() {
         let enabled = id.look_ahead().enabled();
         ctx.out.item(SettingsItem::LookAhead { enabled });
+        let set = ctx.flags.lookahead.value;
+        let took = enabled == Some(set != 0);
+        ctx.check_read_back("-A", set, took, &on_off_words(enabled));
     } else {
         ctx.identify_unavailable("-A");
     }
@@ -237,6 +268,9 @@ pub fn get_write_cache(ctx: &mut Ctx) {
     if let Some(id) = ctx.identify() {
         let enabled = id.write_cache().enabled();
         ctx.out.item(SettingsItem::WriteCaching { enabled });
+        let set = ctx.flags.write_cache.value;
+        let took = enabled == Some(set != 0);
+        ctx.check_read_back("-W", set, took, &on_off_words(enabled));
     } else {
         ctx.identify_unavailable("-W");
     }
@@ -248,7 +282,15 @@ pub fn get_apm(ctx: &mut Ctx) {
         return;
     }
     if let Some(id) = ctx.identify() {
-        ctx.out.item(SettingsItem::ApmLevel { apm: id.apm() });
+        let apm = id.apm();
+        ctx.out.item(SettingsItem::ApmLevel { apm });
+        let set = ctx.flags.apm.value;
+        let (took, shown) = match apm {
+            Apm::NotSupported => (false, "not supported".to_string()),
+            Apm::Disabled => (set == values::APM_DISABLE_LEVEL, "off".to_string()),
+            Apm::Enabled { level, .. } => (u32::from(level) == set, level.to_string()),
+        };
+        ctx.check_read_back("-B", set, took, &shown);
     } else {
         ctx.identify_unavailable("-B");
     }
@@ -262,6 +304,11 @@ pub fn get_acoustic(ctx: &mut Ctx) {
     if let Some(id) = ctx.identify() {
         let level = id.acoustic_level();
         ctx.out.item(SettingsItem::Acoustic { level });
+        let set = ctx.flags.acoustic.value;
+        // -M0 turns AAM off; what word 94 then holds is not specified, so only support counts.
+        let took = level.is_some_and(|l| set == 0 || u32::from(l) == set);
+        let shown = level.map_or("not supported".to_string(), |l| l.to_string());
+        ctx.check_read_back("-M", set, took, &shown);
     } else {
         ctx.identify_unavailable("-M");
     }
@@ -275,6 +322,11 @@ pub fn get_write_read_verify(ctx: &mut Ctx) {
     if let Some(id) = ctx.identify() {
         let value = id.write_read_verify_shown();
         ctx.out.item(SettingsItem::WriteReadVerify { value });
+        let set = ctx.flags.write_read_verify.value;
+        // hdparm shows only whether it is on (word 120 bit 1), not the mode.
+        let took = value.is_some_and(|v| (v != 0) == (set != 0));
+        let shown = value.map_or("not supported".to_string(), |v| v.to_string());
+        ctx.check_read_back("-R", set, took, &shown);
     } else {
         ctx.identify_unavailable("-R");
     }
@@ -289,6 +341,7 @@ pub fn get_busstate(ctx: &mut Ctx) {
             true,
             " HDIO_GET_BUSSTATE failed",
             |v| SettingsItem::Busstate { value: v },
+            ("-b", ctx.flags.busstate.value, same),
         );
     }
 }
@@ -359,17 +412,42 @@ pub fn get_max_sectors(ctx: &mut Ctx) {
 }
 
 /// A get through a legacy HDIO ioctl: a line when it works; an error only when the option was
-/// asked for explicitly (the default report skips what the driver lacks, as hdparm does).
+/// asked for explicitly (the default report skips what the driver lacks, as hdparm does). The
+/// value read back is checked against a set of the same option (`option`, `set`, and `took`
+/// deciding whether the value read is what was set).
 fn hdio_get_line(
     ctx: &mut Ctx,
     what: HdioSetting,
     explicit: bool,
     label: &str,
     item: impl Fn(i64) -> SettingsItem,
+    (option, set, took): (&str, u32, fn(u32, i64) -> bool),
 ) {
     match ctx.dev.hdio_get(what) {
-        Ok(v) => ctx.out.item(item(v)),
+        Ok(v) => {
+            ctx.out.item(item(v));
+            ctx.check_read_back(option, set, took(set, v), &v.to_string());
+        }
         Err(e) if explicit => ctx.ioctl_failed(label, &e),
         Err(_) => {}
+    }
+}
+
+/// The value read back is the one set.
+fn same(set: u32, read: i64) -> bool {
+    read == i64::from(set)
+}
+
+/// An on/off setting reads back on or off as set (`-d1` may read back as 8, DMA-assisted PIO).
+fn same_on_off(set: u32, read: i64) -> bool {
+    (set != 0) == (read != 0)
+}
+
+/// An on/off value in the get line's words: `1 (on)`.
+fn on_off_words(enabled: Option<bool>) -> String {
+    match enabled {
+        Some(true) => "1 (on)".to_string(),
+        Some(false) => "0 (off)".to_string(),
+        None => "not supported".to_string(),
     }
 }

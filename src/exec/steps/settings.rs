@@ -78,23 +78,31 @@ pub fn set_multcount(ctx: &mut Ctx) {
             .item(set_msg("-m", v, format!(" setting multcount to {v}")));
     }
     match ctx.dev.hdio_set(HdioSetting::Multcount, u64::from(v)) {
-        Ok(()) => {}
+        Ok(()) => ctx.set_done("-m"),
         Err(e) if e.raw_os_error() == Some(libc::ENOTTY) && ctx.dev.ata_capable() => {
             if let Some(id) = ctx.identify() {
                 let max = u32::from(id.max_multiple_sectors());
                 if v > max || (v != 0 && !v.is_power_of_two()) {
-                    let message = format!(
-                        "{}: -m {v}: the drive allows a multiple-sector count of 0 or a power of two up to {max}; nothing was sent",
-                        ctx.name
-                    );
+                    let allowed = if max == 0 {
+                        // No READ/WRITE MULTIPLE at all (every ATAPI device).
+                        "the drive lists no multiple-sector count (IDENTIFY word 47 is 0); only -m0 is accepted".to_string()
+                    } else {
+                        format!("the drive allows a multiple-sector count of 0 or a power of two up to {max}")
+                    };
+                    let message = format!("{}: -m {v}: {allowed}; nothing was sent", ctx.name);
                     ctx.out.error(&Error::usage(message));
                     return;
                 }
             }
-            ctx.drive_cmd(
-                [op::SET_MULTIPLE, v as u8, 0, 0],
-                " HDIO_DRIVE_CMD(set_multi_count) failed",
-            );
+            if ctx
+                .drive_cmd(
+                    [op::SET_MULTIPLE, v as u8, 0, 0],
+                    " HDIO_DRIVE_CMD(set_multi_count) failed",
+                )
+                .is_some()
+            {
+                ctx.set_done("-m");
+            }
         }
         Err(e) => ctx.ioctl_failed(" HDIO_SET_MULTCOUNT failed", &e),
     }
@@ -111,8 +119,9 @@ pub fn set_readonly(ctx: &mut Ctx) {
         let message = format!(" setting readonly to {v}{}", on_off(v));
         ctx.out.item(set_msg("-r", v, message));
     }
-    if let Err(e) = ctx.dev.set_readonly(gs.value != 0) {
-        ctx.ioctl_failed(" BLKROSET failed", &e);
+    match ctx.dev.set_readonly(gs.value != 0) {
+        Ok(()) => ctx.set_done("-r"),
+        Err(e) => ctx.ioctl_failed(" BLKROSET failed", &e),
     }
 }
 
@@ -152,8 +161,10 @@ pub fn set_queue_depth(ctx: &mut Ctx) {
         let message = format!(" setting queue_depth to {}", gs.value);
         ctx.out.item(set_msg("-Q", gs.value, message));
     }
-    if let Err(e) = ctx.dev.set_queue_depth(gs.value) {
-        ctx.ioctl_failed(" setting queue_depth failed", &e);
+    match ctx.dev.set_queue_depth(gs.value) {
+        Ok(()) => ctx.set_done("-Q"),
+        // hdparm's label is the attribute's path here too (reference §4.1).
+        Err((label, e)) => super::reports::queue_depth_failed(ctx, &label, &e),
     }
 }
 
@@ -195,8 +206,9 @@ pub fn set_busstate(ctx: &mut Ctx) {
         let message = format!(" setting bus state to {v} ({name})");
         ctx.out.item(set_msg("-b", v, message));
     }
-    if let Err(e) = ctx.dev.hdio_set(HdioSetting::Busstate, u64::from(v)) {
-        ctx.ioctl_failed(" HDIO_SET_BUSSTATE failed", &e);
+    match ctx.dev.hdio_set(HdioSetting::Busstate, u64::from(v)) {
+        Ok(()) => ctx.set_done("-b"),
+        Err(e) => ctx.ioctl_failed(" HDIO_SET_BUSSTATE failed", &e),
     }
 }
 
@@ -205,7 +217,7 @@ fn hdio_set_on_off(
     ctx: &mut Ctx,
     gs: GetSet<u32>,
     what: HdioSetting,
-    option: &str,
+    option: &'static str,
     name: &str,
     label: &str,
 ) {
@@ -219,7 +231,7 @@ fn hdio_set(
     ctx: &mut Ctx,
     gs: GetSet<u32>,
     what: HdioSetting,
-    option: &str,
+    option: &'static str,
     message: String,
     label: &str,
 ) {
@@ -229,7 +241,8 @@ fn hdio_set(
     if gs.get {
         ctx.out.item(set_msg(option, gs.value, message));
     }
-    if let Err(e) = ctx.dev.hdio_set(what, u64::from(gs.value)) {
-        ctx.ioctl_failed(label, &e);
+    match ctx.dev.hdio_set(what, u64::from(gs.value)) {
+        Ok(()) => ctx.set_done(option),
+        Err(e) => ctx.ioctl_failed(label, &e),
     }
 }

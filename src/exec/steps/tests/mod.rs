@@ -5,8 +5,10 @@
 //! This file holds the drives the tests use and what concerns all steps (the order, failures,
 //! the errno classes, JSON); each step family's own tests are in the file of the same name.
 
+mod explanations;
 mod features;
 mod power;
+mod read_back;
 mod reports;
 mod settings;
 
@@ -145,7 +147,7 @@ fn an_aborted_set_is_reported_and_the_next_steps_still_run() {
     assert_eq!(o.stderr.lines().count(), 1);
     assert!(o
         .stdout
-        .contains(" acoustic      = 254 (128=quiet ... 254=fast)\n"));
+        .contains(" acoustic      = 128 (128=quiet ... 254=fast)\n"));
     assert_eq!(o.exit, 5);
 }
 
@@ -217,7 +219,7 @@ fn ata_commands_on_a_device_without_ata_are_not_applicable() {
     let o = run_on(FakeDevice::loop_device(), "-S1 /dev/x");
     assert_eq!(
         o.stderr,
-        " HDIO_DRIVE_CMD(setidle) failed: /dev/x is a loop device\n"
+        " HDIO_DRIVE_CMD(setidle) failed: /dev/x is a loop device; it has no ATA interface\n"
     );
     assert_eq!(o.exit, 25);
 }
@@ -309,9 +311,10 @@ fn read_sector_refusals_and_failures() {
     let mut fake = FakeDevice::loop_device();
     fake.partition_refusal = Some(" HDIO_GETGEO failed: Inappropriate ioctl for device".into());
     let o = run_on(fake, "--read-sector 1 /dev/x");
+    // A sector command is an ATA request: the ATA note says why it cannot be done.
     assert_eq!(
         o.stderr,
-        " HDIO_GETGEO failed: Inappropriate ioctl for device (/dev/x is a loop device)\n"
+        " HDIO_GETGEO failed: Inappropriate ioctl for device (/dev/x is a loop device; it has no ATA interface)\n"
     );
     assert_eq!(o.exit, 25);
     let fake = sata().on_ata(op::READ_PIO, None, Err(aborted(op::READ_PIO)));

@@ -143,13 +143,16 @@ fn identify_gets_without_identify() {
     let o = run_on(FakeDevice::loop_device(), "-B /dev/x");
     assert_eq!(
         o.stderr,
-        "/dev/x: -B reads the drive's IDENTIFY data: /dev/x is a loop device\n"
+        "/dev/x: -B reads the drive's IDENTIFY data: /dev/x is a loop device; it has no ATA interface\n"
     );
     assert_eq!(o.exit, 25);
     let mut fake = sata();
     fake.identify = Err(aborted(op::IDENTIFY));
     let o = run_on(fake, "-W /dev/x");
-    assert_eq!(o.stderr, "/dev/x: -W: the drive did not answer IDENTIFY\n");
+    assert_eq!(
+        o.stderr,
+        "/dev/x: -W reads the drive's IDENTIFY data: ATA command 0xec failed: status 0x51 (error), error 0x04 (aborted)\n"
+    );
     assert_eq!(o.exit, 5);
 }
 
@@ -325,7 +328,7 @@ fn identify_failures() {
     let o = run_on(FakeDevice::loop_device(), "-I /dev/x");
     assert_eq!(
         o.stderr,
-        "/dev/x: no ATA IDENTIFY data: /dev/x is a loop device\n"
+        "/dev/x: no ATA IDENTIFY data: /dev/x is a loop device; it has no ATA interface\n"
     );
     assert_eq!(o.exit, 25);
     let mut fake = sata();

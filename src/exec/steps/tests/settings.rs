@@ -46,7 +46,7 @@ fn ide_on_off_settings_print_and_set_then_read_back() {
             "-u0",
             HdioSetting::Unmask,
             " setting unmaskirq to 0 (off)\n",
-            " unmaskirq     =  1 (on)\n",
+            " unmaskirq     =  0 (off)\n",
         ),
         (
             "-d1",
@@ -58,21 +58,22 @@ fn ide_on_off_settings_print_and_set_then_read_back() {
             "-n1",
             HdioSetting::Nowerr,
             " setting nowerr to 1 (on)\n",
-            " nowerr        =  0 (off)\n",
+            " nowerr        =  1 (on)\n",
         ),
         (
             "-k1",
             HdioSetting::KeepSettings,
             " setting keep_settings to 1 (on)\n",
-            " keepsettings  =  0 (off)\n",
+            " keepsettings  =  1 (on)\n",
         ),
         (
             "-c3",
             HdioSetting::Io32bit,
             " setting 32-bit IO_support flag to 3\n",
-            " IO_support    =  0 (default) \n",
+            " IO_support    =  3 (32-bit w/sync)\n",
         ),
     ];
+    // The ide fake keeps what was set, as the old IDE driver does: the get reads it back.
     for (arg, what, set_line, get_line) in cases {
         let o = run_on(FakeDevice::ide_disk(sata_words()), &format!("{arg} /dev/x"));
         let value = u64::from(arg.as_bytes()[2] - b'0');
@@ -92,8 +93,9 @@ fn multcount_on_the_ide_driver_is_an_ioctl() {
     assert_eq!(o.ata(), vec![]);
     assert_eq!(
         o.stdout,
-        format!("{HEADER} setting multcount to 8\n multcount     = 16 (on)\n")
+        format!("{HEADER} setting multcount to 8\n multcount     =  8 (on)\n")
     );
+    assert_eq!(o.exit, 0);
 }
 
 #[test]
@@ -103,10 +105,10 @@ fn multcount_on_libata_is_set_multiple_mode_behind_the_guard() {
     assert_eq!(refused.exit, 1);
     let o = run_on(sata(), "--yes-i-know-what-i-am-doing -m8 /dev/x");
     assert_eq!(o.ata(), vec![(op::SET_MULTIPLE, 0, 8)]);
-    // The get reads word 59 (the value before the set: IDENTIFY is not re-read by a fake).
+    // The get reads word 59, which the drive changed.
     assert_eq!(
         o.stdout,
-        format!("{HEADER} setting multcount to 8\n multcount     = 16 (on)\n")
+        format!("{HEADER} setting multcount to 8\n multcount     =  8 (on)\n")
     );
     assert_eq!(o.exit, 0);
 }
@@ -122,6 +124,24 @@ fn multcount_beyond_the_drive_maximum_is_refused_before_sending() {
     assert_eq!(o.exit, 22);
     let o = run_on(sata(), "--yes-i-know-what-i-am-doing -m6 /dev/x");
     assert_eq!(o.ata(), vec![]);
+    assert_eq!(o.exit, 22);
+}
+
+#[test]
+fn multcount_on_a_drive_that_lists_no_multiple_count() {
+    // IDENTIFY word 47 is 0 on every ATAPI drive: there is no "power of two up to 0".
+    let mut words = sata_words();
+    words[47] = 0x8000;
+    let o = run_on(
+        FakeDevice::libata_disk(words),
+        "--yes-i-know-what-i-am-doing -m16 /dev/x",
+    );
+    assert_eq!(o.ata(), vec![]);
+    assert_eq!(
+        o.stderr,
+        "/dev/x: -m 16: the drive lists no multiple-sector count (IDENTIFY word 47 is 0); \
+only -m0 is accepted; nothing was sent\n"
+    );
     assert_eq!(o.exit, 22);
 }
 
@@ -151,13 +171,14 @@ fn readonly_and_queue_depth_sets() {
         o.stdout,
         format!(
             "{HEADER} setting readonly to 1 (on)\n setting queue_depth to 4\n \
-queue_depth   = 32\n readonly      =  0 (off)\n"
+queue_depth   =  4\n readonly      =  1 (on)\n"
         )
     );
     let o = run_on(FakeDevice::loop_device(), "-Q4 /dev/x");
-    assert!(o
-        .stderr
-        .contains(" queue_depth: No such file or directory (/dev/x is a loop device)\n"));
+    // hdparm's label: the attribute's path, for the set and the get alike (perror).
+    let missing = "/sys/block/loop0/device/queue_depth: No such file or directory \
+(/dev/x is a loop device; only SCSI devices have a queue depth setting)\n";
+    assert_eq!(o.stderr, format!("{missing}{missing}"));
     assert_eq!(o.exit, 25);
 }
 
@@ -166,12 +187,12 @@ fn busstate_message_is_silenced_by_any_quiet() {
     let o = run_on(FakeDevice::ide_disk(sata_words()), "-b2 /dev/x");
     assert_eq!(
         o.stdout,
-        format!("{HEADER} setting bus state to 2 (tristate)\n busstate      =  1 (on)\n")
+        format!("{HEADER} setting bus state to 2 (tristate)\n busstate      =  2 (tristate)\n")
     );
     // -q before another option still makes the whole run quiet: the set message goes, the
     // get that -b asked for stays.
     let o = run_on(FakeDevice::ide_disk(sata_words()), "-b2 -q -a /dev/x");
-    assert_eq!(o.stdout, " busstate      =  1 (on)\n");
+    assert_eq!(o.stdout, " busstate      =  2 (tristate)\n");
     assert!(o
         .actions()
         .contains(&Call::HdioSet(HdioSetting::Busstate, 2)));
