@@ -124,6 +124,7 @@ mod apply;
 mod devices;
 #[cfg(test)]
 mod fake;
+mod get_value;
 mod guards;
 mod identify;
 mod output;
