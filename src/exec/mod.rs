@@ -70,13 +70,7 @@ pub fn run(args: &[OsString], streams: crate::Streams<'_>) -> u8 {
             verdict.record(ErrorClass::NotApplicable);
         }
         Invocation::Experiment(request) => {
-            // The arms are parsed and checked; running them is not built yet.
-            let _ = writeln!(
-                stderr,
-                "{}: --experiment is not implemented in hdparm-rs yet; nothing was sent to any device",
-                request.device.to_string_lossy()
-            );
-            verdict.record(ErrorClass::NotApplicable);
+            return experiment::run_experiment(&request, args, stdout, stderr, stderr_is_terminal);
         }
         Invocation::Apply(request) => {
             return apply::run_apply(&request, args, stdout, stderr);
@@ -122,6 +116,7 @@ fn argv_strings(args: &[OsString]) -> Vec<String> {
 mod access;
 mod apply;
 mod devices;
+mod experiment;
 #[cfg(test)]
 mod fake;
 mod get_value;

@@ -23,6 +23,7 @@
 //!   "stopped": null,                 // or why the run ended early
 //!   "kept": null,                    // the arm left applied by --keep, or null
 //!   "restored": [ { "option": "-a", "value": "256", "reads_back": "256" } ],
+//!   "restore_failed": null,          // or why setting the originals again failed
 //!   "stanza": null }                 // the hdparm.conf block --keep printed, or null
 //! ```
 //!
@@ -115,6 +116,8 @@ pub struct ExperimentReport {
     pub stopped: Option<String>,
     pub kept: Option<usize>,
     pub restored: Vec<Restored>,
+    /// Why setting the originals again failed, if it did.
+    pub restore_failed: Option<String>,
     pub stanza: Option<String>,
 }
 
@@ -237,6 +240,9 @@ pub fn render_text(r: &ExperimentReport) -> String {
             })
             .collect();
         let _ = writeln!(s, " restored: {}", items.join(", "));
+    }
+    if let Some(why) = &r.restore_failed {
+        let _ = writeln!(s, " the restore failed: {why}");
     }
     s
 }
@@ -567,6 +573,7 @@ mod tests {
                 value: "256".into(),
                 reads_back: Some("256".into()),
             }],
+            restore_failed: None,
             stanza: None,
         }
     }
