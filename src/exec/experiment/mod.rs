@@ -535,18 +535,23 @@ pub fn run_experiment(
     if request.json {
         let mut env = Envelope::new(argv_strings(program_args));
         env.hdparm_rs.exit_status = status;
-        let mut other = serde_json::Map::new();
-        other.insert(
-            "experiment".into(),
-            serde_json::to_value(&report).unwrap_or_default(),
-        );
         env.devices.push(DeviceJson {
             name: device,
-            other,
             messages,
             ..Default::default()
         });
-        let _ = stdout.write_all(env.render().as_bytes());
+        // The report sits in the device object under its own key, as `identify` does; the
+        // envelope's `other` map would nest it one level deeper.
+        let mut doc = serde_json::to_value(&env).unwrap_or_default();
+        if let Some(dev) = doc["devices"][0].as_object_mut() {
+            dev.insert(
+                "experiment".into(),
+                serde_json::to_value(&report).unwrap_or_default(),
+            );
+        }
+        let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        text.push('\n');
+        let _ = stdout.write_all(text.as_bytes());
     } else {
         let _ = stdout.write_all(report::render_text(&report).as_bytes());
     }
