@@ -136,6 +136,57 @@ fn experiment_prints_arms_and_a_verdict_plots_and_restores() {
     assert!(picture.contains(">-a 8</text>") && picture.contains(">-a 2048</text>"));
     assert!(picture.contains(">read rate (MB/s)</text>"));
     assert_eq!(picture.matches("class=\"trial\"").count(), 6);
+    check_renders(&picture);
+}
+
+/// The SVG renders (rsvg-convert, librsvg's strict parser) to a PNG of the size it declares.
+fn check_renders(svg: &str) {
+    let test = "experiment_svg_renders";
+    let have = Command::new("rsvg-convert")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have {
+        common::skip(test, "rsvg-convert is not installed (librsvg2-bin)");
+        return;
+    }
+    let dir = std::env::temp_dir();
+    let svg_path = dir.join(format!("hdparm-rs-render-{}.svg", std::process::id()));
+    let png_path = svg_path.with_extension("png");
+    std::fs::write(&svg_path, svg).expect("write the SVG");
+    let out = Command::new("rsvg-convert")
+        .arg(&svg_path)
+        .arg("-o")
+        .arg(&png_path)
+        .output()
+        .expect("run rsvg-convert");
+    let png = std::fs::read(&png_path).unwrap_or_default();
+    let _ = std::fs::remove_file(&svg_path);
+    let _ = std::fs::remove_file(&png_path);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 2000,
+        "{} bytes",
+        png.len()
+    );
+    let be32 = |at: usize| u32::from_be_bytes([png[at], png[at + 1], png[at + 2], png[at + 3]]);
+    let declared = |name: &str| -> u32 {
+        let key = format!(" {name}=\"");
+        let start = svg.find(&key).expect("a declared size") + key.len();
+        svg[start..]
+            .split('"')
+            .next()
+            .and_then(|v| v.parse().ok())
+            .expect("a number")
+    };
+    assert_eq!(
+        (be32(16), be32(20)),
+        (declared("width"), declared("height"))
+    );
 }
 
 #[test]
