@@ -290,3 +290,35 @@ fn experiment_refuses_an_original_it_could_not_restore() {
     );
     assert_eq!(d.ra(), 5120);
 }
+
+/// No device needed: a risky arm without its guard flag is refused before anything is read.
+#[test]
+fn a_risky_arm_needs_the_guard_flag() {
+    let (status, out, err) = hdparm(&["--experiment", "-a 8", "-d0", "/dev/null"]);
+    assert_eq!(status, 1, "{out}\n{err}");
+    assert!(
+        err.contains("arm '-d0' sets -d 0, which hdparm's manual calls dangerous"),
+        "{err}"
+    );
+    assert!(err.contains("--yes-i-know-what-i-am-doing"), "{err}");
+    assert!(out.is_empty());
+    let (status, out, _) = hdparm(&["--experiment", "-a 8", "-d0", "--json", "/dev/null"]);
+    assert_eq!(status, 1);
+    let doc: serde_json::Value = serde_json::from_str(&out).expect("JSON on stdout");
+    assert_eq!(doc["devices"][0]["messages"][0]["class"], "guard");
+}
+
+/// No device needed: a setting whose get fails is refused before anything is set.
+#[test]
+fn an_unreadable_original_is_refused() {
+    let (status, out, err) = hdparm(&["--experiment", "-W0", "-W1", "/dev/null"]);
+    assert_eq!(status, 5, "{out}\n{err}");
+    assert!(
+        err.contains("--experiment: cannot read -W before changing it ("),
+        "{err}"
+    );
+    assert!(
+        err.contains("so it could not be restored: nothing was changed"),
+        "{err}"
+    );
+}
