@@ -225,9 +225,8 @@ pub fn render_text(r: &ExperimentReport) -> String {
         let _ = writeln!(s, " kept: '{}' stays applied (--keep)", kept.label);
         if let Some(stanza) = &r.stanza {
             let _ = writeln!(s, " to make it last, in /etc/hdparm.conf:");
-            for line in stanza.lines() {
-                let _ = writeln!(s, "   {line}");
-            }
+            // Unindented, so that it can be pasted into the file as it is.
+            s.push_str(stanza);
         }
     }
     if !r.restored.is_empty() {
@@ -619,7 +618,7 @@ mod tests {
         assert!(text.contains(": '-a 2048' is faster, by "), "{text}");
         assert!(text.contains(" winner: '-a 2048', faster than every other arm\n"));
         assert!(text.contains(
-            " kept: '-a 2048' stays applied (--keep)\n to make it last, in /etc/hdparm.conf:\n   /dev/loop7 {\n   \tread_ahead_sect = 2048\n   }\n"
+            " kept: '-a 2048' stays applied (--keep)\n to make it last, in /etc/hdparm.conf:\n/dev/loop7 {\n\tread_ahead_sect = 2048\n}\n"
         ), "{text}");
         assert!(!text.contains("restored"));
     }
