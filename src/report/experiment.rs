@@ -214,6 +214,12 @@ pub fn render_text(r: &ExperimentReport) -> String {
         }
         None if r.stopped.is_none() => {
             let _ = writeln!(s, " winner: none (no arm is faster than all the others)");
+            // The interval of a mean narrows with the square root of the trials.
+            let _ = writeln!(
+                s,
+                " hint: four times the trials (--trials {}) halve the intervals",
+                r.trials_per_arm.saturating_mul(4).min(1000)
+            );
         }
         None => {}
     }
@@ -598,6 +604,10 @@ mod tests {
             "{text}"
         );
         assert!(text.contains(" winner: none"), "{text}");
+        assert!(
+            text.contains(" hint: four times the trials (--trials 12) halve the intervals\n"),
+            "{text}"
+        );
         assert!(text.contains(
             " trials (MB/s):\n   '-a 8'    |o                        o                       o|\n   '-a 2048' |            o            o           o            |\n             90.0                                          110.0\n"
         ), "{text}");
