@@ -2072,7 +2072,6 @@ invokes!(
 
 pub const EXPERIMENT: OptionDef = OptionDef {
     value: Value::ExperimentArguments,
-    built: Built::No,
     ..ours(long_flag(
         "experiment",
         Role::Immediate,

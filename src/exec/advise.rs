@@ -134,7 +134,7 @@ pub fn run_advise(
     let status = verdict.exit_status();
     if request.json {
         let document = serde_json::json!({
-            "json_format_version": [1, 0],
+            "json_format_version": crate::report::envelope::JSON_FORMAT_VERSION,
             "hdparm_rs": {
                 "version": env!("CARGO_PKG_VERSION"),
                 "argv": program_args.iter().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>(),

@@ -31,6 +31,7 @@
 //! | `devices[].record_path` | the record written under /run/hdparm |
 //! | `messages` | `{severity, class, text}`, as every document's; also on stderr |
 
+use super::get_value::value_of_get;
 use crate::cli::defs::{self, Role, Value};
 use crate::cli::ApplyRequest;
 use crate::config::debian::{self, Facts};
@@ -429,16 +430,6 @@ fn read_back(device: &str, plan: &[Vec<String>]) -> Vec<Readback> {
         .collect()
 }
 
-/// The number a get prints after its `=` (` write-caching =  1 (on)`, ` APM_level = 254`).
-fn value_of_get(stdout: &str) -> Option<i64> {
-    let line = stdout
-        .lines()
-        .find(|l| l.contains(" = ") || l.contains("="))?;
-    let after = line.split_once('=')?.1.trim_start();
-    let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
-    digits.parse().ok()
-}
-
 fn first_line(text: &str) -> Option<&str> {
     text.lines().find(|l| !l.trim().is_empty())
 }
@@ -481,21 +472,4 @@ fn finish(
     }
     let _ = stdout.flush();
     status
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_value_of_a_get_is_the_number_after_its_equals_sign() {
-        assert_eq!(
-            value_of_get("\n/dev/sda:\n write-caching =  1 (on)\n"),
-            Some(1)
-        );
-        assert_eq!(value_of_get(" APM_level\t= 254\n"), Some(254));
-        assert_eq!(value_of_get(" readahead     = 64 (on)\n"), Some(64));
-        assert_eq!(value_of_get(" APM_level\t= not supported\n"), None);
-        assert_eq!(value_of_get(""), None);
-    }
 }

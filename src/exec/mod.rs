@@ -77,6 +77,9 @@ pub fn run(args: &[OsString], streams: crate::Streams<'_>) -> u8 {
         Invocation::Prometheus(request) => {
             return metrics::run_prometheus(&request, stdout, stderr);
         }
+        Invocation::Experiment(request) => {
+            return experiment::run_experiment(&request, args, stdout, stderr, stderr_is_terminal);
+        }
         Invocation::Apply(request) => {
             return apply::run_apply(&request, args, stdout, stderr);
         }
@@ -123,6 +126,9 @@ fn run_json(
         }
         Ok(Invocation::Surface(request)) => {
             return surface::run_surface(request, stdout, stderr, stderr_is_terminal)
+        }
+        Ok(Invocation::Experiment(request)) => {
+            return experiment::run_experiment(request, args, stdout, stderr, stderr_is_terminal)
         }
         _ => {}
     }
@@ -194,11 +200,6 @@ fn unbuilt_invocation(invocation: &Invocation) -> Option<String> {
             "{}: --fallocate is not implemented in hdparm-rs yet",
             path.display()
         )),
-        // The arms are parsed and checked; running them is not built yet.
-        Invocation::Experiment(request) => Some(format!(
-            "{}: --experiment is not implemented in hdparm-rs yet; nothing was sent to any device",
-            request.device.to_string_lossy()
-        )),
         _ => None,
     }
 }
@@ -253,8 +254,10 @@ mod access;
 mod advise;
 mod apply;
 mod devices;
+mod experiment;
 #[cfg(test)]
 mod fake;
+mod get_value;
 mod guards;
 mod identify;
 mod metrics;

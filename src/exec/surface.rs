@@ -139,7 +139,7 @@ pub fn run_surface(
     }
     if request.json {
         let document = serde_json::json!({
-            "json_format_version": [1, 0],
+            "json_format_version": crate::report::envelope::JSON_FORMAT_VERSION,
             "hdparm_rs": {"version": env!("CARGO_PKG_VERSION"), "exit_status": verdict.exit_status()},
             "device": device,
             "surface": result,

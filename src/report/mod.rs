@@ -2,6 +2,7 @@
 //! Nothing here touches a device.
 
 pub mod envelope;
+pub mod experiment;
 pub mod hexdump;
 pub mod identify;
 pub mod json;

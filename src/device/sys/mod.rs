@@ -11,6 +11,7 @@
 pub mod ioc;
 pub mod mem;
 pub mod sg;
+pub mod signal;
 pub mod uring;
 
 use std::io;
