@@ -415,3 +415,33 @@ fn bench_runs_on_both_engines() {
         assert!(err.is_empty(), "no progress line when not asked");
     }
 }
+
+#[test]
+fn bench_on_a_device_smaller_than_a_block_suggests_a_block_size_that_fits() {
+    if skip_or_fail("bench_on_a_device_smaller_than_a_block_suggests_a_block_size_that_fits") {
+        return;
+    }
+    let lo = LoopDev::new(1 << 20, false);
+    let run = |extra: &[&str]| {
+        Command::new(common::our_hdparm())
+            .args(["--bench", "--bench-trials", "1", "--bench-seconds", "0.2"])
+            .args(extra)
+            .arg(&lo.dev)
+            .output()
+            .expect("run")
+    };
+    let out = run(&[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(5));
+    assert!(
+        err.contains("less than one 2097152-byte block; try --bench-bs 1024K"),
+        "{err}"
+    );
+    // The suggestion works.
+    let out = run(&["--bench-bs", "1024K"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -1,7 +1,8 @@
 //! hdparm's help texts: the usage (`-h` and usage errors) and the security help.
 //!
 //! These are program output that scripts and users compare against hdparm 9.65, so they are
-//! kept byte for byte; `--help` (which hdparm 9.65 rejects as an unknown flag) adds our own
+//! kept byte for byte, but for `-h`'s header, which names the program that runs, and its one
+//! closing line (DIFFERENCES.md: cli:help-header); `--help` (which hdparm 9.65 rejects as an unknown flag) adds our own
 //! options after hdparm's list. The option lines come from the definitions (`defs.rs`).
 
 use super::defs::{Built, OptionDef, Origin, OPTIONS};
@@ -31,17 +32,33 @@ fn not_built_mark(def: &OptionDef) -> &'static str {
     }
 }
 
-/// Writes the usage text. `clue` is printed for usage errors (stderr), not for `-h`.
+/// The header of `-h` and `--help`: it names the program that runs, as `-V` does. A usage
+/// error keeps hdparm's own header, byte for byte (scripts compare that stderr).
+fn help_header(program: &str) -> String {
+    format!(
+        "{program} - get/set hard disk parameters - hdparm-rs v{}, compatible with hdparm v9.65 by Mark Lord.",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// The line `-h` ends with, pointing to our own options.
+pub const HELP_CLOSING_LINE: &str = "hdparm-rs has options of its own too: see --help.";
+
+/// Writes the usage text. `clue` is printed for usage errors (stderr), which keep hdparm's
+/// header; `-h` and `--help` (no clue) name hdparm-rs.
 pub fn write_usage(
     out: &mut dyn Write,
     program: &str,
     clue: Option<u8>,
     extended: bool,
 ) -> io::Result<()> {
-    write!(
-        out,
-        "\n{program} - get/set hard disk parameters - version v9.65, by Mark Lord.\n\n"
-    )?;
+    let header = match clue {
+        Some(_) => {
+            format!("{program} - get/set hard disk parameters - version v9.65, by Mark Lord.")
+        }
+        None => help_header(program),
+    };
+    write!(out, "\n{header}\n\n")?;
     if let Some(clue) = clue {
         writeln!(out, "clue={clue}")?;
     }
@@ -65,6 +82,8 @@ pub fn write_usage(
         for line in EXTENSION_TRAILER {
             writeln!(out, "{line}")?;
         }
+    } else if clue.is_none() {
+        writeln!(out, "\n{HELP_CLOSING_LINE}")?;
     }
     writeln!(out)
 }

@@ -61,6 +61,9 @@ pub fn run_devices(runs: &[DeviceRun], out: &mut Output) {
 
 /// Runs every device of the invocation, opening each through `opener`.
 pub fn run_devices_with(runs: &[DeviceRun], out: &mut Output, opener: &mut dyn Opener) {
+    if runs.len() > 1 {
+        out.name_devices_in_errors();
+    }
     // Guards first, for all devices, before anything is sent anywhere. A device that cannot be
     // opened here is reported below, when its turn comes.
     for run in runs {
@@ -95,6 +98,12 @@ pub fn run_devices_with(runs: &[DeviceRun], out: &mut Output, opener: &mut dyn O
                     error
                         .message
                         .push_str(" (--direct asks for O_DIRECT, which it does not support)");
+                }
+                // The SCSI generic nodes are root's (and the disk group's) on most systems.
+                if name.starts_with("/dev/sg") && e.raw_os_error() == Some(libc::EACCES) {
+                    error.message.push_str(
+                        " (the SCSI generic nodes are for root and the disk group; run as root)",
+                    );
                 }
                 out.error(&error);
                 out.end_device();

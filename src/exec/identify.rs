@@ -160,8 +160,9 @@ pub fn kernel_identity(ctx: &mut Ctx, multcount: Option<i64>) {
 pub fn identify_stdin(input: &[u8], out: &mut Output) {
     match parse_identify_hex(input) {
         Err(short) => {
+            // hdparm's line, then what was expected (a newcomer reads "Success" and wonders).
             let line = format!(
-                "read only {}/256 IDENTIFY words from stdin: Success",
+                "read only {}/256 IDENTIFY words from stdin: Success (expected 256 hex words of 4 digits, as --Istdout prints them)",
                 short.words_read
             );
             out.error(&Error::usage(line));

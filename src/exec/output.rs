@@ -66,6 +66,11 @@ pub struct Output<'a> {
     pub verdict: Verdict,
     /// Whether stderr is a terminal (progress lines are drawn only there).
     stderr_is_terminal: bool,
+    /// The device being processed, and whether its name is added to each error line that
+    /// does not already name it (several devices on the command line: hdparm's lines would not
+    /// say which one failed).
+    device_name: Option<String>,
+    name_devices: bool,
 }
 
 impl<'a> Output<'a> {
@@ -84,6 +89,8 @@ impl<'a> Output<'a> {
             open: None,
             verdict: Verdict::default(),
             stderr_is_terminal: false,
+            device_name: None,
+            name_devices: false,
         }
     }
 
@@ -99,7 +106,13 @@ impl<'a> Output<'a> {
     }
 
     /// Starts a device: hdparm's header (`\n/dev/sda:\n`) unless quiet, or a JSON device object.
+    /// Error lines name their device from now on (more than one device on the command line).
+    pub fn name_devices_in_errors(&mut self) {
+        self.name_devices = true;
+    }
+
     pub fn begin_device(&mut self, name: &str, quiet: bool) {
+        self.device_name = Some(name.to_string());
         if self.json {
             self.current = Some(DeviceJson {
                 name: name.to_string(),
@@ -121,6 +134,7 @@ impl<'a> Output<'a> {
     /// Ends the current device.
     pub fn end_device(&mut self) {
         self.open = None;
+        self.device_name = None;
         if let Some(dev) = self.current.take() {
             self.envelope.devices.push(dev);
         }
@@ -208,7 +222,13 @@ impl<'a> Output<'a> {
     /// set or action, if any, failed.
     pub fn error(&mut self, error: &Error) {
         let _ = self.stdout.flush();
-        let _ = writeln!(self.stderr, "{}", error.message);
+        let named = match (&self.device_name, self.name_devices) {
+            (Some(name), true) if !error.message.contains(name.as_str()) => {
+                format!("{} ({name})", error.message)
+            }
+            _ => error.message.clone(),
+        };
+        let _ = writeln!(self.stderr, "{named}");
         self.record_error(error);
     }
 

@@ -66,8 +66,19 @@ pub fn read_sector(ctx: &mut Ctx, lba: u64) {
             );
         }
         Err(f) => {
-            ctx.out
-                .error(&Error::new(f.class(), format!("FAILED: {}", f.reason)));
+            // A drive aborts a read past its end (IDNF); say that this is why.
+            let last = ctx
+                .dev
+                .size_sectors()
+                .ok()
+                .map(|sectors| sectors * 512 / sector_bytes as u64)
+                .filter(|&count| count > 0 && lba >= count)
+                .map(|count| format!(" (sector {lba} is beyond the last sector, {})", count - 1))
+                .unwrap_or_default();
+            ctx.out.error(&Error::new(
+                f.class(),
+                format!("FAILED: {}{last}", f.reason),
+            ));
         }
     }
 }

@@ -161,12 +161,16 @@ pub fn bench_with(
         .unwrap_or(0x5eed);
     let plan = OffsetPlan::new(start, span, options.block_size, options.random, seed).ok_or_else(
         || {
+            // Say what would fit: the largest multiple of 512 bytes the span holds (at least
+            // one sector), as a --bench-bs value.
+            let fits = (span / 512 * 512).max(512);
             Error::failed(format!(
-                "bench: {} has {} bytes from offset {}, less than one {}-byte block",
+                "bench: {} has {} bytes from offset {}, less than one {}-byte block; try --bench-bs {}",
                 ctx.path.display(),
                 span,
                 start,
-                options.block_size
+                options.block_size,
+                if fits % 1024 == 0 { format!("{}K", fits / 1024) } else { fits.to_string() }
             ))
         },
     )?;

@@ -11,7 +11,7 @@
 
 use super::Ctx;
 use crate::ata::command::op;
-use crate::error::Error;
+use crate::error::{strerror, Error, ErrorClass};
 use crate::report::settings::{PowerState, SettingsItem};
 
 /// FLUSH CACHE (EXT when the drive has it), as `-F` and `-W0` send it.
@@ -76,8 +76,19 @@ pub fn reread_partitions(ctx: &mut Ctx) {
     if a.noisy {
         ctx.out.text(" re-reading partition table\n");
     }
-    if let Err(e) = ctx.dev.reread_partitions() {
-        ctx.ioctl_failed(" BLKRRPART failed", &e);
+    match ctx.dev.reread_partitions() {
+        // The kernel keeps a table that is in use: say what to do about it.
+        Err(e) if e.raw_os_error() == Some(libc::EBUSY) => ctx.out.error(&Error {
+            class: ErrorClass::Failed,
+            message: format!(
+                " BLKRRPART failed: {} (a partition of {} is mounted or open: unmount or close it, then -z again)",
+                strerror(&e),
+                ctx.name
+            ),
+            errno: e.raw_os_error(),
+        }),
+        Err(e) => ctx.ioctl_failed(" BLKRRPART failed", &e),
+        Ok(()) => {}
     }
 }
 

@@ -167,6 +167,23 @@ fn a_failing_device_does_not_stop_the_next() {
 }
 
 #[test]
+fn with_several_devices_each_error_line_names_its_device() {
+    let failing = || {
+        sata()
+            .on_ata(op::CHECKPOWERMODE1, None, Err(aborted(op::CHECKPOWERMODE1)))
+            .on_ata(op::CHECKPOWERMODE2, None, Err(aborted(op::CHECKPOWERMODE2)))
+    };
+    let o = run_on_all(vec![failing(), failing()], "-C /dev/x /dev/y");
+    let lines: Vec<&str> = o.stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", o.stderr);
+    assert!(lines[0].starts_with(" drive state unknown: ") && lines[0].ends_with(" (/dev/x)"));
+    assert!(lines[1].ends_with(" (/dev/y)"), "{}", o.stderr);
+    // One device: hdparm's line as it is.
+    let o = run_on(failing(), "-C /dev/x");
+    assert!(!o.stderr.contains("(/dev/x)"), "{}", o.stderr);
+}
+
+#[test]
 fn a_device_that_does_not_open_is_reported_and_the_rest_run() {
     let o = run_on_all(vec![sata()], "-y /dev/x /dev/missing");
     assert_eq!(o.ata(), vec![(op::STANDBYNOW1, 0, 0)]);
@@ -321,7 +338,19 @@ fn read_sector_refusals_and_failures() {
     let o = run_on(fake, "--read-sector 1 /dev/x");
     assert_eq!(o.stdout, format!("{HEADER}reading sector 1: "));
     assert!(o.stderr.starts_with("FAILED: ATA command 0x20 failed"));
+    assert!(!o.stderr.contains("beyond"), "sector 1 is on the drive");
     assert_eq!(o.exit, 5);
+    // Past the end: the drive aborts, and the line says why.
+    let mut fake = sata().on_ata(op::READ_PIO, None, Err(aborted(op::READ_PIO)));
+    fake.size_sectors = Ok(1000);
+    let o = run_on(fake, "--read-sector 1000 /dev/x");
+    assert!(
+        o.stderr
+            .trim_end()
+            .ends_with(" (sector 1000 is beyond the last sector, 999)"),
+        "{}",
+        o.stderr
+    );
 }
 
 // ---- across steps --------------------------------------------------------------------------

@@ -142,7 +142,8 @@ fn end_of_device_action_failures() {
     let o = run_on(fake, "-q -f -q -z -q -w /dev/x");
     assert_eq!(
         o.stderr,
-        "BLKFLSBUF failed: Input/output error\n BLKRRPART failed: Device or resource busy\n \
+        "BLKFLSBUF failed: Input/output error\n BLKRRPART failed: Device or resource busy \
+(a partition of /dev/x is mounted or open: unmount or close it, then -z again)\n \
 HDIO_DRIVE_RESET failed: Inappropriate ioctl for device (/dev/x is a SATA disk (libata))\n"
     );
     assert_eq!(o.exit, 5);
