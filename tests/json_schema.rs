@@ -487,6 +487,17 @@ fn loop_cases(lo: &LoopDev, scratch: &Path) -> Vec<(Vec<String>, Vec<u8>)> {
         &["--json", "--apply", "--dry-run", "--config", &conf, dev],
         &["--json", "--apply", "--config", &conf, dev],
         &["--json", "--check", "--config", &conf, dev],
+        &["--json", "--advise", dev],
+        &["--json", "--surface-quick", "--zones", "2", dev],
+        &[
+            "--json",
+            "--experiment",
+            "-a 8",
+            "-a 256",
+            "--trials",
+            "2",
+            dev,
+        ],
     ] {
         cases.push(case(words));
     }

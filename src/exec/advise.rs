@@ -13,7 +13,8 @@
 //! ```
 //! JSON: `{"json_format_version", "hdparm_rs": {"version", "argv", "exit_status"}, "devices":
 //! [{"name", "asleep", "advice": [{"rule", "finding", "reason", "risk", "command"}]}],
-//! "messages": [{"class", "message"}]}`.
+//! "report": "advise", "messages": [{"severity", "class", "text"}]}` (`doc/hdparm-rs.schema.json`:
+//! advise_document).
 
 use super::access::DeviceAccess;
 use super::output::Output;
@@ -25,6 +26,7 @@ use crate::ata::smart;
 use crate::cli::{AdviseRequest, Flags};
 use crate::device::system;
 use crate::error::{strerror, ErrorClass, Verdict};
+use crate::report::envelope::Message;
 use crate::report::settings::PowerState;
 use serde::Serialize;
 use std::ffi::OsString;
@@ -117,7 +119,11 @@ pub fn run_advise(
                 verdict.record(ErrorClass::CannotOpen);
                 let text = format!("{device}: {}", strerror(&e));
                 if request.json {
-                    messages.push(serde_json::json!({"class": "cannot_open", "message": text}));
+                    messages.push(Message {
+                        severity: "error",
+                        class: Some(ErrorClass::CannotOpen.name()),
+                        text,
+                    });
                 } else {
                     let _ = writeln!(stderr, "{text}");
                 }
@@ -140,6 +146,7 @@ pub fn run_advise(
                 "argv": program_args.iter().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>(),
                 "exit_status": status,
             },
+            "report": "advise",
             "devices": reports,
             "messages": messages,
         });

@@ -66,7 +66,7 @@ pub fn run(args: &[OsString], streams: crate::Streams<'_>) -> u8 {
             return out.finish();
         }
         Invocation::Surface(request) => {
-            return surface::run_surface(&request, stdout, stderr, stderr_is_terminal);
+            return surface::run_surface(&request, args, stdout, stderr, stderr_is_terminal);
         }
         Invocation::Advise(request) => {
             return advise::run_advise(&request, args, stdout, stderr);
@@ -125,7 +125,7 @@ fn run_json(
             return advise::run_advise(request, args, stdout, stderr)
         }
         Ok(Invocation::Surface(request)) => {
-            return surface::run_surface(request, stdout, stderr, stderr_is_terminal)
+            return surface::run_surface(request, args, stdout, stderr, stderr_is_terminal)
         }
         Ok(Invocation::Experiment(request)) => {
             return experiment::run_experiment(request, args, stdout, stderr, stderr_is_terminal)

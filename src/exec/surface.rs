@@ -2,6 +2,8 @@
 //! `timing::surface` over it with the real clock, shows progress and an estimate on stderr when
 //! it is a terminal, and writes the text (or JSON), the CSV and the SVG.
 //!
+//! JSON: `doc/hdparm-rs.schema.json`, surface_document (`"report": "surface"`).
+//!
 //! Exit status: 0 when every block read; 5 when some did not (the scan still covers the rest);
 //! 2 when the device cannot be opened.
 
@@ -9,6 +11,7 @@ use crate::cli::SurfaceRequest;
 use crate::device::reader::{open_direct, size_sectors_by_seek, FdTarget, TimingBuffer};
 use crate::device::system;
 use crate::error::{strerror, ErrorClass, Verdict};
+use crate::report::envelope::Message;
 use crate::report::surface;
 use crate::timing::clock::MonotonicClock;
 use crate::timing::surface::{scan, BLOCK_BYTES};
@@ -17,20 +20,34 @@ use std::os::fd::AsFd;
 use std::path::Path;
 use std::time::Instant;
 
+/// The failures of a scan: the verdict, and the messages its JSON carries (stderr has the
+/// same lines).
+#[derive(Default)]
+struct Failures {
+    verdict: Verdict,
+    messages: Vec<Message>,
+}
+
 /// Records a failure and prints its line.
-fn fail(verdict: &mut Verdict, class: ErrorClass, text: String, stderr: &mut dyn Write) {
-    verdict.record(class);
+fn fail(failures: &mut Failures, class: ErrorClass, text: String, stderr: &mut dyn Write) {
+    failures.verdict.record(class);
     let _ = writeln!(stderr, "{text}");
+    failures.messages.push(Message {
+        severity: "error",
+        class: Some(class.name()),
+        text,
+    });
 }
 
 /// Runs `--surface`; returns the exit status.
 pub fn run_surface(
     request: &SurfaceRequest,
+    program_args: &[std::ffi::OsString],
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
     stderr_is_terminal: bool,
 ) -> u8 {
-    let mut verdict = Verdict::default();
+    let mut verdict = Failures::default();
     let device = request.device.to_string_lossy().into_owned();
     let file = match open_direct(Path::new(&request.device)) {
         Ok(file) => file,
@@ -41,7 +58,7 @@ pub fn run_surface(
                 format!("{device}: {}", e.message),
                 stderr,
             );
-            return verdict.exit_status();
+            return verdict.verdict.exit_status();
         }
     };
     let size_bytes = match size_sectors_by_seek(file.as_fd()) {
@@ -53,7 +70,7 @@ pub fn run_surface(
                 format!("{device}: nothing to scan (size 0)"),
                 stderr,
             );
-            return verdict.exit_status();
+            return verdict.verdict.exit_status();
         }
         Err(e) => {
             fail(
@@ -62,7 +79,7 @@ pub fn run_surface(
                 format!("{device}: {}", strerror(&e)),
                 stderr,
             );
-            return verdict.exit_status();
+            return verdict.verdict.exit_status();
         }
     };
     let mut buffer = match TimingBuffer::prepare() {
@@ -74,7 +91,7 @@ pub fn run_surface(
                 format!("{device}: {}", e.message),
                 stderr,
             );
-            return verdict.exit_status();
+            return verdict.verdict.exit_status();
         }
     };
     let mut target = match FdTarget::new(file.as_fd()) {
@@ -86,7 +103,7 @@ pub fn run_surface(
                 format!("{device}: {}", strerror(&e)),
                 stderr,
             );
-            return verdict.exit_status();
+            return verdict.verdict.exit_status();
         }
     };
     let mut clock = MonotonicClock::new();
@@ -115,7 +132,7 @@ pub fn run_surface(
         &mut progress,
     );
     if result.zones.iter().any(|z| !z.error_lbas.is_empty()) {
-        verdict.record(ErrorClass::Failed);
+        verdict.verdict.record(ErrorClass::Failed);
     }
     if let Some(path) = &request.csv {
         if let Err(e) = system::write_atomically(path, surface::csv(&result).as_bytes()) {
@@ -140,9 +157,15 @@ pub fn run_surface(
     if request.json {
         let document = serde_json::json!({
             "json_format_version": crate::report::envelope::JSON_FORMAT_VERSION,
-            "hdparm_rs": {"version": env!("CARGO_PKG_VERSION"), "exit_status": verdict.exit_status()},
+            "hdparm_rs": {
+                "version": env!("CARGO_PKG_VERSION"),
+                "argv": program_args.iter().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>(),
+                "exit_status": verdict.verdict.exit_status(),
+            },
+            "report": "surface",
             "device": device,
             "surface": result,
+            "messages": verdict.messages,
         });
         let _ = writeln!(
             stdout,
@@ -153,5 +176,5 @@ pub fn run_surface(
         let _ = write!(stdout, "{}", surface::text(&device, &result));
     }
     let _ = stdout.flush();
-    verdict.exit_status()
+    verdict.verdict.exit_status()
 }
