@@ -113,6 +113,18 @@ pub fn block_attribute(device: &Path, attribute: &str) -> String {
         .unwrap_or_default()
 }
 
+/// The devices named on the command line, or, when none is, every disk present.
+pub fn named_or_present(named: &[std::ffi::OsString]) -> Vec<String> {
+    if named.is_empty() {
+        present_disks()
+    } else {
+        named
+            .iter()
+            .map(|d| d.to_string_lossy().into_owned())
+            .collect()
+    }
+}
+
 /// The disks present that our udev rule covers (`sd*`, `hd*`, `nvme*n*`), as /dev names.
 pub fn present_disks() -> Vec<String> {
     disks_where(|name| {

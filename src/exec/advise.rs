@@ -93,15 +93,7 @@ pub fn run_advise(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> u8 {
-    let devices: Vec<String> = if request.devices.is_empty() {
-        system::present_disks()
-    } else {
-        request
-            .devices
-            .iter()
-            .map(|d| d.to_string_lossy().into_owned())
-            .collect()
-    };
+    let devices = system::named_or_present(&request.devices);
     let mut verdict = Verdict::default();
     let mut messages = Vec::new();
     let mut reports = Vec::new();
@@ -141,11 +133,7 @@ pub fn run_advise(
     if request.json {
         let document = serde_json::json!({
             "json_format_version": crate::report::envelope::JSON_FORMAT_VERSION,
-            "hdparm_rs": {
-                "version": env!("CARGO_PKG_VERSION"),
-                "argv": program_args.iter().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>(),
-                "exit_status": status,
-            },
+            "hdparm_rs": crate::report::envelope::program_json(program_args, status),
             "report": "advise",
             "devices": reports,
             "messages": messages,

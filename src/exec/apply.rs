@@ -454,11 +454,7 @@ fn finish(
     if request.json {
         let document = serde_json::json!({
             "json_format_version": JSON_FORMAT_VERSION,
-            "hdparm_rs": {
-                "version": env!("CARGO_PKG_VERSION"),
-                "argv": program_args.iter().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>(),
-                "exit_status": status,
-            },
+            "hdparm_rs": crate::report::envelope::program_json(program_args, status),
             "config": request.config.display().to_string(),
             "mode": if request.check { "check" } else if request.dry_run { "dry_run" } else { "apply" },
             "devices": reports,

@@ -93,15 +93,7 @@ pub fn run_prometheus(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> u8 {
-    let devices: Vec<String> = if request.devices.is_empty() {
-        system::present_disks()
-    } else {
-        request
-            .devices
-            .iter()
-            .map(|d| d.to_string_lossy().into_owned())
-            .collect()
-    };
+    let devices = system::named_or_present(&request.devices);
     let (sender, receiver) = mpsc::channel();
     for (index, device) in devices.iter().enumerate() {
         let sender = sender.clone();

@@ -157,11 +157,7 @@ pub fn run_surface(
     if request.json {
         let document = serde_json::json!({
             "json_format_version": crate::report::envelope::JSON_FORMAT_VERSION,
-            "hdparm_rs": {
-                "version": env!("CARGO_PKG_VERSION"),
-                "argv": program_args.iter().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>(),
-                "exit_status": verdict.verdict.exit_status(),
-            },
+            "hdparm_rs": crate::report::envelope::program_json(program_args, verdict.verdict.exit_status()),
             "report": "surface",
             "device": device,
             "surface": result,
