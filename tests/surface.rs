@@ -66,6 +66,13 @@ fn a_quick_scan_writes_text_csv_json_and_a_plot() {
     let zones = doc["surface"]["zones"].as_array().expect("zones");
     assert_eq!(zones.len(), 4);
     assert!(zones.iter().all(|z| z["bytes_read"] == 8 << 20));
+    // `--plot -`: the SVG on stdout, the text on stderr.
+    let out = Command::new(common::our_hdparm())
+        .args(["--surface-quick", "--zones", "2", "--plot", "-", &lo.dev])
+        .output()
+        .expect("run");
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("<svg "));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(" Surface scan of "));
     if Command::new("rsvg-convert")
         .arg("--version")
         .output()

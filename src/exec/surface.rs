@@ -144,7 +144,9 @@ pub fn run_surface(
             );
         }
     }
-    if let Some(path) = &request.plot {
+    // `--plot -`: the SVG is standard output, and the text report goes to stderr.
+    let plot_to_stdout = request.plot.as_deref() == Some(Path::new("-"));
+    if let Some(path) = request.plot.as_ref().filter(|_| !plot_to_stdout) {
         if let Err(e) = system::write_atomically(path, surface::svg(&device, &result).as_bytes()) {
             fail(
                 &mut verdict,
@@ -168,6 +170,9 @@ pub fn run_surface(
             "{}",
             serde_json::to_string_pretty(&document).unwrap_or_default()
         );
+    } else if plot_to_stdout {
+        let _ = write!(stderr, "{}", surface::text(&device, &result));
+        let _ = write!(stdout, "{}", surface::svg(&device, &result));
     } else {
         let _ = write!(stdout, "{}", surface::text(&device, &result));
     }

@@ -486,7 +486,9 @@ pub fn run_experiment(
     drop(stop_handler);
     let mut class = (ending == Ending::Failed).then_some(ErrorClass::Failed);
     let mut messages = Vec::new();
-    if let Some(path) = &request.plot {
+    // `--plot -`: the SVG is standard output, and the text report goes to stderr.
+    let plot_to_stdout = request.plot.as_deref() == Some(std::path::Path::new("-"));
+    if let Some(path) = request.plot.as_ref().filter(|_| !plot_to_stdout) {
         if let Err(e) = std::fs::write(path, report::render_svg(&report)) {
             let text = format!(
                 "--plot: cannot write {}: {}",
@@ -551,6 +553,9 @@ pub fn run_experiment(
         let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
         text.push('\n');
         let _ = stdout.write_all(text.as_bytes());
+    } else if plot_to_stdout {
+        let _ = stderr.write_all(report::render_text(&report).as_bytes());
+        let _ = stdout.write_all(report::render_svg(&report).as_bytes());
     } else {
         let _ = stdout.write_all(report::render_text(&report).as_bytes());
     }
