@@ -489,6 +489,7 @@ fn loop_cases(lo: &LoopDev, scratch: &Path) -> Vec<(Vec<String>, Vec<u8>)> {
         &["--json", "--check", "--config", &conf, dev],
         &["--json", "--advise", dev],
         &["--json", "--surface-quick", "--zones", "2", dev],
+        &["--json", "--surface", "/dev/hdparm-rs-no-such-disk"],
         &[
             "--json",
             "--experiment",

@@ -2,7 +2,8 @@
 //! `timing::surface` over it with the real clock, shows progress and an estimate on stderr when
 //! it is a terminal, and writes the text (or JSON), the CSV and the SVG.
 //!
-//! JSON: `doc/hdparm-rs.schema.json`, surface_document (`"report": "surface"`).
+//! JSON: `doc/hdparm-rs.schema.json`, surface_document (`"report": "surface"`; `surface` is null
+//! when the device could not be scanned at all).
 //!
 //! Exit status: 0 when every block read; 5 when some did not (the scan still covers the rest);
 //! 2 when the device cannot be opened.
@@ -10,11 +11,11 @@
 use crate::cli::SurfaceRequest;
 use crate::device::reader::{open_direct, size_sectors_by_seek, FdTarget, TimingBuffer};
 use crate::device::system;
-use crate::error::{strerror, ErrorClass, Verdict};
+use crate::error::{strerror, Error, ErrorClass, Verdict};
 use crate::report::envelope::Message;
 use crate::report::surface;
 use crate::timing::clock::MonotonicClock;
-use crate::timing::surface::{scan, BLOCK_BYTES};
+use crate::timing::surface::{scan, Scan, BLOCK_BYTES};
 use std::io::Write;
 use std::os::fd::AsFd;
 use std::path::Path;
@@ -28,84 +29,33 @@ struct Failures {
     messages: Vec<Message>,
 }
 
-/// Records a failure and prints its line.
-fn fail(failures: &mut Failures, class: ErrorClass, text: String, stderr: &mut dyn Write) {
-    failures.verdict.record(class);
-    let _ = writeln!(stderr, "{text}");
-    failures.messages.push(Message {
-        severity: "error",
-        class: Some(class.name()),
-        text,
-    });
+impl Failures {
+    /// Records a failure and prints its line.
+    fn fail(&mut self, class: ErrorClass, text: String, stderr: &mut dyn Write) {
+        self.verdict.record(class);
+        let _ = writeln!(stderr, "{text}");
+        self.messages.push(Message {
+            severity: "error",
+            class: Some(class.name()),
+            text,
+        });
+    }
 }
 
-/// Runs `--surface`; returns the exit status.
-pub fn run_surface(
+/// Opens the device and scans it; an error says why nothing could be scanned.
+fn scan_device(
     request: &SurfaceRequest,
-    program_args: &[std::ffi::OsString],
-    stdout: &mut dyn Write,
     stderr: &mut dyn Write,
     stderr_is_terminal: bool,
-) -> u8 {
-    let mut verdict = Failures::default();
-    let device = request.device.to_string_lossy().into_owned();
-    let file = match open_direct(Path::new(&request.device)) {
-        Ok(file) => file,
-        Err(e) => {
-            fail(
-                &mut verdict,
-                e.class,
-                format!("{device}: {}", e.message),
-                stderr,
-            );
-            return verdict.verdict.exit_status();
-        }
+) -> Result<Scan, Error> {
+    let file = open_direct(Path::new(&request.device))?;
+    let os = |e: std::io::Error| Error::os(ErrorClass::Failed, "", &e);
+    let size_bytes = match size_sectors_by_seek(file.as_fd()).map_err(os)? {
+        0 => return Err(Error::not_applicable("nothing to scan (size 0)")),
+        sectors => sectors * 512,
     };
-    let size_bytes = match size_sectors_by_seek(file.as_fd()) {
-        Ok(sectors) if sectors > 0 => sectors * 512,
-        Ok(_) => {
-            fail(
-                &mut verdict,
-                ErrorClass::NotApplicable,
-                format!("{device}: nothing to scan (size 0)"),
-                stderr,
-            );
-            return verdict.verdict.exit_status();
-        }
-        Err(e) => {
-            fail(
-                &mut verdict,
-                ErrorClass::Failed,
-                format!("{device}: {}", strerror(&e)),
-                stderr,
-            );
-            return verdict.verdict.exit_status();
-        }
-    };
-    let mut buffer = match TimingBuffer::prepare() {
-        Ok(buffer) => buffer,
-        Err(e) => {
-            fail(
-                &mut verdict,
-                e.class,
-                format!("{device}: {}", e.message),
-                stderr,
-            );
-            return verdict.verdict.exit_status();
-        }
-    };
-    let mut target = match FdTarget::new(file.as_fd()) {
-        Ok(target) => target,
-        Err(e) => {
-            fail(
-                &mut verdict,
-                ErrorClass::Failed,
-                format!("{device}: {}", strerror(&e)),
-                stderr,
-            );
-            return verdict.verdict.exit_status();
-        }
-    };
+    let mut buffer = TimingBuffer::prepare()?;
+    let mut target = FdTarget::new(file.as_fd()).map_err(os)?;
     let mut clock = MonotonicClock::new();
     let started = Instant::now();
     let mut progress = |done: usize, total: usize| {
@@ -122,7 +72,7 @@ pub fn run_surface(
         let _ = stderr.flush();
     };
     let buf = &mut buffer.as_mut_slice()[..BLOCK_BYTES];
-    let result = scan(
+    Ok(scan(
         &mut target,
         &mut clock,
         buf,
@@ -130,52 +80,78 @@ pub fn run_surface(
         request.zones,
         request.quick,
         &mut progress,
-    );
-    if result.zones.iter().any(|z| !z.error_lbas.is_empty()) {
-        verdict.verdict.record(ErrorClass::Failed);
-    }
-    if let Some(path) = &request.csv {
-        if let Err(e) = system::write_atomically(path, surface::csv(&result).as_bytes()) {
-            fail(
-                &mut verdict,
-                ErrorClass::Failed,
-                format!("{}: {}", path.display(), strerror(&e)),
-                stderr,
-            );
+    ))
+}
+
+/// Runs `--surface`; returns the exit status.
+pub fn run_surface(
+    request: &SurfaceRequest,
+    program_args: &[std::ffi::OsString],
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+    stderr_is_terminal: bool,
+) -> u8 {
+    let mut failures = Failures::default();
+    let device = request.device.to_string_lossy().into_owned();
+    let result = match scan_device(request, stderr, stderr_is_terminal) {
+        Ok(result) => Some(result),
+        Err(e) => {
+            // Error::os with an empty label starts its line with ": "; the open error names
+            // the device already.
+            let why = e.message.trim_start_matches(": ");
+            let line = if why.starts_with(device.as_str()) {
+                why.to_string()
+            } else {
+                format!("{device}: {why}")
+            };
+            failures.fail(e.class, line, stderr);
+            None
         }
-    }
+    };
     // `--plot -`: the SVG is standard output, and the text report goes to stderr.
     let plot_to_stdout = request.plot.as_deref() == Some(Path::new("-"));
-    if let Some(path) = request.plot.as_ref().filter(|_| !plot_to_stdout) {
-        if let Err(e) = system::write_atomically(path, surface::svg(&device, &result).as_bytes()) {
-            fail(
-                &mut verdict,
-                ErrorClass::Failed,
-                format!("{}: {}", path.display(), strerror(&e)),
-                stderr,
-            );
+    if let Some(result) = &result {
+        if result.zones.iter().any(|z| !z.error_lbas.is_empty()) {
+            failures.verdict.record(ErrorClass::Failed);
+        }
+        let files = [
+            (request.csv.as_ref(), surface::csv(result)),
+            (
+                request.plot.as_ref().filter(|_| !plot_to_stdout),
+                surface::svg(&device, result),
+            ),
+        ];
+        for (path, text) in files {
+            let Some(path) = path else { continue };
+            if let Err(e) = system::write_atomically(path, text.as_bytes()) {
+                let line = format!("{}: {}", path.display(), strerror(&e));
+                failures.fail(ErrorClass::Failed, line, stderr);
+            }
         }
     }
+    let status = failures.verdict.exit_status();
     if request.json {
         let document = serde_json::json!({
             "json_format_version": crate::report::envelope::JSON_FORMAT_VERSION,
-            "hdparm_rs": crate::report::envelope::program_json(program_args, verdict.verdict.exit_status()),
+            "hdparm_rs": crate::report::envelope::program_json(program_args, status),
             "report": "surface",
             "device": device,
             "surface": result,
-            "messages": verdict.messages,
+            "messages": failures.messages,
         });
         let _ = writeln!(
             stdout,
             "{}",
             serde_json::to_string_pretty(&document).unwrap_or_default()
         );
-    } else if plot_to_stdout {
-        let _ = write!(stderr, "{}", surface::text(&device, &result));
-        let _ = write!(stdout, "{}", surface::svg(&device, &result));
-    } else {
-        let _ = write!(stdout, "{}", surface::text(&device, &result));
+    } else if let Some(result) = &result {
+        if plot_to_stdout {
+            let _ = write!(stderr, "{}", surface::text(&device, result));
+            let _ = write!(stdout, "{}", surface::svg(&device, result));
+        } else {
+            let _ = write!(stdout, "{}", surface::text(&device, result));
+        }
     }
     let _ = stdout.flush();
-    verdict.verdict.exit_status()
+    status
 }
