@@ -55,6 +55,13 @@ fn record_of(records: &Path, dev: &str) -> serde_json::Value {
     serde_json::from_slice(&bytes).expect("the record is JSON")
 }
 
+/// Writes `dir/hdparm.conf`; its path as the command line takes it.
+fn write_conf(dir: &Path, text: String) -> String {
+    let conf = dir.join("hdparm.conf");
+    std::fs::write(&conf, text).expect("conf");
+    conf.display().to_string()
+}
+
 fn scratch(test: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("hdparm-rs-{test}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -70,16 +77,13 @@ fn apply_sets_records_and_check_sees_drift() {
     };
     let lo = &devices[0];
     let dir = scratch(test);
-    let conf = dir.join("hdparm.conf");
-    std::fs::write(
-        &conf,
+    let conf = write_conf(
+        &dir,
         format!(
             "# a comment\nquiet\n{} {{\n\tread_ahead_sect = 64\n\tread_only = on\n}}\n",
             lo.dev
         ),
-    )
-    .expect("conf");
-    let conf = conf.display().to_string();
+    );
     let records = dir.join("records");
 
     // --dry-run: the plan, and nothing changes.
@@ -160,17 +164,14 @@ fn a_rejected_setting_is_recorded_and_the_other_devices_still_apply() {
     };
     let (first, second) = (&devices[0], &devices[1]);
     let dir = scratch(test);
-    let conf = dir.join("hdparm.conf");
     // A loop device has no write cache to switch: -W fails there.
-    std::fs::write(
-        &conf,
+    let conf = write_conf(
+        &dir,
         format!(
             "{} {{\n write_cache = off\n read_ahead_sect = 32\n}}\n{} {{\n read_ahead_sect = 16\n}}\n",
             first.dev, second.dev
         ),
-    )
-    .expect("conf");
-    let conf = conf.display().to_string();
+    );
     let records = dir.join("records");
     let applied = ours(
         &["--apply", "--config", &conf, &first.dev, &second.dev],
@@ -214,13 +215,10 @@ fn a_bad_file_applies_nothing_and_says_why() {
     };
     let lo = &devices[0];
     let dir = scratch(test);
-    let conf = dir.join("hdparm.conf");
-    std::fs::write(
-        &conf,
+    let conf = write_conf(
+        &dir,
         format!("{} {{\n read_ahead_sect = 64\n dma = maybe\n}}\n", lo.dev),
-    )
-    .expect("conf");
-    let conf = conf.display().to_string();
+    );
     let done = ours(
         &["--apply", "--config", &conf, &lo.dev],
         &dir.join("records"),
@@ -248,8 +246,7 @@ fn the_resume_hook_reapplies_as_systemd_calls_it() {
     };
     let lo = &devices[0];
     let dir = scratch(test);
-    let conf = dir.join("hdparm.conf");
-    std::fs::write(&conf, format!("{} {{\n read_ahead_sect = 48\n}}\n", lo.dev)).expect("conf");
+    let conf = write_conf(&dir, format!("{} {{\n read_ahead_sect = 48\n}}\n", lo.dev));
     let records = dir.join("records");
     let hook = concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -295,15 +292,9 @@ fn a_class_block_applies_to_the_drives_of_that_class() {
         ("ssd", "rotational")
     };
     let dir = scratch(test);
-    let conf = dir.join("hdparm.conf");
-    std::fs::write(
-        &conf,
-        format!(
+    let conf = write_conf(&dir, format!(
             "class:{other} {{\n read_ahead_sect = 24\n}}\nclass:{mine} {{\n read_ahead_sect = 40\n}}\n"
-        ),
-    )
-    .expect("conf");
-    let conf = conf.display().to_string();
+        ));
     let done = ours(
         &["--apply", "--config", &conf, &lo.dev],
         &dir.join("records"),
