@@ -16,6 +16,7 @@ pub mod reader;
 pub mod sys;
 pub mod sysfs;
 pub mod system;
+pub mod usage;
 
 use std::cell::Cell;
 use std::fs::{File, OpenOptions};

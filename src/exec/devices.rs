@@ -39,8 +39,21 @@ pub struct RealOpener;
 
 impl Opener for RealOpener {
     fn facts(&mut self, run: &DeviceRun) -> DeviceFacts {
+        // Only a run that may destroy data looks at who uses the drive (mountinfo, holders,
+        // an exclusive open); `-N` counts as one until the size says it does not shrink.
+        let may_destroy = guards::destructive_option(&run.flags, Some(u64::MAX)).is_some();
+        let (in_use, visible_sectors) = if may_destroy {
+            (
+                crate::device::usage::in_use(std::path::Path::new(&run.path)),
+                crate::device::usage::visible_sectors(std::path::Path::new(&run.path)),
+            )
+        } else {
+            (None, None)
+        };
         DeviceFacts {
             multcount_via_ata: RealDevice::multcount_needs_ata(&run.path),
+            in_use,
+            visible_sectors,
         }
     }
 
@@ -69,6 +82,13 @@ pub fn run_devices_with(runs: &[DeviceRun], out: &mut Output, opener: &mut dyn O
     for run in runs {
         let facts = opener.facts(run);
         if let Some(refusal) = guards::check(run, &facts) {
+            out.error(&Error::guard(refusal.text));
+            return;
+        }
+        // Ours: a destructive operation refuses a drive this system is using.
+        let destructive = guards::destructive_option(&run.flags, facts.visible_sectors);
+        if let (Some(option), Some(user)) = (destructive, facts.in_use.as_deref()) {
+            let refusal = guards::in_use_refusal(&run.path.to_string_lossy(), option, user);
             out.error(&Error::guard(refusal.text));
             return;
         }

@@ -129,6 +129,8 @@ pub struct FakeDevice {
     pub size_sectors: io::Result<u64>,
     pub logical_sector_size: io::Result<u32>,
     pub partition_refusal: Option<String>,
+    /// What uses the drive, as the in-use check would find it (a mount, swap, a holder).
+    pub in_use: Option<String>,
     /// HDIO get answers; a setting not listed answers ENOTTY (what libata says).
     pub hdio: Vec<(HdioSetting, i64)>,
     /// Calls that fail, with their errno (compared exactly, arguments included). ATA commands
@@ -199,6 +201,7 @@ impl FakeDevice {
             size_sectors: Ok(1953525168),
             logical_sector_size: Ok(512),
             partition_refusal: None,
+            in_use: None,
             hdio: vec![(HdioSetting::Io32bit, 1)],
             failing: Vec::new(),
             ata_rules: Vec::new(),
@@ -606,6 +609,8 @@ impl Opener for FakeOpener {
         self.facts_next += 1;
         DeviceFacts {
             multcount_via_ata: fake.is_some_and(|f| f.libata),
+            in_use: fake.and_then(|f| f.in_use.clone()),
+            visible_sectors: fake.and_then(|f| f.size_sectors.as_ref().ok().copied()),
         }
     }
 

@@ -29,6 +29,11 @@ fn please_destroy(option: &str, explanation: &str) -> Refusal {
 pub struct DeviceFacts {
     /// `-m N` goes through SET MULTIPLE MODE (libata, SAT) rather than the old IDE driver's ioctl.
     pub multcount_via_ata: bool,
+    /// What uses the drive (a mount, swap, a holder), looked up only when the run asks for a
+    /// destructive operation; see [`destructive_option`].
+    pub in_use: Option<String>,
+    /// The sectors the kernel sees, for whether `-N` shrinks (looked up with `in_use`).
+    pub visible_sectors: Option<u64>,
 }
 
 /// The first guard refusal of one device's plan, if any.
@@ -148,6 +153,54 @@ pub fn unbuilt_option(f: &crate::cli::Flags) -> Option<&'static str> {
         .map(|(_, name)| *name)
 }
 
+// ---- in use: the refusal of a drive this system is using (ours; DIFFERENCES.md "in use") ----
+
+/// The destructive operation asked for, by the name the refusal gives it, or None. `-N` is
+/// destructive only when it shrinks what the kernel sees (`visible_sectors`, when known).
+pub fn destructive_option(
+    f: &crate::cli::Flags,
+    visible_sectors: Option<u64>,
+) -> Option<&'static str> {
+    use crate::cli::SecurityCommand;
+    let security = match f.security.as_ref().map(|(command, _)| *command) {
+        Some(SecurityCommand::SetPass) => Some("--security-set-pass"),
+        Some(SecurityCommand::Erase) => Some("--security-erase"),
+        Some(SecurityCommand::EraseEnhanced) => Some("--security-erase-enhanced"),
+        _ => None,
+    };
+    let sanitize = match f.sanitize {
+        Some(SanitizeCommand::BlockErase) => Some("--sanitize-block-erase"),
+        Some(SanitizeCommand::CryptoScramble) => Some("--sanitize-crypto-scramble"),
+        Some(SanitizeCommand::Overwrite { .. }) => Some("--sanitize-overwrite"),
+        _ => None,
+    };
+    let shrinks =
+        f.max_sectors.set && visible_sectors.is_some_and(|visible| f.max_sectors.value < visible);
+    let asked = [
+        (security.is_some(), security.unwrap_or_default()),
+        (sanitize.is_some(), sanitize.unwrap_or_default()),
+        (f.trim_ranges.is_some(), "--trim-sector-ranges"),
+        (f.trim_ranges_stdin, "--trim-sector-ranges-stdin"),
+        (f.write_sector.is_some(), "--write-sector"),
+        (f.make_bad_sector.is_some(), "--make-bad-sector"),
+        (f.set_sector_size.is_some(), "--set-sector-size"),
+        (f.fwdownload.is_some(), "--fwdownload"),
+        (shrinks, "-N"),
+        (f.dco_restore, "--dco-restore"),
+        (f.dco_setmax.is_some(), "--dco-setmax"),
+    ];
+    asked.iter().find(|(yes, _)| *yes).map(|(_, name)| *name)
+}
+
+/// The refusal of a destructive operation on a drive in use: one sentence, naming the user.
+pub fn in_use_refusal(device: &str, option: &str, user: &str) -> Refusal {
+    Refusal {
+        text: format!(
+            "{device}: refusing {option}: {user}. It would destroy data in use; stop using the drive first (unmount, swapoff, or stop the array or volume)."
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,6 +217,8 @@ mod tests {
     fn guarded_operations_need_their_flag() {
         let facts = DeviceFacts {
             multcount_via_ata: true,
+            in_use: None,
+            visible_sectors: None,
         };
         let mut f = Flags {
             write_sector: Some(5),
@@ -189,7 +244,9 @@ mod tests {
             check(
                 &run(f),
                 &DeviceFacts {
-                    multcount_via_ata: false
+                    multcount_via_ata: false,
+                    in_use: None,
+                    visible_sectors: None,
                 }
             )
             .is_none(),
@@ -218,6 +275,8 @@ mod tests {
         use crate::cli::defs::{Built, Guard, Role, Value, OPTIONS};
         let facts = DeviceFacts {
             multcount_via_ata: true,
+            in_use: None,
+            visible_sectors: None,
         };
         let run_of = |words: &[String]| {
             let argv: Vec<std::ffi::OsString> = std::iter::once("hdparm".to_string())

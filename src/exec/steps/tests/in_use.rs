@@ -1,0 +1,62 @@
+//! The refusal of a drive in use, before anything is sent (ours; DIFFERENCES.md "in use").
+
+use super::sata;
+use crate::exec::fake::{run_on, FakeDevice};
+
+fn in_use(mut fake: FakeDevice) -> FakeDevice {
+    fake.in_use = Some("/dev/x1 is mounted on /home".into());
+    fake.size_sectors = Ok(1_000_000);
+    fake
+}
+
+#[test]
+fn a_destructive_option_on_a_drive_in_use_is_refused_and_nothing_is_sent() {
+    let o = run_on(
+        in_use(sata()),
+        "--yes-i-know-what-i-am-doing --write-sector 8 /dev/x",
+    );
+    assert_eq!(o.exit, 1);
+    assert_eq!(o.stdout, "");
+    assert_eq!(
+        o.stderr,
+        "/dev/x: refusing --write-sector: /dev/x1 is mounted on /home. It would destroy data in use; stop using the drive first (unmount, swapoff, or stop the array or volume).\n"
+    );
+    assert!(o.calls.is_empty(), "{:?}", o.calls);
+}
+
+#[test]
+fn a_missing_guard_flag_is_reported_before_the_use() {
+    let o = run_on(in_use(sata()), "--write-sector 8 /dev/x");
+    assert_eq!(o.exit, 1);
+    assert!(
+        o.stderr
+            .starts_with("Use of --write-sector is VERY DANGEROUS."),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn only_an_n_that_shrinks_the_drive_counts_as_destructive() {
+    let grow = run_on(
+        in_use(sata()),
+        "--yes-i-know-what-i-am-doing -N 2000000 /dev/x",
+    );
+    assert!(!grow.stderr.contains("refusing"), "{}", grow.stderr);
+    let shrink = run_on(
+        in_use(sata()),
+        "--yes-i-know-what-i-am-doing -N 1000 /dev/x",
+    );
+    assert!(
+        shrink.stderr.contains("refusing -N: /dev/x1 is mounted"),
+        "{}",
+        shrink.stderr
+    );
+}
+
+#[test]
+fn settings_and_reports_do_not_look_at_the_use() {
+    let o = run_on(in_use(sata()), "-W1 -C /dev/x");
+    assert_eq!(o.exit, 0, "{}", o.stderr);
+    assert!(!o.stderr.contains("refusing"));
+}
