@@ -8,6 +8,7 @@ pub mod features;
 pub mod hdio;
 pub mod identify;
 pub mod identify_hex;
+pub mod names;
 pub mod sat;
 pub mod sense;
 pub mod smart;

@@ -1875,6 +1875,27 @@ pub const JSON: OptionDef = ours(long_flag(
     Apply::Flag(field!(bool, json)),
 ));
 parses!(json_parses, "--json -C /dev/x", |f| f.json);
+pub const DRY_RUN: OptionDef = ours(long_flag(
+    "dry-run",
+    Role::Modifier,
+    Some(" --dry-run         Print the ATA commands the options would send, and send none"),
+    "Print the commands the run would send (taskfile, protocol, data), send none, and name the guard flags a real run needs",
+    &["--dry-run", "--security-erase", "NULL"],
+    Apply::Flag(field!(bool, dry_run)),
+));
+parses!(dry_run_parses, "--dry-run -W0 /dev/x", |f| f.dry_run
+    && f.write_cache.set);
+invokes!(
+    dry_run_before_apply_is_the_apply_plan,
+    "--dry-run --apply /dev/sda",
+    Invocation::Apply(ApplyRequest {
+        check: false,
+        dry_run: true,
+        config: DEFAULT_CONFIG.into(),
+        json: false,
+        devices: vec!["/dev/sda".into()],
+    })
+);
 pub const BENCH: OptionDef = ours(long_flag(
     "bench",
     Role::Action,
@@ -2381,6 +2402,7 @@ pub static OPTIONS: &[&OptionDef] = &[
     &SECURITY_ERASE_ENHANCED,
     &LONG_HELP,
     &JSON,
+    &DRY_RUN,
     &BENCH,
     &BENCH_TRIALS,
     &BENCH_DEPTH,

@@ -248,6 +248,8 @@ pub struct Flags {
     pub quiet: bool,
     /// `--json`: print reports as JSON (ours).
     pub json: bool,
+    /// `--dry-run`: print the commands the run would send, and send none (ours).
+    pub dry_run: bool,
     /// `--bench` and its `--bench-*` settings: the queue-depth benchmark (ours).
     pub bench: Option<crate::timing::bench::BenchOptions>,
 }

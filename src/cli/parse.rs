@@ -765,7 +765,7 @@ impl<'a> Parser<'a> {
     pub(super) fn apply_request(&mut self, check: bool) -> Step<Outcome> {
         let mut request = ApplyRequest {
             check,
-            dry_run: false,
+            dry_run: self.flags.dry_run,
             config: PathBuf::from(DEFAULT_CONFIG),
             json: self.flags.json,
             devices: Vec::new(),

@@ -78,20 +78,18 @@ pub fn run_devices_with(runs: &[DeviceRun], out: &mut Output, opener: &mut dyn O
         out.name_devices_in_errors();
     }
     // Guards first, for all devices, before anything is sent anywhere. A device that cannot be
-    // opened here is reported below, when its turn comes.
+    // opened here is reported below, when its turn comes. Under --dry-run nothing is refused:
+    // each device's plan says what a real run would need or be refused for.
+    let mut all_facts = Vec::with_capacity(runs.len());
     for run in runs {
         let facts = opener.facts(run);
-        if let Some(refusal) = guards::check(run, &facts) {
-            out.error(&Error::guard(refusal.text));
-            return;
+        if !run.flags.dry_run {
+            if let Some(refusal) = refusal(run, &facts) {
+                out.error(&Error::guard(refusal.text));
+                return;
+            }
         }
-        // Ours: a destructive operation refuses a drive this system is using.
-        let destructive = guards::destructive_option(&run.flags, facts.visible_sectors);
-        if let (Some(option), Some(user)) = (destructive, facts.in_use.as_deref()) {
-            let refusal = guards::in_use_refusal(&run.path.to_string_lossy(), option, user);
-            out.error(&Error::guard(refusal.text));
-            return;
-        }
+        all_facts.push(facts);
     }
     // Then options that are recognised but not built yet: refused before anything is sent.
     for run in runs {
@@ -104,7 +102,7 @@ pub fn run_devices_with(runs: &[DeviceRun], out: &mut Output, opener: &mut dyn O
             return;
         }
     }
-    for run in runs {
+    for (index, run) in runs.iter().enumerate() {
         let name = run.path.to_string_lossy().into_owned();
         let mut opened = match opener.open(run, out.trace_writer()) {
             Ok(opened) => opened,
@@ -132,8 +130,68 @@ pub fn run_devices_with(runs: &[DeviceRun], out: &mut Output, opener: &mut dyn O
         };
         out.begin_device(&name, run.flags.quiet);
         out.device_kind(&opened.kind, &opened.description);
-        let mut ctx = Ctx::new(name, run.flags.clone(), opened.dev.as_mut(), out);
-        steps::run(&mut ctx);
+        if run.flags.dry_run {
+            dry_run(run, &all_facts[index], name, opened.dev.as_mut(), out);
+        } else {
+            let mut ctx = Ctx::new(name, run.flags.clone(), opened.dev.as_mut(), out);
+            steps::run(&mut ctx);
+        }
         out.end_device();
     }
+}
+
+/// hdparm's guard refusal, then ours for a drive in use (a destructive operation refuses a
+/// drive that this system is using), or None.
+fn refusal(run: &DeviceRun, facts: &DeviceFacts) -> Option<guards::Refusal> {
+    if let Some(refusal) = guards::check(run, facts) {
+        return Some(refusal);
+    }
+    let destructive = guards::destructive_option(&run.flags, facts.visible_sectors)?;
+    let user = facts.in_use.as_deref()?;
+    Some(guards::in_use_refusal(
+        &run.path.to_string_lossy(),
+        destructive,
+        user,
+    ))
+}
+
+/// `--dry-run` on one opened device: its steps run against a recorder that sends nothing, with
+/// the guards passed (the plan names the flags a real run needs) and the timings listed rather
+/// than run; what the steps print from the recorder's invented answers is dropped, and the plan
+/// is printed instead.
+fn dry_run(
+    run: &DeviceRun,
+    facts: &DeviceFacts,
+    name: String,
+    dev: &mut dyn DeviceAccess,
+    out: &mut Output,
+) {
+    let mut flags = run.flags.clone();
+    flags.yes_i_know = true;
+    flags.please_destroy = true;
+    flags.time_cache = false;
+    flags.time_device = false;
+    flags.bench = None;
+    let mut recorder = super::dry_run::Recorder::new(dev);
+    {
+        let (mut dropped_out, mut dropped_err) = (Vec::new(), Vec::new());
+        let mut scratch = Output::new(false, Vec::new(), &mut dropped_out, &mut dropped_err);
+        let mut ctx = Ctx::new(name, flags, &mut recorder, &mut scratch);
+        steps::run(&mut ctx);
+    }
+    let identify_from_kernel = recorder.identify_from_kernel;
+    let not_ata = (recorder.not_ata_commands > 0)
+        .then(|| (recorder.not_ata_commands, recorder.description()));
+    let mut steps = recorder.into_plan();
+    steps.extend(super::dry_run::timed_reads(&run.flags));
+    let plan = crate::report::dry_run::Plan {
+        guards_needed: guards::needed_flags(run, facts),
+        refused_because: guards::destructive_option(&run.flags, facts.visible_sectors)
+            .and(facts.in_use.clone()),
+        identify_from_kernel,
+        not_ata,
+        steps,
+    };
+    out.text(&crate::report::dry_run::text(&plan));
+    out.section("dry_run", crate::report::dry_run::json(&plan));
 }

@@ -192,6 +192,38 @@ pub fn destructive_option(
     asked.iter().find(|(yes, _)| *yes).map(|(_, name)| *name)
 }
 
+/// The guard flags a real run of `run` needs (for `--dry-run`'s plan): those hdparm checks
+/// before anything is sent, and `--yes-i-know-what-i-am-doing` for a `-N` or `--dco-setmax`
+/// below what the drive shows, which hdparm checks once it knows the size.
+pub fn needed_flags(run: &DeviceRun, facts: &DeviceFacts) -> Vec<&'static str> {
+    const KNOW: &str = "--yes-i-know-what-i-am-doing";
+    const DESTROY: &str = "--please-destroy-my-drive";
+    let passes = |know: bool, destroy: bool| {
+        let mut with = run.clone();
+        with.flags.yes_i_know = know;
+        with.flags.please_destroy = destroy;
+        check(&with, facts).is_none()
+    };
+    let f = &run.flags;
+    let shrinks = facts.visible_sectors.is_some_and(|visible| {
+        (f.max_sectors.set && f.max_sectors.value < visible)
+            || f.dco_setmax.is_some_and(|n| n < visible)
+    });
+    if passes(false, false) {
+        if shrinks {
+            vec![KNOW]
+        } else {
+            vec![]
+        }
+    } else if passes(true, false) {
+        vec![KNOW]
+    } else if passes(false, true) && !shrinks {
+        vec![DESTROY]
+    } else {
+        vec![KNOW, DESTROY]
+    }
+}
+
 /// The refusal of a destructive operation on a drive in use: one sentence, naming the user.
 pub fn in_use_refusal(device: &str, option: &str, user: &str) -> Refusal {
     Refusal {

@@ -254,6 +254,7 @@ mod access;
 mod advise;
 mod apply;
 mod devices;
+mod dry_run;
 mod experiment;
 #[cfg(test)]
 mod fake;

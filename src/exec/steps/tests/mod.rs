@@ -5,6 +5,7 @@
 //! This file holds the drives the tests use and what concerns all steps (the order, failures,
 //! the errno classes, JSON); each step family's own tests are in the file of the same name.
 
+mod dry_run;
 mod explanations;
 mod features;
 mod in_use;

@@ -1,0 +1,287 @@
+//! The plan `--dry-run` prints (ours): what a run would send to each device, one line per ATA
+//! command (its name, every taskfile register, the protocol, the timeout, and a summary of the
+//! data it would write), one line per kernel call that would change something, the guard flags
+//! the real run needs and, where it would be refused, why.
+//!
+//! JSON (`devices[].dry_run`): `sent` (always false), `guards_needed` (the flags, as typed),
+//! `refused_because` (the in-use sentence, or null), `identify_source` (`kernel` when the
+//! kernel's copy of IDENTIFY was read to plan, `none` when there was none, `not_needed`), `ata_commands_failing` and `ata_commands_failing_because` (the
+//! ATA commands a device without ATA would fail, and its description, or 0 and null), and `commands`: for
+//! an ATA command `{"kind": "ata", "name", "command", "feature", "count", "lba", "device",
+//! "lba48", "protocol", "timeout_seconds", "data_out_bytes", "data_out_head_hex",
+//! "data_out_fnv1a64"}` (registers as numbers; the data fields null without data out), for a
+//! kernel call `{"kind": "kernel", "call"}`, for a timing `{"kind": "reads", "what"}`.
+//!
+//! Owns: the plan types and both renderings. Must not: reach a device.
+
+use crate::ata::command::{Protocol, TaskFile, DEFAULT_TIMEOUT_SECS};
+use crate::ata::names::command_name;
+use serde_json::{json, Value};
+
+/// One thing the run would do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Planned {
+    /// An ATA command, with the data it would write.
+    Ata {
+        taskfile: TaskFile,
+        data_out: Option<DataOut>,
+    },
+    /// A kernel call that changes a setting (`BLKRASET 256 (read-ahead)`).
+    Kernel(String),
+    /// Reads the run would time (`-t`, `-T`, `--bench`), named as the option says.
+    Reads(String),
+}
+
+/// What an ATA command would write: its length, its first bytes, and a digest of all of them
+/// (FNV-1a, 64 bits: enough to tell two payloads apart in a plan; not a security hash).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataOut {
+    pub bytes: usize,
+    pub head: Vec<u8>,
+    pub fnv1a64: u64,
+}
+
+impl DataOut {
+    /// The summary of `data`.
+    pub fn of(data: &[u8]) -> DataOut {
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for byte in data {
+            hash ^= u64::from(*byte);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        DataOut {
+            bytes: data.len(),
+            head: data.iter().take(16).copied().collect(),
+            fnv1a64: hash,
+        }
+    }
+
+    fn head_hex(&self) -> String {
+        self.head
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// A device's plan.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Plan {
+    /// The guard flags a real run needs (none when it needs none).
+    pub guards_needed: Vec<&'static str>,
+    /// Why a real run would be refused before sending anything (a drive in use).
+    pub refused_because: Option<String>,
+    /// Whether IDENTIFY was needed and came from the kernel's copy (Some(true)), was needed and
+    /// the kernel had none (Some(false)), or was not needed (None).
+    pub identify_from_kernel: Option<bool>,
+    /// The ATA commands that would fail because the device has none, and why (the device's
+    /// description), when there were any.
+    pub not_ata: Option<(usize, String)>,
+    pub steps: Vec<Planned>,
+}
+
+fn protocol_text(protocol: Protocol) -> &'static str {
+    match protocol {
+        Protocol::NonData => "non-data",
+        Protocol::PioIn => "PIO in",
+        Protocol::PioOut => "PIO out",
+        Protocol::DmaIn => "DMA in",
+        Protocol::DmaOut => "DMA out",
+    }
+}
+
+fn protocol_key(protocol: Protocol) -> &'static str {
+    match protocol {
+        Protocol::NonData => "non_data",
+        Protocol::PioIn => "pio_in",
+        Protocol::PioOut => "pio_out",
+        Protocol::DmaIn => "dma_in",
+        Protocol::DmaOut => "dma_out",
+    }
+}
+
+fn timeout(tf: &TaskFile) -> u32 {
+    if tf.timeout_secs == 0 {
+        DEFAULT_TIMEOUT_SECS
+    } else {
+        tf.timeout_secs
+    }
+}
+
+/// The plan as text, one line per item, each starting with a space as hdparm's device lines do.
+pub fn text(plan: &Plan) -> String {
+    let mut s = String::from(" dry run: nothing was sent to the drive\n");
+    if plan.guards_needed.is_empty() {
+        s.push_str(" a real run needs no guard flag\n");
+    } else {
+        s.push_str(&format!(
+            " a real run needs {}\n",
+            plan.guards_needed.join(" ")
+        ));
+    }
+    if let Some(why) = &plan.refused_because {
+        s.push_str(&format!(" a real run would be refused: {why}\n"));
+    }
+    if let Some((count, why)) = &plan.not_ata {
+        s.push_str(&format!(
+            " {count} ATA command{} would fail: {why}\n",
+            if *count == 1 { "" } else { "s" }
+        ));
+    }
+    if plan.identify_from_kernel == Some(false) && plan.not_ata.is_none() {
+        s.push_str(
+            " (no IDENTIFY was read: the kernel holds no copy, so commands chosen from it are planned as for a drive that reports nothing)\n",
+        );
+    }
+    if plan.steps.is_empty() {
+        s.push_str(" nothing would be sent\n");
+    }
+    for step in &plan.steps {
+        match step {
+            Planned::Ata {
+                taskfile: tf,
+                data_out,
+            } => {
+                s.push_str(&format!(
+                    " would send {}: command 0x{:02x}, feature 0x{:04x}, count 0x{:04x}, lba 0x{:012x}, device 0x{:02x}, {}, {}, timeout {} s",
+                    command_name(tf.command, tf.feature),
+                    tf.command,
+                    tf.feature,
+                    tf.count,
+                    tf.lba,
+                    tf.device,
+                    if tf.lba48 { "48-bit" } else { "28-bit" },
+                    protocol_text(tf.protocol),
+                    timeout(tf),
+                ));
+                if let Some(data) = data_out {
+                    s.push_str(&format!(
+                        ", data out {} bytes ({} ...; fnv1a64 {:016x})",
+                        data.bytes,
+                        data.head_hex(),
+                        data.fnv1a64
+                    ));
+                }
+                s.push('\n');
+            }
+            Planned::Kernel(call) => s.push_str(&format!(" would call {call}\n")),
+            Planned::Reads(what) => s.push_str(&format!(" would time {what}\n")),
+        }
+    }
+    s
+}
+
+/// The plan as the `dry_run` object of a device in the JSON document.
+pub fn json(plan: &Plan) -> Value {
+    let commands: Vec<Value> = plan
+        .steps
+        .iter()
+        .map(|step| match step {
+            Planned::Ata {
+                taskfile: tf,
+                data_out,
+            } => json!({
+                "kind": "ata",
+                "name": command_name(tf.command, tf.feature),
+                "command": tf.command,
+                "feature": tf.feature,
+                "count": tf.count,
+                "lba": tf.lba,
+                "device": tf.device,
+                "lba48": tf.lba48,
+                "protocol": protocol_key(tf.protocol),
+                "timeout_seconds": timeout(tf),
+                "data_out_bytes": data_out.as_ref().map(|d| d.bytes),
+                "data_out_head_hex": data_out.as_ref().map(DataOut::head_hex),
+                "data_out_fnv1a64": data_out.as_ref().map(|d| format!("{:016x}", d.fnv1a64)),
+            }),
+            Planned::Kernel(call) => json!({"kind": "kernel", "call": call}),
+            Planned::Reads(what) => json!({"kind": "reads", "what": what}),
+        })
+        .collect();
+    json!({
+        "sent": false,
+        "guards_needed": plan.guards_needed,
+        "refused_because": plan.refused_because,
+        "identify_source": match plan.identify_from_kernel {
+            Some(true) => "kernel",
+            Some(false) => "none",
+            None => "not_needed",
+        },
+        "ata_commands_failing": plan.not_ata.as_ref().map_or(0, |(count, _)| *count),
+        "ata_commands_failing_because": plan.not_ata.as_ref().map(|(_, why)| why),
+        "commands": commands,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set_pass() -> Planned {
+        let mut tf = TaskFile::new(0xF1, 0, 1);
+        tf.protocol = Protocol::PioOut;
+        let mut data = [0u8; 512];
+        data[2..8].copy_from_slice(b"secret");
+        Planned::Ata {
+            taskfile: tf,
+            data_out: Some(DataOut::of(&data)),
+        }
+    }
+
+    #[test]
+    fn a_command_line_names_the_command_and_every_register() {
+        let plan = Plan {
+            guards_needed: vec![],
+            refused_because: None,
+            identify_from_kernel: Some(true),
+            not_ata: None,
+            steps: vec![
+                set_pass(),
+                Planned::Kernel("BLKRASET 256 (read-ahead)".into()),
+            ],
+        };
+        let text = text(&plan);
+        assert!(
+            text.starts_with(
+                " dry run: nothing was sent to the drive\n a real run needs no guard flag\n"
+            ),
+            "{text}"
+        );
+        assert!(text.contains(" would send SECURITY SET PASSWORD: command 0xf1, feature 0x0000, count 0x0001, lba 0x000000000000, device 0x40, 28-bit, PIO out, timeout 15 s, data out 512 bytes (00 00 73 65 63 72 65 74 00 00 00 00 00 00 00 00 ...; fnv1a64 "), "{text}");
+        assert!(
+            text.ends_with(" would call BLKRASET 256 (read-ahead)\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn json_carries_the_registers_as_numbers() {
+        let plan = Plan {
+            guards_needed: vec!["--yes-i-know-what-i-am-doing"],
+            refused_because: Some("/dev/x1 is mounted on /home".into()),
+            identify_from_kernel: Some(false),
+            not_ata: None,
+            steps: vec![set_pass()],
+        };
+        let v = json(&plan);
+        assert_eq!(v["sent"], false);
+        assert_eq!(v["guards_needed"][0], "--yes-i-know-what-i-am-doing");
+        assert_eq!(v["identify_source"], "none");
+        assert_eq!(v["commands"][0]["command"], 0xF1);
+        assert_eq!(v["commands"][0]["protocol"], "pio_out");
+        assert_eq!(v["commands"][0]["data_out_bytes"], 512);
+        assert_eq!(v["commands"][0]["timeout_seconds"], 15);
+    }
+
+    #[test]
+    fn the_digest_tells_payloads_apart() {
+        assert_eq!(DataOut::of(b"").fnv1a64, 0xcbf2_9ce4_8422_2325);
+        assert_eq!(DataOut::of(b"a").fnv1a64, 0xaf63_dc4c_8601_ec8c);
+        assert_ne!(
+            DataOut::of(&[0; 512]).fnv1a64,
+            DataOut::of(&[1; 512]).fnv1a64
+        );
+    }
+}
