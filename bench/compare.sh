@@ -5,9 +5,13 @@
 #   our --direct -t   vs  hdparm --direct -t
 #   our --bench (one trial, depth 32, 2 MiB blocks, sequential)
 #                     vs  fio --ioengine=io_uring --direct=1 --bs=2M --iodepth=32 --rw=read --time_based
-# The two tools alternate (and swap which goes first every round) for ROUNDS rounds. Printed per
-# case: each tool's median MB/s (MB = 2^20 bytes), the ratio of the medians (ours / theirs), and
-# each tool's CPU seconds (user + system of the whole process, from bash's `time`) per GiB read.
+# The two tools alternate (and swap which goes first every round) for ROUNDS rounds. The runs
+# go to a results file (case, tool, MiB/s, bytes, CPU seconds, round) that tools/bench-report
+# reads with hdparm-rs's own statistics (src/stats, as --experiment uses them): per case each
+# tool's mean ± σ with the 95% interval of its mean, median, min … max and CPU seconds per GiB
+# (user + system of the whole process, from bash's `time`), outlier runs flagged with their
+# round, and the ratio ours / theirs with its 95% bootstrap interval, judged against the
+# target (-T, -t, --direct: 0.95–1.05 of hdparm; --bench QD32: at least 0.97 of fio).
 #
 # "Ours" is the shipped binary, target/release/hdparm (built here with cargo build --release).
 #
@@ -17,7 +21,7 @@
 #
 # Settings (environment): ROUNDS=4 (kept even: on this machine the first and the second run of a
 # round differ by up to 30% whichever tool it is, so each tool must go first equally often), SIZE_MIB=1024, SECONDS_PER_RUN=3 (fio runtime and our
-# trial length), WORKDIR=/tmp, CASES="T t dt depth".
+# trial length), WORKDIR=/tmp, CASES="T t dt depth", KEEP_RESULTS=FILE (keep the raw runs).
 set -euo pipefail
 
 ROUNDS=${ROUNDS:-4}
@@ -63,15 +67,15 @@ echo
 results="$scratch/results.txt"
 : >"$results"
 
-# run CASE TOOL COMMAND...: runs it, records "case tool mib_per_s bytes cpu_seconds".
+# run CASE TOOL COMMAND...: runs it, records "case tool mib_per_s bytes cpu_seconds round".
 run() {
   local case=$1 tool=$2; shift 2
   local out="$scratch/out" err="$scratch/err" tf="$scratch/time"
   local TIMEFORMAT='%U %S'
   { time "$@" >"$out" 2>"$err"; } 2>"$tf" || { echo "FAILED: $*" >&2; cat "$err" >&2; return 1; }
-  python3 - "$case" "$tool" "$out" "$tf" >>"$results" <<'PY'
+  python3 - "$case" "$tool" "$out" "$tf" "$round" >>"$results" <<'PY'
 import json, re, sys
-case, tool, out, tf = sys.argv[1:5]
+case, tool, out, tf, round_ = sys.argv[1:6]
 text = open(out).read()
 user, system = (float(x) for x in open(tf).read().split())
 if tool == "fio":
@@ -89,7 +93,7 @@ else:
         sys.exit("no result line in: " + text)
     nbytes = int(m.group(1)) << 20
     rate = float(m.group(3)) / (1024 if m.group(4) == "kB" else 1)
-print(case, tool, rate, nbytes, user + system)
+print(case, tool, rate, nbytes, user + system, round_)
 PY
 }
 
@@ -120,30 +124,6 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 
 echo
-python3 - "$results" <<'PY'
-import statistics, sys
-rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
-names = {"T": "-T (cached)", "t": "-t (buffered)", "dt": "--direct -t", "depth": "depth 32 vs fio"}
-print(f"{'case':<16} {'tool':<7} {'median MB/s':>12} {'runs':>5} {'CPU s/GiB':>10} {'ratio':>7}")
-per_run = []
-for case in ["T", "t", "dt", "depth"]:
-    by_tool = {}
-    for c, tool, rate, nbytes, cpu in rows:
-        if c == case:
-            by_tool.setdefault(tool, []).append((float(rate), int(nbytes), float(cpu)))
-    if not by_tool:
-        continue
-    medians = {t: statistics.median(r for r, _, _ in v) for t, v in by_tool.items()}
-    theirs = [t for t in by_tool if t != "ours"]
-    for tool, v in sorted(by_tool.items(), key=lambda kv: kv[0] != "ours"):
-        gib = sum(b for _, b, _ in v) / 2**30
-        cpu = sum(c for _, _, c in v)
-        ratio = ""
-        if tool == "ours" and theirs and medians[theirs[0]] > 0:
-            ratio = f"{medians['ours'] / medians[theirs[0]]:.3f}"
-        print(f"{names[case]:<16} {tool:<7} {medians[tool]:>12.2f} {len(v):>5} {cpu / gib if gib else float('nan'):>10.4f} {ratio:>7}")
-        per_run.append(f"  {names[case]:<16} {tool:<7} " + " ".join(f"{r:.0f}" for r, _, _ in v))
-print()
-print("each run, MB/s, in order:")
-print("\n".join(per_run))
-PY
+# The analysis: hdparm-rs's own statistics (src/stats), the ones --experiment reports with.
+(cd "$here" && cargo run --release --quiet -p bench-report -- "$results")
+if [ -n "${KEEP_RESULTS:-}" ]; then cp "$results" "$KEEP_RESULTS"; echo "runs kept in $KEEP_RESULTS"; fi
