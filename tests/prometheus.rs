@@ -102,6 +102,22 @@ fn metrics_for_devices_that_answer_and_that_do_not() {
     assert_eq!(out.status.code(), Some(25));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.starts_with("# HELP hdparm_query_success "), "{text}");
+    // With -t, the read rate of any block device, a loop device too, in bytes per second.
+    let out = Command::new(common::our_hdparm())
+        .args(["-t", "--prometheus", &lo.dev])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let series = format!("hdparm_read_bytes_per_second{{device=\"{}\"}} ", lo.dev);
+    let rate: f64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix(&series))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no read rate: {text}"));
+    assert!(rate > 0.0, "{text}");
+    if let Err(e) = promtool_accepts(&text) {
+        panic!("promtool rejects the file: {e}\n{text}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

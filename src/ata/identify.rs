@@ -778,6 +778,13 @@ impl Identify {
     pub fn log_ext_allowed(&self) -> bool {
         self.word(84) != 0
     }
+
+    /// Whether the SCT status page can be read for the temperature: SMART enabled (word 85
+    /// bit 0) and SCT Command Transport supported (word 206 bit 0, ACS-3 §7.12.7.82; the word
+    /// has no validity bits, so 0xFFFF counts as not reported).
+    pub fn sct_status_readable(&self) -> bool {
+        self.bit(85, 0) && self.word_reported(206) && self.bit(206, 0)
+    }
 }
 
 /// The "logical sector size" fields of the valid descriptors of a Sector Configuration log

@@ -1,6 +1,8 @@
 //! SMART READ DATA (ACS-3 §7.44.1, command B0h feature D0h): the vendor attribute table, read
 //! for `--advise` (load cycles, start/stop count, reallocated and pending sectors, power-on
-//! hours). Pure: it builds the command and decodes the 512 bytes the drive returns.
+//! hours); and SMART READ LOG (feature D5h) of the SCT Command/Status log (E0h, ACS-3 §8.3),
+//! whose status page carries the drive's current temperature, for `--prometheus`. Pure: it
+//! builds the commands and decodes the 512 bytes the drive returns.
 
 use super::command::{Protocol, TaskFile};
 
@@ -23,6 +25,30 @@ pub fn read_data_command() -> TaskFile {
     tf.feature = READ_DATA;
     tf.protocol = Protocol::PioIn;
     tf
+}
+
+/// SMART READ LOG's feature code.
+pub const READ_LOG: u16 = 0xD5;
+/// The SCT Command/Status log address; reading it returns the SCT status page.
+pub const SCT_STATUS_LOG: u8 = 0xE0;
+
+/// The PIO-in command that reads one sector of a SMART log (the log address in LBA 7:0).
+pub fn read_log_command(log: u8) -> TaskFile {
+    let mut tf = TaskFile::new(SMART, SMART_KEY_LBA | u64::from(log), 1);
+    tf.feature = READ_LOG;
+    tf.protocol = Protocol::PioIn;
+    tf
+}
+
+/// The current temperature in °C from an SCT status page (ACS-3 Table 196: format version in
+/// bytes 0–1, 2 or 3 where the temperature fields are defined; the current temperature a
+/// signed byte at 200, 0x80 when the drive has no valid reading).
+pub fn sct_temperature_celsius(page: &[u8; 512]) -> Option<i8> {
+    let version = u16::from_le_bytes([page[0], page[1]]);
+    if !(2..=3).contains(&version) || page[200] == 0x80 {
+        return None;
+    }
+    Some(i8::from_le_bytes([page[200]]))
 }
 
 /// One attribute of the table.
@@ -59,6 +85,21 @@ pub fn raw_of(attributes: &[Attribute], id: u8) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_sct_temperature_is_a_signed_byte_of_a_known_format() {
+        let mut page = [0u8; 512];
+        page[0] = 2;
+        page[200] = 0xFB; // -5 °C
+        assert_eq!(sct_temperature_celsius(&page), Some(-5));
+        page[200] = 0x80; // no valid reading
+        assert_eq!(sct_temperature_celsius(&page), None);
+        page[200] = 30;
+        page[0] = 1; // a format without the temperature fields
+        assert_eq!(sct_temperature_celsius(&page), None);
+        assert_eq!(read_log_command(SCT_STATUS_LOG).lba, 0xC2_4FE0);
+        assert_eq!(read_log_command(SCT_STATUS_LOG).feature, 0xD5);
+    }
 
     #[test]
     fn the_table_decodes_ids_values_and_raw_counts() {

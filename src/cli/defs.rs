@@ -2148,7 +2148,7 @@ pub const PROMETHEUS: OptionDef = OptionDef {
     ..ours(long_flag(
         "prometheus",
         Role::Immediate,
-        Some(" --prometheus [FILE] [--no-wake] [DEVICE...]  Drive state as node_exporter textfile metrics"),
+        Some(" --prometheus [FILE] [--no-wake] [-t] [DEVICE...]  Drive state as node_exporter textfile metrics"),
         "Write every drive's state as node_exporter textfile metrics, waking none with --no-wake",
         &[],
         Apply::Custom(|p, _, _| p.prometheus_request()),
@@ -2160,6 +2160,7 @@ invokes!(
     Invocation::Prometheus(PrometheusRequest {
         file: Some("/var/lib/node_exporter/hdparm.prom".into()),
         no_wake: true,
+        time_device: false,
         devices: vec!["/dev/sda".into(), "/dev/sdb".into()],
     })
 );
@@ -2169,7 +2170,28 @@ invokes!(
     Invocation::Prometheus(PrometheusRequest {
         file: None,
         no_wake: false,
+        time_device: false,
         devices: vec!["/dev/sda".into()],
+    })
+);
+invokes!(
+    prometheus_with_t_times_reads,
+    "-t --prometheus /dev/sda",
+    Invocation::Prometheus(PrometheusRequest {
+        file: None,
+        no_wake: false,
+        time_device: true,
+        devices: vec!["/dev/sda".into()],
+    })
+);
+invokes!(
+    prometheus_takes_t_after_it_too,
+    "--prometheus /tmp/x.prom -t --no-wake",
+    Invocation::Prometheus(PrometheusRequest {
+        file: Some("/tmp/x.prom".into()),
+        no_wake: true,
+        time_device: true,
+        devices: vec![],
     })
 );
 

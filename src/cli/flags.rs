@@ -325,6 +325,8 @@ pub struct PrometheusRequest {
     pub file: Option<PathBuf>,
     /// `--no-wake`: a drive in standby or sleep is asked nothing beyond CHECK POWER MODE.
     pub no_wake: bool,
+    /// `-t` (before or after `--prometheus`): time each drive's buffered reads as `-t` does.
+    pub time_device: bool,
     /// The drives; none means every disk present.
     pub devices: Vec<OsString>,
 }

@@ -964,6 +964,7 @@ impl<'a> Parser<'a> {
         let mut request = PrometheusRequest {
             file: None,
             no_wake: false,
+            time_device: self.flags.time_device,
             devices: Vec::new(),
         };
         let mut first = true;
@@ -973,9 +974,11 @@ impl<'a> Parser<'a> {
             let text = word.to_string_lossy().into_owned();
             if text.eq_ignore_ascii_case("--no-wake") {
                 request.no_wake = true;
+            } else if text == "-t" {
+                request.time_device = true;
             } else if text.starts_with('-') {
                 return Err(message(format!(
-                    "{text}: unknown flag after --prometheus (FILE, --no-wake and devices)"
+                    "{text}: unknown flag after --prometheus (FILE, --no-wake, -t and devices)"
                 )));
             } else if first && !text.starts_with("/dev/") {
                 request.file = Some(PathBuf::from(word));

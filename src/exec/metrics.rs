@@ -19,6 +19,7 @@ use super::output::Output;
 use super::real::RealDevice;
 use crate::ata::command::{op, TaskFile};
 use crate::ata::identify::Identify;
+use crate::ata::smart;
 use crate::ata::values::Apm;
 use crate::cli::{Flags, PrometheusRequest};
 use crate::device::system;
@@ -33,6 +34,8 @@ use std::time::{Duration, Instant};
 
 /// How long one drive may take to answer everything.
 pub const DRIVE_TIMEOUT: Duration = Duration::from_secs(20);
+/// What `-t` adds to that: hdparm's 3 s settle and 3 s of reads, with room for a slow start.
+pub const TIMING_ALLOWANCE: Duration = Duration::from_secs(15);
 
 /// Asks one drive, through [`DeviceAccess`] (so a scripted fake can stand in for it).
 pub fn query(device: &str, dev: &mut dyn DeviceAccess, no_wake: bool) -> DriveMetrics {
@@ -77,6 +80,15 @@ pub fn query(device: &str, dev: &mut dyn DeviceAccess, no_wake: bool) -> DriveMe
     };
     m.aam_level = id.acoustic_level();
     m.write_cache = id.write_cache().enabled();
+    if id.sct_status_readable() {
+        let mut page = [0u8; 512];
+        if dev
+            .ata(&smart::read_log_command(smart::SCT_STATUS_LOG), &mut page)
+            .is_ok()
+        {
+            m.temperature_celsius = smart::sct_temperature_celsius(&page);
+        }
+    }
     let security = id.security_status();
     if security.supported {
         m.security_enabled = Some(security.enabled);
@@ -99,14 +111,21 @@ pub fn run_prometheus(
         let sender = sender.clone();
         let device = device.clone();
         let no_wake = request.no_wake;
+        let time_device = request.time_device;
         // Detached on purpose: a drive that hangs must not hold the others up, and the
         // process ends without it.
         std::thread::spawn(move || {
-            let _ = sender.send((index, query_device(&device, no_wake)));
+            let _ = sender.send((index, query_device(&device, no_wake, time_device)));
         });
     }
     drop(sender);
-    let deadline = Instant::now() + DRIVE_TIMEOUT;
+    let deadline = Instant::now()
+        + DRIVE_TIMEOUT
+        + if request.time_device {
+            TIMING_ALLOWANCE
+        } else {
+            Duration::ZERO
+        };
     let mut answers: Vec<Option<(DriveMetrics, Option<Problem>)>> = vec![None; devices.len()];
     while answers.iter().any(Option::is_none) {
         let left = deadline.saturating_duration_since(Instant::now());
@@ -161,8 +180,26 @@ pub fn run_prometheus(
 /// What went wrong with one drive: its class, and the line printed.
 type Problem = (ErrorClass, String);
 
-/// Opens and asks one drive; what it found, and what failed.
-fn query_device(device: &str, no_wake: bool) -> (DriveMetrics, Option<Problem>) {
+/// `-t`'s buffered-read rate on an open drive, in bytes per second, after the buffer-cache
+/// flush (so that what an earlier run left in the page cache is not timed).
+fn time_reads(device: &str, dev: &RealDevice) -> Result<f64, crate::error::Error> {
+    let flags = Flags {
+        json: true,
+        ..Flags::default()
+    };
+    crate::device::reader::flush_buffer_cache(dev.fd())?;
+    let ctx = super::timing::TimingContext {
+        path: Path::new(device),
+        fd: dev.fd(),
+        size_sectors: dev.size_sectors().ok(),
+        flags: &flags,
+    };
+    let figure = super::timing::time_device(&ctx, &mut std::io::sink(), &mut std::io::sink())?;
+    Ok(figure.mib_per_second * f64::from(1u32 << 20))
+}
+
+/// Opens and asks one drive, and times its reads when asked; what it found, and what failed.
+fn query_device(device: &str, no_wake: bool, time_device: bool) -> (DriveMetrics, Option<Problem>) {
     let mut quiet_out = Vec::new();
     let mut trace = Vec::new();
     let output = Output::new(false, Vec::new(), &mut quiet_out, &mut trace);
@@ -178,12 +215,27 @@ fn query_device(device: &str, no_wake: bool) -> (DriveMetrics, Option<Problem>) 
             return (metrics, Some((ErrorClass::CannotOpen, text)));
         }
     };
-    let metrics = query(device, &mut dev, no_wake);
-    let problem = if !dev.ata_capable() {
+    let mut metrics = query(device, &mut dev, no_wake);
+    // `-t` times any block device (an NVMe or virtio disk too), but never one that --no-wake
+    // left alone: reading it would spin it up.
+    let timing = if time_device && metrics.skipped.is_none() {
+        match time_reads(device, &dev) {
+            Ok(bytes_per_second) => {
+                metrics.read_bytes_per_second = Some(bytes_per_second);
+                None
+            }
+            Err(e) => Some((e.class, format!("{device}: -t: {}", e.message))),
+        }
+    } else {
+        None
+    };
+    let problem = if let Some(problem) = timing {
+        Some(problem)
+    } else if !dev.ata_capable() {
         Some((
             ErrorClass::NotApplicable,
             format!(
-                "{device}: not an ATA drive, so no metrics: {}",
+                "{device}: not an ATA drive, so no drive-state metrics: {}",
                 dev.description()
             ),
         ))
@@ -264,6 +316,34 @@ mod tests {
         // Without --no-wake the same drive is asked.
         let mut dev = answering(0x00);
         assert!(query("/dev/sdb", &mut dev, false).model.is_some());
+    }
+
+    #[test]
+    fn the_temperature_comes_from_the_sct_status_page_where_the_drive_has_one() {
+        let mut words = identify_words();
+        words[85] |= 1; // SMART enabled
+        words[206] = 0x003D; // SCT Command Transport and its tables
+        let mut page = [0u8; 512];
+        page[0] = 3; // format version 3
+        page[200] = 41;
+        let mut dev = FakeDevice::libata_disk(words).on_ata_read(op::SMART, &page);
+        let log = dev.log();
+        let m = query("/dev/sda", &mut dev, false);
+        assert_eq!(m.temperature_celsius, Some(41));
+        let sent: Vec<_> = log
+            .borrow()
+            .iter()
+            .filter_map(|c| match c {
+                crate::exec::fake::Call::Ata(tf) if tf.command == op::SMART => {
+                    Some((tf.feature, tf.lba))
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(sent, vec![(0xD5, 0xC2_4FE0)], "SMART READ LOG of log E0h");
+        // Without SCT in IDENTIFY nothing is asked and no temperature is made up.
+        let mut dev = answering(0xff);
+        assert_eq!(query("/dev/sda", &mut dev, false).temperature_celsius, None);
     }
 
     #[test]

@@ -12,6 +12,10 @@
 //! - `hdparm_apm_level` (0 when APM is off), `hdparm_aam_level`, `hdparm_write_cache_enabled`;
 //! - `hdparm_security_enabled`, `hdparm_security_locked`, `hdparm_security_frozen`;
 //! - `hdparm_sata_link_speed_gbps`;
+//! - `hdparm_temperature_celsius` (the SCT status page's current temperature: SMART READ LOG
+//!   of log E0h, read only from a drive that is not in standby);
+//! - `hdparm_read_bytes_per_second` (with `-t`: hdparm's buffered-read timing, in bytes per
+//!   second, MB = 2^20 as hdparm counts);
 //! - `hdparm_query_success`, `hdparm_query_skipped{device,reason}`.
 //!
 //! What this file must not do: ask a drive anything; it renders what `exec/metrics.rs` found.
@@ -35,6 +39,10 @@ pub struct DriveMetrics {
     pub security_locked: Option<bool>,
     pub security_frozen: Option<bool>,
     pub link_speed_gbps: Option<f64>,
+    /// The SCT status page's current temperature.
+    pub temperature_celsius: Option<i8>,
+    /// `-t`'s read rate, in bytes per second.
+    pub read_bytes_per_second: Option<f64>,
     /// The drive answered what was asked.
     pub success: bool,
     /// Why nothing more was asked (`standby` under `--no-wake`).
@@ -138,6 +146,16 @@ pub fn render(drives: &[DriveMetrics]) -> String {
         numbers(|d| d.link_speed_gbps),
     );
     family(
+        "hdparm_temperature_celsius",
+        "Current drive temperature from the SCT status page (SMART READ LOG E0h), in degrees Celsius.",
+        numbers(|d| d.temperature_celsius.map(f64::from)),
+    );
+    family(
+        "hdparm_read_bytes_per_second",
+        "Buffered sequential read rate as hdparm -t times it, in bytes per second.",
+        numbers(|d| d.read_bytes_per_second),
+    );
+    family(
         "hdparm_query_success",
         "Whether the drive answered the queries (1) or not (0).",
         drives
@@ -209,10 +227,14 @@ mod tests {
             security_locked: Some(false),
             security_frozen: Some(true),
             link_speed_gbps: Some(6.0),
+            temperature_celsius: Some(38),
+            read_bytes_per_second: Some(1.5e8),
             success: true,
             skipped: None,
         };
         let text = render(&[d]);
+        assert!(text.contains("hdparm_temperature_celsius{device=\"/dev/sda\"} 38\n"));
+        assert!(text.contains("hdparm_read_bytes_per_second{device=\"/dev/sda\"} 150000000\n"));
         assert!(text.contains("# TYPE hdparm_drive_info gauge\n"));
         assert!(text.contains(
             "hdparm_drive_info{device=\"/dev/sda\",model=\"WDC WD20EARX \\\"green\\\"\",serial=\"WD-1\",firmware=\"51.0AB51\",wwn=\"0x50014ee2b1234567\"} 1\n"
