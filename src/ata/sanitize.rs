@@ -314,7 +314,10 @@ mod tests {
     #[test]
     fn failure_reasons() {
         let lines = |lba| Reason::from_registers(&regs(0, lba)).lines();
-        assert_eq!(lines(0), ["SANITIZE device error reason: Reason not reported"]);
+        assert_eq!(
+            lines(0),
+            ["SANITIZE device error reason: Reason not reported"]
+        );
         assert_eq!(
             lines(1),
             [
@@ -322,10 +325,22 @@ mod tests {
                 "Drive in SD3 Sanitize Operation Failed state"
             ]
         );
-        assert_eq!(lines(2), ["SANITIZE device error reason: Unsupported command"]);
-        assert_eq!(lines(3), ["SANITIZE device error reason: Device in FROZEN state"]);
-        assert_eq!(lines(4), ["SANITIZE device error reason: Antifreeze lock enabled"]);
-        assert_eq!(lines(5), ["SANITIZE device error reason: Reason not reported"]);
+        assert_eq!(
+            lines(2),
+            ["SANITIZE device error reason: Unsupported command"]
+        );
+        assert_eq!(
+            lines(3),
+            ["SANITIZE device error reason: Device in FROZEN state"]
+        );
+        assert_eq!(
+            lines(4),
+            ["SANITIZE device error reason: Antifreeze lock enabled"]
+        );
+        assert_eq!(
+            lines(5),
+            ["SANITIZE device error reason: Reason not reported"]
+        );
         // Only LBA 7:0 counts.
         assert_eq!(lines(0x0103), lines(3));
     }

@@ -18,7 +18,9 @@ pub enum Operation {
     /// DISABLE PASSWORD, which hdparm sends after an UNLOCK with the same data.
     Disable,
     /// SECURITY ERASE UNIT, preceded by ERASE PREPARE; `enhanced` sets the enhanced erase bit.
-    Erase { enhanced: bool },
+    Erase {
+        enhanced: bool,
+    },
 }
 
 impl Operation {
@@ -146,7 +148,11 @@ pub enum EraseEstimate {
 pub fn erase_estimate(id: &Identify, enhanced: bool) -> EraseEstimate {
     let word = id.word(if enhanced { 90 } else { 89 });
     let extended = word & 0x8000 != 0;
-    let value = u32::from(if extended { word & 0x7FFF } else { word & 0x00FF });
+    let value = u32::from(if extended {
+        word & 0x7FFF
+    } else {
+        word & 0x00FF
+    });
     match (extended, value) {
         (_, 0) => EraseEstimate::NotGiven,
         (true, 0x7FFF) => EraseEstimate::MoreThan(65532),
@@ -284,7 +290,10 @@ mod tests {
             w[61] = 0x1000;
             w[89] = 1;
         });
-        assert_eq!(erase_timeout_secs(Some(&id), false), 0x1000_0000 / 2048 / 30 + 1800);
+        assert_eq!(
+            erase_timeout_secs(Some(&id), false),
+            0x1000_0000 / 2048 / 30 + 1800
+        );
         // The extended format with a small value.
         let id = id_with(|w| w[90] = 0x8000 | 3);
         assert_eq!(erase_estimate(&id, true), EraseEstimate::Minutes(6));
