@@ -244,7 +244,7 @@ pub fn remaining_secs(first: (f64, f64), now: (f64, f64)) -> Option<f64> {
     let (t0, f0) = first;
     let (t1, f1) = now;
     let rate = (f1 - f0) / (t1 - t0);
-    if !(rate > 0.0) || !rate.is_finite() {
+    if rate.is_nan() || rate <= 0.0 || !rate.is_finite() {
         return None;
     }
     Some(((1.0 - f1) / rate).max(0.0))

@@ -581,7 +581,7 @@ impl DeviceAccess for FakeDevice {
         let scripted = self
             .registers
             .iter()
-            .find(|(c, f, _)| *c == tf.command && f.is_none_or(|f| f == tf.feature))
+            .find(|(c, f, _)| *c == tf.command && f.map_or(true, |f| f == tf.feature))
             .and_then(|(_, _, list)| {
                 let mut list = list.borrow_mut();
                 if list.len() > 1 {

@@ -285,7 +285,7 @@ fn watched(
                     let clear = if terminal { "\r\x1b[K" } else { "" };
                     let _ = writeln!(err, "{clear}{}", interrupt_line(name));
                 }
-                if terminal && drawn.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
+                if terminal && drawn.map_or(true, |t| t.elapsed() >= Duration::from_secs(1)) {
                     drawn = Some(Instant::now());
                     let _ = write!(err, "\r\x1b[K{}", progress_line(start.elapsed(), estimate));
                     let _ = err.flush();

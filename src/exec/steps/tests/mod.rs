@@ -10,6 +10,8 @@ mod features;
 mod power;
 mod read_back;
 mod reports;
+mod sanitize;
+mod security;
 mod settings;
 
 use super::STEPS;
