@@ -1480,7 +1480,6 @@ const fn sanitize(
     apply: Apply,
 ) -> OptionDef {
     OptionDef {
-        built: Built::No,
         guard,
         ..long_flag(name, Role::Standalone, Some(usage), summary, &[], apply)
     }
@@ -1552,7 +1551,7 @@ parses!(
     "--sanitize-overwrite hex:0000abcd /dev/x",
     |f| f.sanitize == Some(SanitizeCommand::Overwrite { pattern: 0xabcd })
 );
-pub const SANITIZE_OVERWRITE_PASSES: OptionDef = not_built(long_number(
+pub const SANITIZE_OVERWRITE_PASSES: OptionDef = long_number(
     "sanitize-overwrite-passes",
     Role::Modifier,
     (0, 7),
@@ -1572,7 +1571,7 @@ pub const SANITIZE_OVERWRITE_PASSES: OptionDef = not_built(long_number(
         p.flags.sanitize_passes = passes as u32;
         Ok(Outcome::Continue)
     }),
-));
+);
 parses!(
     sanitize_overwrite_passes_parses,
     "--sanitize-overwrite-passes 3 --sanitize-status /dev/x",
@@ -1583,7 +1582,18 @@ pub const SANITIZE_STATUS: OptionDef = sanitize(
     " --sanitize-status           Show sanitize status information",
     "Print the sanitize state and progress (SANITIZE STATUS)",
     Guard::None,
-    Apply::Custom(|p, _, _| p.set_sanitize(SanitizeCommand::Status)),
+    Apply::Custom(|p, _, _| {
+        // Our `--wait` may follow it (no other flag may: it is standalone).
+        if p.take_word_if(b"--wait") {
+            p.flags.sanitize_wait = true;
+        }
+        p.set_sanitize(SanitizeCommand::Status)
+    }),
+);
+parses!(
+    sanitize_status_takes_a_wait_after_it,
+    "--sanitize-status --wait /dev/x",
+    |f| f.sanitize == Some(SanitizeCommand::Status) && f.sanitize_wait
 );
 parses!(
     sanitize_status_parses,
@@ -1711,14 +1721,14 @@ pub const SECURITY_FREEZE: OptionDef = long_flag(
 );
 parses!(security_freeze_parses, "--security-freeze /dev/x", |f| f
     .security_freeze);
-pub const SECURITY_PROMPT: OptionDef = not_built(long_flag(
+pub const SECURITY_PROMPT: OptionDef = long_flag(
     "security-prompt-for-password",
     Role::Modifier,
     None,
     "Read the security password from the terminal",
     &[],
     Apply::Flag(field!(bool, security_prompt)),
-));
+);
 parses!(
     security_prompt_parses,
     "--security-prompt-for-password --security-unlock /dev/x",
@@ -1732,7 +1742,6 @@ const fn security_letter(
     summary: &'static str,
 ) -> OptionDef {
     OptionDef {
-        built: Built::No,
         value: Value::Letter { choices },
         ..long_flag(
             name,
@@ -1786,7 +1795,6 @@ const fn security(
         }
     };
     OptionDef {
-        built: Built::No,
         value: Value::Password,
         ..long_flag(name, Role::Standalone, None, summary, &[], apply)
     }
@@ -1896,6 +1904,17 @@ invokes!(
         devices: vec!["/dev/sda".into()],
     })
 );
+pub const WAIT: OptionDef = ours(long_flag(
+    "wait",
+    Role::Modifier,
+    Some(" --wait            With --sanitize-status: poll until the sanitize operation ends"),
+    "Make --sanitize-status poll until the sanitize operation ends",
+    &["--wait", "--sanitize-status"],
+    Apply::Flag(field!(bool, sanitize_wait)),
+));
+parses!(wait_parses, "--wait --sanitize-status /dev/x", |f| f
+    .sanitize_wait
+    && f.sanitize == Some(SanitizeCommand::Status));
 pub const BENCH: OptionDef = ours(long_flag(
     "bench",
     Role::Action,
@@ -2425,6 +2444,7 @@ pub static OPTIONS: &[&OptionDef] = &[
     &LONG_HELP,
     &JSON,
     &DRY_RUN,
+    &WAIT,
     &BENCH,
     &BENCH_TRIALS,
     &BENCH_DEPTH,

@@ -222,6 +222,8 @@ pub struct Flags {
     pub sanitize: Option<SanitizeCommand>,
     /// `--sanitize-overwrite-passes N` (0..7; 0 means 16).
     pub sanitize_passes: u32,
+    /// `--wait` (ours): `--sanitize-status` polls until the sanitize operation ends.
+    pub sanitize_wait: bool,
     /// `--set-sector-size N` (exclusive).
     pub set_sector_size: Option<u64>,
     /// `--trim-sector-ranges LBA:COUNT ...` (exclusive).

@@ -312,6 +312,21 @@ impl<'a> Parser<'a> {
         self.next += 1;
     }
 
+    /// Takes the next argv word when it is `word` (ASCII case ignored, as long options) and
+    /// a device still follows it; says whether it did.
+    pub(super) fn take_word_if(&mut self, word: &[u8]) -> bool {
+        let matches = self
+            .peek_word()
+            .is_some_and(|w| w.eq_ignore_ascii_case(word));
+        if matches && self.remaining() > 1 {
+            self.take_next_word();
+            self.pos = self.word.len();
+            true
+        } else {
+            false
+        }
+    }
+
     fn at_word_end(&self) -> bool {
         self.pos >= self.word.len()
     }

@@ -5,7 +5,7 @@
 //! Must not: grow methods that only one implementation can answer; a step that needs the
 //! device must say so here, so that the fake can script it.
 
-use crate::ata::command::TaskFile;
+use crate::ata::command::{AtaRegisters, TaskFile};
 use crate::error::ErrorClass;
 use std::io;
 
@@ -120,4 +120,29 @@ pub trait DeviceAccess {
     /// with the error.
     fn queue_depth(&self) -> Result<u32, (String, io::Error)>;
     fn set_queue_depth(&self, depth: u32) -> Result<(), (String, io::Error)>;
+
+    // ---- security and sanitize ------------------------------------------------------------
+
+    /// [`DeviceAccess::ata`] with every result register (COUNT 15:8 too), also when the drive
+    /// failed the command: SANITIZE STATUS reads its state from COUNT 15:8 and a failed
+    /// SANITIZE gives its reason in LBA 7:0. The default goes through [`DeviceAccess::ata`]
+    /// (so a wrapper that only implements `ata` sees the command) and knows only what it
+    /// returns; the real device and the fake give every register.
+    fn ata_registers(
+        &mut self,
+        tf: &TaskFile,
+        data: &mut [u8],
+    ) -> Result<AtaRegisters, (AtaFailure, Option<AtaRegisters>)> {
+        match self.ata(tf, data) {
+            Ok(out) => Ok(AtaRegisters {
+                status: 0x50,
+                error: out.error,
+                count: u16::from(out.count),
+                lba: out.lba,
+                device: out.device,
+                lba48: tf.lba48,
+            }),
+            Err(f) => Err((f, None)),
+        }
+    }
 }

@@ -16,7 +16,7 @@ use super::devices::{run_devices_with, Opened, Opener};
 use super::guards::DeviceFacts;
 use super::output::Output;
 use super::output::SharedStderr;
-use crate::ata::command::TaskFile;
+use crate::ata::command::{AtaRegisters, TaskFile};
 use crate::cli::{DeviceRun, Invocation};
 use std::cell::RefCell;
 use std::ffi::OsString;
@@ -54,6 +54,8 @@ pub enum Call {
     HdioIdentity,
     QueueDepth,
     SetQueueDepth(u32),
+    /// The data a PIO-out or DMA-out ATA command just before sent.
+    AtaDataOut(Vec<u8>),
 }
 
 /// A kernel-side setting a set left behind, read back instead of the scripted value.
@@ -146,6 +148,9 @@ pub struct FakeDevice {
     stuck: RefCell<Vec<(Stuck, i64)>>,
     log: Rc<RefCell<Vec<Call>>>,
     null: std::fs::File,
+    /// Full result registers by opcode (and feature): each command takes the next of its
+    /// list, the last one repeating (see [`FakeDevice::on_ata_registers`]).
+    registers: Vec<(u8, Option<u16>, RefCell<Vec<AtaRegisters>>)>,
 }
 
 /// A failure as the real device reports a command the drive aborted (ERR in status).
@@ -210,6 +215,7 @@ impl FakeDevice {
             stuck: RefCell::new(Vec::new()),
             log: Rc::new(RefCell::new(Vec::new())),
             null: dev_null(),
+            registers: Vec::new(),
         }
     }
 
@@ -325,6 +331,20 @@ impl FakeDevice {
         self
     }
 
+    /// ATA commands with this opcode (and feature, if given) return these registers, in turn
+    /// (the last repeating), whether the rules of [`FakeDevice::on_ata`] make them succeed or
+    /// fail: what [`DeviceAccess::ata_registers`] gives.
+    pub fn on_ata_registers(
+        mut self,
+        command: u8,
+        feature: Option<u16>,
+        registers: Vec<AtaRegisters>,
+    ) -> Self {
+        self.registers
+            .push((command, feature, RefCell::new(registers)));
+        self
+    }
+
     /// A drive (and kernel) that accepts every set and changes nothing: the gets read back the
     /// scripted values (QEMU's drives accept SET FEATURES APM and still list no APM).
     pub fn ignoring_sets(mut self) -> Self {
@@ -413,6 +433,9 @@ impl DeviceAccess for FakeDevice {
         // sends nothing and answers as below).
         let _ = self.record(Call::Ata(tf.clone()));
         self.log.borrow_mut().push(Call::AtaDataLen(data.len()));
+        if tf.protocol.is_write() {
+            self.log.borrow_mut().push(Call::AtaDataOut(data.to_vec()));
+        }
         if !self.ata_capable {
             return Err(AtaFailure {
                 reason: self.description.clone(),
@@ -549,6 +572,39 @@ impl DeviceAccess for FakeDevice {
         self.stick(Stuck::QueueDepth, i64::from(depth));
         Ok(())
     }
+
+    // ---- security and sanitize ------------------------------------------------------------
+
+    fn ata_registers(
+        &mut self,
+        tf: &TaskFile,
+        data: &mut [u8],
+    ) -> Result<AtaRegisters, (AtaFailure, Option<AtaRegisters>)> {
+        let answer = self.ata(tf, data);
+        let scripted = self
+            .registers
+            .iter()
+            .find(|(c, f, _)| *c == tf.command && f.map_or(true, |f| f == tf.feature))
+            .and_then(|(_, _, list)| {
+                let mut list = list.borrow_mut();
+                if list.len() > 1 {
+                    Some(list.remove(0))
+                } else {
+                    list.first().copied()
+                }
+            });
+        match answer {
+            Ok(out) => Ok(scripted.unwrap_or(AtaRegisters {
+                status: 0x50,
+                error: out.error,
+                count: u16::from(out.count),
+                lba: out.lba,
+                device: out.device,
+                lba48: tf.lba48,
+            })),
+            Err(f) => Err((f, scripted)),
+        }
+    }
 }
 
 /// What one run over fakes produced.
@@ -588,7 +644,10 @@ impl Outcome {
             .filter(|c| {
                 !matches!(
                     c,
-                    Call::Identify | Call::ForgetIdentify | Call::AtaDataLen(_)
+                    Call::Identify
+                        | Call::ForgetIdentify
+                        | Call::AtaDataLen(_)
+                        | Call::AtaDataOut(_)
                 )
             })
             .cloned()

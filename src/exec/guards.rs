@@ -135,8 +135,6 @@ pub fn unbuilt_option(f: &crate::cli::Flags) -> Option<&'static str> {
         (f.trim_ranges.is_some(), "--trim-sector-ranges"),
         (f.wdidle3.set || f.wdidle3.get, "-J"),
         (f.cdrom_speed.set, "-E"),
-        (f.security.is_some(), "--security-*"),
-        (f.sanitize.is_some(), "--sanitize-*"),
         (f.dco_identify, "--dco-identify"),
         (f.dco_restore, "--dco-restore"),
         (f.dco_setmax.is_some(), "--dco-setmax"),

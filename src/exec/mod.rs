@@ -263,6 +263,7 @@ mod guards;
 mod identify;
 mod metrics;
 mod output;
+mod prompt;
 mod quiet;
 mod real;
 mod sectors;

@@ -5,7 +5,7 @@
 
 use super::access::{AtaFailure, AtaOutput, DeviceAccess, Geometry, HdioSetting};
 use super::output::SharedStderr;
-use crate::ata::command::TaskFile;
+use crate::ata::command::{AtaRegisters, TaskFile};
 use crate::cli::Flags;
 use crate::device::{
     self, AtaError, AtaOptions, Device, DeviceKind, HdioGet, HdioSet, OpenMode, StartLba,
@@ -354,6 +354,25 @@ impl DeviceAccess for RealDevice<'_> {
         self.dev
             .sysfs_write(QUEUE_DEPTH, &depth.to_string())
             .map_err(|e| (self.dev.sysfs_attr_label(QUEUE_DEPTH), e))
+    }
+
+    // ---- security and sanitize ------------------------------------------------------------
+
+    fn ata_registers(
+        &mut self,
+        tf: &TaskFile,
+        data: &mut [u8],
+    ) -> Result<AtaRegisters, (AtaFailure, Option<AtaRegisters>)> {
+        if !self.ata_capable() {
+            return Err((self.not_ata(), None));
+        }
+        match self.with_options(|dev, opts| dev.ata_command(tf, data, opts)) {
+            Ok(result) => Ok(result.registers.unwrap_or_default()),
+            Err(e) => {
+                let registers = e.registers().copied();
+                Err((self.failure(e), registers))
+            }
+        }
     }
 }
 

@@ -12,6 +12,7 @@ pub mod ioc;
 pub mod mem;
 pub mod sg;
 pub mod signal;
+pub mod tty;
 pub mod uring;
 
 use std::io;

@@ -71,6 +71,47 @@ impl Drop for StopHandler {
     }
 }
 
+// ---- security and sanitize ------------------------------------------------------------------
+
+/// While alive, SIGINT and SIGTERM are blocked in the calling thread, so that the kernel hands
+/// them to another thread of the process: a thread waiting in an uninterruptible ioctl (a
+/// SECURITY ERASE UNIT can take hours) would otherwise hold them, unhandled, until the ioctl
+/// ends. Threads started while it is alive inherit the mask; start the watcher first.
+pub struct StopSignalsBlocked {
+    previous: libc::sigset_t,
+}
+
+impl StopSignalsBlocked {
+    /// Blocks SIGINT and SIGTERM in this thread.
+    pub fn here() -> io::Result<StopSignalsBlocked> {
+        // SAFETY: a zeroed sigset_t is a valid value to initialise with sigemptyset.
+        let mut set: libc::sigset_t = unsafe { std::mem::zeroed() };
+        // SAFETY: `set` is a live sigset_t borrowed for each call.
+        unsafe {
+            libc::sigemptyset(&mut set);
+            for signal in SIGNALS {
+                libc::sigaddset(&mut set, signal);
+            }
+        }
+        // SAFETY: a zeroed sigset_t is a valid out-parameter for the previous mask.
+        let mut previous: libc::sigset_t = unsafe { std::mem::zeroed() };
+        // SAFETY: both pointers are to live sigset_t values for the duration of the call.
+        let rc = unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut previous) };
+        if rc != 0 {
+            return Err(io::Error::from_raw_os_error(rc));
+        }
+        Ok(StopSignalsBlocked { previous })
+    }
+}
+
+impl Drop for StopSignalsBlocked {
+    fn drop(&mut self) {
+        // SAFETY: `previous` is the mask pthread_sigmask returned; a null old-mask pointer is
+        // allowed. A signal that came meanwhile is delivered now, to the installed handler.
+        unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &self.previous, std::ptr::null_mut()) };
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

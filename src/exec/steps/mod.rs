@@ -15,6 +15,8 @@
 mod features;
 mod power;
 mod reports;
+mod sanitize;
+mod security;
 mod settings;
 #[cfg(test)]
 mod tests;
@@ -92,6 +94,8 @@ const STEPS: &[(u8, Step)] = &[
     (25, features::set_write_read_verify),
     (26, features::set_write_cache),
     (27, features::set_standby),
+    (28, security::security),
+    (29, sanitize::sanitize),
     (32, features::dco_freeze),
     (34, features::security_freeze),
     (35, features::seagate_powersave),

@@ -12,6 +12,8 @@ mod in_use;
 mod power;
 mod read_back;
 mod reports;
+mod sanitize;
+mod security;
 mod settings;
 
 use super::STEPS;

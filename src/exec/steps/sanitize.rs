@@ -1,0 +1,199 @@
+//! Step 29: the SANITIZE DEVICE commands (`--sanitize-status`, `-block-erase`,
+//! `-crypto-scramble`, `-overwrite`, `-freeze-lock`, `-antifreeze-lock`; reference §4.8), as
+//! hdparm 9.65's `do_sanitize_cmd` sends and reports them; a failure ends the device's
+//! processing (hdparm exits). The guard of the destructive three is checked before anything
+//! is sent (`exec/guards.rs`).
+//!
+//! Ours: `--sanitize-status --wait` polls SANITIZE STATUS until the operation ends, with the
+//! percentage done and an estimate of the time left on stderr (a terminal only), and the final
+//! status on stdout as hdparm prints one.
+//!
+//! Must not: reach the device other than through [`super::DeviceAccess`]'s `ata` path.
+
+use super::Ctx;
+use crate::ata::command::AtaRegisters;
+use crate::ata::sanitize::{remaining_secs, Reason, State, Status, Sub};
+use crate::cli::SanitizeCommand;
+use crate::error::{Error, ErrorClass};
+use std::time::{Duration, Instant};
+
+/// How often `--wait` asks for the status.
+const POLL: Duration = if cfg!(test) {
+    Duration::ZERO
+} else {
+    Duration::from_secs(1)
+};
+
+/// Step 29.
+pub fn sanitize(ctx: &mut Ctx) {
+    let Some(command) = ctx.flags.sanitize else {
+        return;
+    };
+    let sub = match command {
+        SanitizeCommand::Status => Sub::Status,
+        SanitizeCommand::FreezeLock => Sub::FreezeLock,
+        SanitizeCommand::AntifreezeLock => Sub::AntifreezeLock,
+        SanitizeCommand::BlockErase => Sub::BlockErase,
+        SanitizeCommand::CryptoScramble => Sub::CryptoScramble,
+        SanitizeCommand::Overwrite { pattern } => Sub::Overwrite {
+            pattern,
+            passes: ctx.flags.sanitize_passes as u8,
+        },
+    };
+    let option = option_name(sub);
+    let Some(id) = ctx.identify() else {
+        // hdparm exits (EIO) without a word.
+        ctx.identify_unavailable(option);
+        return;
+    };
+    if !id.sanitize_supported() {
+        let message = format!(
+            "SANITIZE feature set is not supported ({}: IDENTIFY word 59 bit 12 is clear)",
+            ctx.name
+        );
+        ctx.out
+            .error(&Error::new(ErrorClass::NotApplicable, message));
+        return;
+    }
+    ctx.out.action(action_name(sub), option);
+    ctx.out.text(&format!("Issuing {} command\n", sub.name()));
+    let Some(registers) = send(ctx, sub) else {
+        return;
+    };
+    match sub {
+        Sub::Status => {
+            let status = if ctx.flags.sanitize_wait {
+                match wait(ctx, Status::from_registers(&registers)) {
+                    Some(s) => s,
+                    None => return,
+                }
+            } else {
+                Status::from_registers(&registers)
+            };
+            ctx.out.text("Sanitize status:\n");
+            ctx.out.text(&status.text());
+            ctx.out.section("sanitize", status_json(sub, &status));
+        }
+        Sub::BlockErase | Sub::Overwrite { .. } | Sub::CryptoScramble => {
+            ctx.out.text("Operation started in background\n");
+            ctx.out
+                .text("You may use `--sanitize-status` to check progress\n");
+            ctx.out.section(
+                "sanitize",
+                serde_json::json!({ "command": action_name(sub), "started": true }),
+            );
+        }
+        Sub::FreezeLock | Sub::AntifreezeLock => {
+            ctx.out.section(
+                "sanitize",
+                serde_json::json!({ "command": action_name(sub), "done": true }),
+            );
+        }
+    }
+}
+
+/// The option as the user wrote it.
+fn option_name(sub: Sub) -> &'static str {
+    match sub {
+        Sub::Status => "--sanitize-status",
+        Sub::CryptoScramble => "--sanitize-crypto-scramble",
+        Sub::BlockErase => "--sanitize-block-erase",
+        Sub::Overwrite { .. } => "--sanitize-overwrite",
+        Sub::FreezeLock => "--sanitize-freeze-lock",
+        Sub::AntifreezeLock => "--sanitize-antifreeze-lock",
+    }
+}
+
+/// The JSON action name.
+fn action_name(sub: Sub) -> &'static str {
+    match sub {
+        Sub::Status => "sanitize_status",
+        Sub::CryptoScramble => "sanitize_crypto_scramble",
+        Sub::BlockErase => "sanitize_block_erase",
+        Sub::Overwrite { .. } => "sanitize_overwrite",
+        Sub::FreezeLock => "sanitize_freeze_lock",
+        Sub::AntifreezeLock => "sanitize_antifreeze_lock",
+    }
+}
+
+/// The status as JSON.
+fn status_json(sub: Sub, s: &Status) -> serde_json::Value {
+    let mut v = serde_json::json!({
+        "command": action_name(sub),
+        "state": s.state.key(),
+        "state_text": s.state.text(),
+        "completed_without_error": s.completed_without_error,
+        "antifreeze": s.antifreeze,
+    });
+    if s.state == State::InProgress {
+        v["progress"] = s.progress.into();
+        v["percent"] = s.percent().into();
+    }
+    v
+}
+
+/// Sends the command; on failure prints hdparm's `SANITIZE failed: ...` and the reason lines
+/// (from LBA 7:0 of the registers the drive returned; none returned: not reported).
+fn send(ctx: &mut Ctx, sub: Sub) -> Option<AtaRegisters> {
+    let mut none = [0u8; 0];
+    match ctx.dev.ata_registers(&sub.taskfile(), &mut none) {
+        Ok(r) => Some(r),
+        Err((f, registers)) => {
+            ctx.out.error(&Error::new(
+                f.class(),
+                format!("SANITIZE failed: {}", f.reason),
+            ));
+            let reason = registers
+                .as_ref()
+                .map_or(Reason::NotReported, Reason::from_registers);
+            for line in reason.lines() {
+                ctx.out.note(&line);
+            }
+            ctx.out.section(
+                "sanitize",
+                serde_json::json!({ "command": action_name(sub), "failure_reason": reason.text() }),
+            );
+            None
+        }
+    }
+}
+
+/// `--wait`: asks for the status until the drive is no longer in SD2; on a terminal, draws
+/// the percentage and the time left on stderr. None when a status request failed.
+fn wait(ctx: &mut Ctx, first: Status) -> Option<Status> {
+    let terminal = ctx.out.stderr_is_terminal();
+    let start = Instant::now();
+    let mut seen: Option<(f64, f64)> = None;
+    let mut status = first;
+    while status.state == State::InProgress {
+        let now = start.elapsed().as_secs_f64();
+        let fraction = status.fraction().unwrap_or(0.0);
+        let first_seen = *seen.get_or_insert((now, fraction));
+        if terminal {
+            let line = wait_line(&status, remaining_secs(first_seen, (now, fraction)));
+            let (_, err) = ctx.out.streams();
+            let _ = write!(err, "\r\x1b[K{line}");
+            let _ = err.flush();
+        }
+        std::thread::sleep(POLL);
+        let registers = send(ctx, Sub::Status)?;
+        status = Status::from_registers(&registers);
+    }
+    if terminal && seen.is_some() {
+        let (_, err) = ctx.out.streams();
+        let _ = write!(err, "\r\x1b[K");
+    }
+    Some(status)
+}
+
+/// The progress line of `--wait` (ours).
+pub fn wait_line(status: &Status, left_secs: Option<f64>) -> String {
+    let left = match left_secs {
+        Some(s) => {
+            let s = s.round() as u64;
+            format!(", about {}:{:02}:{:02} left", s / 3600, s / 60 % 60, s % 60)
+        }
+        None => String::new(),
+    };
+    format!(" sanitize: {}% done{left}", status.percent())
+}
