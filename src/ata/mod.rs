@@ -4,11 +4,15 @@
 //! a device.
 
 pub mod command;
+pub mod dco;
 pub mod features;
 pub mod hdio;
+pub mod hpa;
 pub mod identify;
 pub mod identify_hex;
 pub mod sat;
+pub mod sector_config;
 pub mod sense;
 pub mod smart;
+pub mod trim;
 pub mod values;
