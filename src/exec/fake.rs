@@ -144,6 +144,15 @@ pub struct FakeDevice {
     stuck: RefCell<Vec<(Stuck, i64)>>,
     log: Rc<RefCell<Vec<Call>>>,
     null: std::fs::File,
+    // --- sectors (HPA, DCO, TRIM, sector operations) ---
+    /// READ LOG EXT answers by (log, page); a page not listed is aborted.
+    pub logs: Vec<((u8, u8), [u8; 512])>,
+    /// `queue/max_sectors_kb`.
+    pub max_sectors_kb: Option<u32>,
+    /// What standard input holds.
+    pub stdin: Vec<u8>,
+    /// The data-out bytes of every ATA command that writes, in order.
+    data_out: Rc<RefCell<Vec<Vec<u8>>>>,
 }
 
 /// A failure as the real device reports a command the drive aborted (ERR in status).
@@ -207,6 +216,10 @@ impl FakeDevice {
             stuck: RefCell::new(Vec::new()),
             log: Rc::new(RefCell::new(Vec::new())),
             null: dev_null(),
+            logs: Vec::new(),
+            max_sectors_kb: Some(512),
+            stdin: Vec::new(),
+            data_out: Rc::new(RefCell::new(Vec::new())),
         }
     }
 
@@ -410,6 +423,9 @@ impl DeviceAccess for FakeDevice {
         // sends nothing and answers as below).
         let _ = self.record(Call::Ata(tf.clone()));
         self.log.borrow_mut().push(Call::AtaDataLen(data.len()));
+        if tf.protocol.is_write() {
+            self.data_out.borrow_mut().push(data.to_vec());
+        }
         if !self.ata_capable {
             return Err(AtaFailure {
                 reason: self.description.clone(),
@@ -449,7 +465,11 @@ impl DeviceAccess for FakeDevice {
     }
     fn read_log(&mut self, log: u8, page: u8) -> Result<[u8; 512], AtaFailure> {
         let _ = self.record(Call::ReadLog { log, page });
-        Err(aborted(crate::ata::command::op::READ_LOG_EXT))
+        self.logs
+            .iter()
+            .find(|(at, _)| *at == (log, page))
+            .map(|(_, data)| *data)
+            .ok_or_else(|| aborted(crate::ata::command::op::READ_LOG_EXT))
     }
     fn forget_identify(&mut self) {
         let _ = self.record(Call::ForgetIdentify);
@@ -546,6 +566,15 @@ impl DeviceAccess for FakeDevice {
         self.stick(Stuck::QueueDepth, i64::from(depth));
         Ok(())
     }
+
+    // --- sectors (HPA, DCO, TRIM, sector operations) ---
+    fn max_sectors_kb(&self) -> Option<u32> {
+        self.max_sectors_kb
+    }
+    fn stdin_bytes(&mut self) -> io::Result<Vec<u8>> {
+        Ok(std::mem::take(&mut self.stdin))
+    }
+    fn pause(&self, _duration: std::time::Duration) {}
 }
 
 /// What one run over fakes produced.
@@ -555,6 +584,8 @@ pub struct Outcome {
     pub exit: u8,
     /// Every call, in order, over all devices.
     pub calls: Vec<Call>,
+    /// The data-out bytes of every ATA command that wrote, in order, over all devices.
+    pub data_out: Vec<Vec<u8>>,
 }
 
 impl Outcome {
@@ -606,6 +637,10 @@ impl Opener for FakeOpener {
         self.facts_next += 1;
         DeviceFacts {
             multcount_via_ata: fake.is_some_and(|f| f.libata),
+            visible_sectors: fake.and_then(|f| {
+                let words = f.identify.as_ref().ok()?;
+                Some(crate::ata::identify::Identify::from_words(*words).capacity_sectors())
+            }),
         }
     }
 
@@ -627,6 +662,7 @@ impl Opener for FakeOpener {
 /// device with no fake left fails to open with ENOENT.
 pub fn run_on_all(fakes: Vec<FakeDevice>, command_line: &str) -> Outcome {
     let logs: Vec<_> = fakes.iter().map(FakeDevice::log).collect();
+    let data_outs: Vec<_> = fakes.iter().map(|f| Rc::clone(&f.data_out)).collect();
     let argv: Vec<OsString> = std::iter::once("hdparm")
         .chain(command_line.split_whitespace())
         .map(OsString::from)
@@ -663,6 +699,7 @@ pub fn run_on_all(fakes: Vec<FakeDevice>, command_line: &str) -> Outcome {
         stderr: String::from_utf8_lossy(&stderr).into_owned(),
         exit,
         calls: logs.iter().flat_map(|l| l.borrow().clone()).collect(),
+        data_out: data_outs.iter().flat_map(|l| l.borrow().clone()).collect(),
     }
 }
 

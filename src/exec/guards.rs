@@ -29,7 +29,15 @@ fn please_destroy(option: &str, explanation: &str) -> Refusal {
 pub struct DeviceFacts {
     /// `-m N` goes through SET MULTIPLE MODE (libata, SAT) rather than the old IDE driver's ioctl.
     pub multcount_via_ata: bool,
+    /// The capacity IDENTIFY gives, when the plan has an option whose guard depends on it
+    /// (`-N`, `--dco-setmax` shrinking the drive) or that hdparm carries out only with
+    /// IDENTIFY (`--make-bad-sector`); None when the device gives no IDENTIFY, where hdparm
+    /// skips those options, guard and all.
+    pub visible_sectors: Option<u64>,
 }
+
+/// hdparm's warning for a max-address set that would hide sectors.
+const SHRINK: &str = "You have requested reducing the apparent size of the drive.\nThis is a BAD idea, and can easily destroy all of the drive's contents.";
 
 /// The first guard refusal of one device's plan, if any.
 pub fn check(run: &DeviceRun, facts: &DeviceFacts) -> Option<Refusal> {
@@ -86,7 +94,15 @@ pub fn check(run: &DeviceRun, facts: &DeviceFacts) -> Option<Refusal> {
             "You are trying to deliberately reset your drive configuration back to the factory defaults.\nThis may change the apparent capacity and feature set of the drive, making all data on it inaccessible.\nYou could lose *everything*.",
         ));
     }
-    if f.make_bad_sector.is_some() && !know {
+    // Step 33 and 37: only when the drive would shrink.
+    let shrinks = |sectors: u64| facts.visible_sectors.is_some_and(|v| sectors < v);
+    if f.dco_setmax.is_some_and(shrinks) && !know {
+        return Some(yes_i_know("--dco-setmax", SHRINK));
+    }
+    if f.max_sectors.set && shrinks(f.max_sectors.value) && !know {
+        return Some(yes_i_know("-Nnnnnn", SHRINK));
+    }
+    if f.make_bad_sector.is_some() && facts.visible_sectors.is_some() && !know {
         return Some(yes_i_know(
             "--make-bad-sector",
             "You are trying to deliberately corrupt a low-level sector on the media.\nThis is a BAD idea, and can easily result in total data loss.",
@@ -125,21 +141,11 @@ pub fn check(run: &DeviceRun, facts: &DeviceFacts) -> Option<Refusal> {
 /// before anything is sent to any device, so an option is never half done or silently ignored.
 pub fn unbuilt_option(f: &crate::cli::Flags) -> Option<&'static str> {
     let unbuilt = [
-        (f.set_sector_size.is_some(), "--set-sector-size"),
-        (f.trim_ranges_stdin, "--trim-sector-ranges-stdin"),
-        (f.trim_ranges.is_some(), "--trim-sector-ranges"),
         (f.wdidle3.set || f.wdidle3.get, "-J"),
         (f.cdrom_speed.set, "-E"),
         (f.security.is_some(), "--security-*"),
         (f.sanitize.is_some(), "--sanitize-*"),
-        (f.dco_identify, "--dco-identify"),
-        (f.dco_restore, "--dco-restore"),
-        (f.dco_setmax.is_some(), "--dco-setmax"),
-        (f.max_sectors.set, "-N (set)"),
-        (f.make_bad_sector.is_some(), "--make-bad-sector"),
-        (f.write_sector.is_some(), "--write-sector"),
         (f.fwdownload.is_some(), "--fwdownload"),
-        (f.drq_hsm_error, "--drq-hsm-error"),
         (f.idle_unload.set, "--idle-unload"),
     ];
     unbuilt
@@ -164,6 +170,7 @@ mod tests {
     fn guarded_operations_need_their_flag() {
         let facts = DeviceFacts {
             multcount_via_ata: true,
+            visible_sectors: Some(1 << 40),
         };
         let mut f = Flags {
             write_sector: Some(5),
@@ -189,7 +196,8 @@ mod tests {
             check(
                 &run(f),
                 &DeviceFacts {
-                    multcount_via_ata: false
+                    multcount_via_ata: false,
+                    visible_sectors: None,
                 }
             )
             .is_none(),
@@ -218,6 +226,7 @@ mod tests {
         use crate::cli::defs::{Built, Guard, Role, Value, OPTIONS};
         let facts = DeviceFacts {
             multcount_via_ata: true,
+            visible_sectors: Some(1 << 40),
         };
         let run_of = |words: &[String]| {
             let argv: Vec<std::ffi::OsString> = std::iter::once("hdparm".to_string())

@@ -7,9 +7,11 @@
 
 mod explanations;
 mod features;
+mod hpa;
 mod power;
 mod read_back;
 mod reports;
+mod sectors;
 mod settings;
 
 use super::STEPS;
