@@ -41,7 +41,7 @@ impl Opener for RealOpener {
     fn facts(&mut self, run: &DeviceRun) -> DeviceFacts {
         let f = &run.flags;
         // Only the options whose guard depends on the drive's size ask it anything.
-        let needs_size = f.max_sectors.set || f.dco_setmax.is_some() || f.make_bad_sector.is_some();
+        let needs_size = f.max_sectors.set || f.dco_setmax.is_some();
         DeviceFacts {
             multcount_via_ata: RealDevice::multcount_needs_ata(&run.path),
             visible_sectors: needs_size

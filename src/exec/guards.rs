@@ -30,9 +30,8 @@ pub struct DeviceFacts {
     /// `-m N` goes through SET MULTIPLE MODE (libata, SAT) rather than the old IDE driver's ioctl.
     pub multcount_via_ata: bool,
     /// The capacity IDENTIFY gives, when the plan has an option whose guard depends on it
-    /// (`-N`, `--dco-setmax` shrinking the drive) or that hdparm carries out only with
-    /// IDENTIFY (`--make-bad-sector`); None when the device gives no IDENTIFY, where hdparm
-    /// skips those options, guard and all.
+    /// (`-N`, `--dco-setmax` shrinking the drive); None when the device gives no IDENTIFY,
+    /// where hdparm skips those options, guard and all.
     pub visible_sectors: Option<u64>,
 }
 
@@ -102,7 +101,7 @@ pub fn check(run: &DeviceRun, facts: &DeviceFacts) -> Option<Refusal> {
     if f.max_sectors.set && shrinks(f.max_sectors.value) && !know {
         return Some(yes_i_know("-Nnnnnn", SHRINK));
     }
-    if f.make_bad_sector.is_some() && facts.visible_sectors.is_some() && !know {
+    if f.make_bad_sector.is_some() && !know {
         return Some(yes_i_know(
             "--make-bad-sector",
             "You are trying to deliberately corrupt a low-level sector on the media.\nThis is a BAD idea, and can easily result in total data loss.",

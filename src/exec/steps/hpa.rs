@@ -67,12 +67,14 @@ fn stdout_failure(ctx: &mut Ctx, line: &str, why: &str) {
 
 /// Step 33: `--dco-setmax N`: the drive's DCO IDENTIFY data, checksum verified, with the
 /// maximum LBA set to N - 1 and the checksum recomputed, sent back with DEVICE CONFIGURATION
-/// SET (0xB1 feature 0xC3, PIO out, 15 s). Skipped, as by hdparm, when there is no IDENTIFY.
+/// SET (0xB1 feature 0xC3, PIO out, 15 s).
 pub fn dco_setmax(ctx: &mut Ctx) {
     let Some(sectors) = ctx.flags.dco_setmax else {
         return;
     };
+    // hdparm skips it silently without IDENTIFY; we say why nothing was done.
     if ctx.identify().is_none() {
+        ctx.identify_unavailable("--dco-setmax");
         return;
     }
     ctx.out.action("dco_setmax", "--dco-setmax");
@@ -118,8 +120,7 @@ pub fn dco_setmax(ctx: &mut Ctx) {
 }
 
 /// Step 37: `-N [p]COUNT`: SET ACCESSIBLE MAX ADDRESS EXT, or the native-max read followed
-/// by SET MAX ADDRESS (EXT); the get (step 66) then prints the result. Skipped, as by hdparm,
-/// when there is no IDENTIFY.
+/// by SET MAX ADDRESS (EXT); the get (step 66) then prints the result.
 pub fn set_max_sectors(ctx: &mut Ctx) {
     let f = &ctx.flags;
     if !f.max_sectors.set {
@@ -132,7 +133,12 @@ pub fn set_max_sectors(ctx: &mut Ctx) {
             " setting max visible sectors to {count} ({kind})\n"
         ));
     }
+    // hdparm skips it silently without IDENTIFY; we say why nothing was done (once: the get,
+    // when asked for, says it).
     let Some(id) = ctx.identify() else {
+        if !ctx.flags.max_sectors.get {
+            ctx.identify_unavailable("-N");
+        }
         return;
     };
     ctx.out.action("set_max_sectors", "-N");

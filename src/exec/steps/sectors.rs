@@ -222,12 +222,14 @@ fn has_write_unc(id: &Identify) -> bool {
 
 /// Step 38: `--make-bad-sector [f]LBA`: WRITE UNCORRECTABLE EXT (pseudo, or flagged with `f`)
 /// where the drive claims it, `f` is given or the LBA needs 48 bits; else WRITE LONG with 520
-/// bytes of 0xA5. Skipped, as by hdparm, when there is no IDENTIFY.
+/// bytes of 0xA5.
 pub fn make_bad_sector(ctx: &mut Ctx) {
     let Some((lba, flagged)) = ctx.flags.make_bad_sector else {
         return;
     };
+    // hdparm skips it silently (exit 0) without IDENTIFY; we say why nothing was done.
     let Some(id) = ctx.identify() else {
+        ctx.identify_unavailable("--make-bad-sector");
         return;
     };
     ctx.out.action("make_bad_sector", "--make-bad-sector");
@@ -308,7 +310,9 @@ pub fn drq_hsm_error(ctx: &mut Ctx) {
     if !ctx.flags.drq_hsm_error {
         return;
     }
+    // hdparm skips it silently without IDENTIFY; we say why nothing was done.
     let Some(id) = ctx.identify() else {
+        ctx.identify_unavailable("--drq-hsm-error");
         return;
     };
     ctx.out.action("drq_hsm_error", "--drq-hsm-error");

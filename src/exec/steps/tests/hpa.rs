@@ -193,12 +193,18 @@ fn failures_of_the_native_read_and_of_the_set() {
 }
 
 #[test]
-fn without_identify_the_set_is_skipped_as_hdparm_skips_it() {
-    let mut fake = samsung();
-    fake.identify = Err(aborted(op::IDENTIFY));
-    let o = run_on(fake, "-q -N 1000 /dev/x");
+fn without_identify_nothing_is_set_and_the_reason_is_given_once() {
+    // No guard either: hdparm asks for it only when IDENTIFY shows the drive would shrink.
+    let o = run_on(FakeDevice::loop_device(), "-q -N 1000 /dev/x");
     assert!(o.taskfiles().is_empty());
     assert_eq!(o.stdout, "");
+    let why = "/dev/x: -N reads the drive's IDENTIFY data: /dev/x is a loop device; it has no ATA interface\n";
+    assert_eq!((o.stderr.as_str(), o.exit), (why, 25));
+    let o = run_on(FakeDevice::loop_device(), "-N 1000 /dev/x");
+    assert_eq!(o.stdout, format!("{HEADER} setting max visible sectors to 1000 (temporary)\n"));
+    assert_eq!((o.stderr.as_str(), o.exit), (why, 25));
+    let o = run_on(FakeDevice::loop_device(), "--dco-setmax 1000 /dev/x");
+    assert!(o.stderr.contains("--dco-setmax reads the drive's IDENTIFY data"));
 }
 
 /// DCO IDENTIFY bytes of the sample block.

@@ -139,12 +139,17 @@ This operation will probably fail (continuing regardless).\n\
 Corrupting sector 100 (WRITE_UNC_EXT as flagged): succeeded\n"
         )
     );
-    // Without IDENTIFY hdparm skips it, guard and all.
-    let mut fake = maxtor();
-    fake.identify = Err(aborted(op::IDENTIFY));
-    let o = run_on(fake, "--make-bad-sector 100 /dev/x");
+    // Without IDENTIFY hdparm skips it silently; we say why nothing was done.
+    let o = run_on(
+        FakeDevice::loop_device(),
+        &format!("{KNOW} --make-bad-sector 100 /dev/x"),
+    );
     assert!(o.taskfiles().is_empty());
-    assert_eq!((o.stdout.as_str(), o.exit), (HEADER, 0));
+    assert_eq!(
+        o.stderr,
+        "/dev/x: --make-bad-sector reads the drive's IDENTIFY data: /dev/x is a loop device; it has no ATA interface\n"
+    );
+    assert_eq!((o.stdout.as_str(), o.exit), (HEADER, 25));
 }
 
 #[test]
