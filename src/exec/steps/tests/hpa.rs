@@ -201,10 +201,15 @@ fn without_identify_nothing_is_set_and_the_reason_is_given_once() {
     let why = "/dev/x: -N reads the drive's IDENTIFY data: /dev/x is a loop device; it has no ATA interface\n";
     assert_eq!((o.stderr.as_str(), o.exit), (why, 25));
     let o = run_on(FakeDevice::loop_device(), "-N 1000 /dev/x");
-    assert_eq!(o.stdout, format!("{HEADER} setting max visible sectors to 1000 (temporary)\n"));
+    assert_eq!(
+        o.stdout,
+        format!("{HEADER} setting max visible sectors to 1000 (temporary)\n")
+    );
     assert_eq!((o.stderr.as_str(), o.exit), (why, 25));
     let o = run_on(FakeDevice::loop_device(), "--dco-setmax 1000 /dev/x");
-    assert!(o.stderr.contains("--dco-setmax reads the drive's IDENTIFY data"));
+    assert!(o
+        .stderr
+        .contains("--dco-setmax reads the drive's IDENTIFY data"));
 }
 
 /// DCO IDENTIFY bytes of the sample block.
