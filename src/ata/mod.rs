@@ -4,14 +4,18 @@
 //! a device.
 
 pub mod command;
+pub mod dco;
 pub mod features;
 pub mod hdio;
+pub mod hpa;
 pub mod identify;
 pub mod identify_hex;
 pub mod names;
 pub mod sanitize;
 pub mod sat;
+pub mod sector_config;
 pub mod security;
 pub mod sense;
 pub mod smart;
+pub mod trim;
 pub mod values;

@@ -219,14 +219,6 @@ const fn not_built(def: OptionDef) -> OptionDef {
     }
 }
 
-/// An option whose get is built and whose set is not.
-const fn set_not_built(def: OptionDef) -> OptionDef {
-    OptionDef {
-        built: Built::GetOnly,
-        ..def
-    }
-}
-
 /// A short option's letter as the byte the parser compares (every letter is ASCII).
 const fn ascii(letter: char) -> u8 {
     letter as u8
@@ -673,7 +665,7 @@ pub const NOWERR: OptionDef = get_set!(
 );
 parses!(nowerr_parses, "-n1 /dev/x", |f| f.nowerr.set
     && f.nowerr.value == 1);
-pub const MAX_SECTORS: OptionDef = set_not_built(OptionDef {
+pub const MAX_SECTORS: OptionDef = OptionDef {
     short: Some(b'N'),
     long: None,
     role: Role::GetSet,
@@ -685,7 +677,8 @@ pub const MAX_SECTORS: OptionDef = set_not_built(OptionDef {
         message: LBA_MSG,
         optional: true,
     },
-    guard: Guard::None,
+    // Only when the drive would shrink (exec/guards.rs).
+    guard: Guard::YesIKnow,
     clue: None,
     usage: Some(" -N   Get/set max visible number of sectors (HPA) (VERY DANGEROUS)"),
     summary: "Get/set the max visible sectors (HPA); p makes it permanent",
@@ -704,7 +697,7 @@ pub const MAX_SECTORS: OptionDef = set_not_built(OptionDef {
         }
         Ok(Outcome::Continue)
     }),
-});
+};
 parses!(max_sectors_parses, "-N p0x10 /dev/x", |f| f.max_sectors
     == GetSet {
         get: true,
@@ -1068,17 +1061,17 @@ pub const DCO_FREEZE: OptionDef = long_flag(
     Apply::Flag(field!(bool, dco_freeze)),
 );
 parses!(dco_freeze_parses, "--dco-freeze /dev/x", |f| f.dco_freeze);
-pub const DCO_IDENTIFY: OptionDef = not_built(long_flag(
+pub const DCO_IDENTIFY: OptionDef = long_flag(
     "dco-identify",
     Role::Action,
     Some(" --dco-identify    Read/dump device configuration identify data"),
     "Decode the Device Configuration Overlay (DCO IDENTIFY)",
     &["--dco-identify"],
     Apply::Flag(field!(bool, dco_identify)),
-));
+);
 parses!(dco_identify_parses, "--DCO-IDENTIFY /dev/x", |f| f
     .dco_identify);
-pub const DCO_RESTORE: OptionDef = not_built(OptionDef {
+pub const DCO_RESTORE: OptionDef = OptionDef {
     guard: Guard::YesIKnow,
     ..long_flag(
         "dco-restore",
@@ -1088,23 +1081,27 @@ pub const DCO_RESTORE: OptionDef = not_built(OptionDef {
         &["--yes-i-know-what-i-am-doing", "--dco-restore"],
         Apply::Flag(field!(bool, dco_restore)),
     )
-});
+};
 parses!(dco_restore_parses, "--dco-restore /dev/x", |f| f
     .dco_restore);
-pub const DCO_SETMAX: OptionDef = not_built(long_number(
-    "dco-setmax",
-    Role::Standalone,
-    (1, LBA_LIMIT),
-    Label::Fixed("--dco-setmax"),
-    LBA_MSG,
-    Some(" --dco-setmax      Use DCO to set maximum addressable sectors"),
-    "Set the maximum addressable sectors through DCO SET",
-    &["--dco-setmax", "1000000"],
-    Apply::Custom(|p, def, typed| {
-        p.flags.dco_setmax = p.number(def, typed)?.0;
-        Ok(Outcome::Continue)
-    }),
-));
+pub const DCO_SETMAX: OptionDef = OptionDef {
+    // Only when the drive would shrink (exec/guards.rs).
+    guard: Guard::YesIKnow,
+    ..long_number(
+        "dco-setmax",
+        Role::Standalone,
+        (1, LBA_LIMIT),
+        Label::Fixed("--dco-setmax"),
+        LBA_MSG,
+        Some(" --dco-setmax      Use DCO to set maximum addressable sectors"),
+        "Set the maximum addressable sectors through DCO SET",
+        &["--dco-setmax", "1000000"],
+        Apply::Custom(|p, def, typed| {
+            p.flags.dco_setmax = p.number(def, typed)?.0;
+            Ok(Outcome::Continue)
+        }),
+    )
+};
 parses!(dco_setmax_parses, "--dco-setmax 0x1000 /dev/x", |f| f
     .dco_setmax
     == Some(4096));
@@ -1118,14 +1115,14 @@ pub const DIRECT: OptionDef = long_flag(
 );
 parses!(direct_parses, "--direct -t /dev/x", |f| f.direct
     && f.time_device);
-pub const DRQ_HSM_ERROR: OptionDef = not_built(long_flag(
+pub const DRQ_HSM_ERROR: OptionDef = long_flag(
     "drq-hsm-error",
     Role::Action,
     Some(" --drq-hsm-error   Crash system with a \"stuck DRQ\" error (VERY DANGEROUS)"),
     "Provoke a stuck-DRQ error in the kernel (a test of error handling)",
     &["--drq-hsm-error"],
     Apply::Flag(field!(bool, drq_hsm_error)),
-));
+);
 parses!(drq_hsm_error_parses, "--drq-hsm-error /dev/x", |f| f
     .drq_hsm_error);
 pub const FALLOCATE: OptionDef = not_built(OptionDef {
@@ -1350,7 +1347,7 @@ pub const ISTDOUT: OptionDef = long_flag(
 );
 parses!(istdout_parses, "-I --Istdout /dev/x", |f| f.identify_stdout
     && !f.identify);
-pub const MAKE_BAD_SECTOR: OptionDef = not_built(OptionDef {
+pub const MAKE_BAD_SECTOR: OptionDef = OptionDef {
     value: Value::Number {
         prefix: Some(b'f'),
         min: 0,
@@ -1372,7 +1369,7 @@ pub const MAKE_BAD_SECTOR: OptionDef = not_built(OptionDef {
             Ok(Outcome::Continue)
         }),
     )
-});
+};
 parses!(
     make_bad_sector_parses,
     "--make-bad-sector f100 /dev/x",
@@ -1443,7 +1440,7 @@ parses!(read_sector_parses, "--read-sector 0x10 /dev/x", |f| f
 /// `--write-sector` and its alias `--repair-sector`.
 const fn write_sector(name: &'static str, usage: &'static str) -> OptionDef {
     OptionDef {
-        built: Built::No,
+        built: Built::Yes,
         guard: Guard::YesIKnow,
         clue: Some(14),
         ..long_number(
@@ -1613,7 +1610,7 @@ invokes!(
     "--security-help",
     Invocation::SecurityHelp
 );
-pub const SET_SECTOR_SIZE: OptionDef = not_built(OptionDef {
+pub const SET_SECTOR_SIZE: OptionDef = OptionDef {
     guard: Guard::PleaseDestroy,
     clue: Some(16),
     ..long_number(
@@ -1630,13 +1627,13 @@ pub const SET_SECTOR_SIZE: OptionDef = not_built(OptionDef {
             Ok(Outcome::Continue)
         }),
     )
-});
+};
 parses!(
     set_sector_size_parses,
     "--set-sector-size 4096 /dev/x",
     |f| f.set_sector_size == Some(4096)
 );
-pub const TRIM_SECTOR_RANGES: OptionDef = not_built(OptionDef {
+pub const TRIM_SECTOR_RANGES: OptionDef = OptionDef {
     value: Value::TrimRanges,
     guard: Guard::PleaseDestroy,
     clue: Some(13),
@@ -1656,13 +1653,13 @@ pub const TRIM_SECTOR_RANGES: OptionDef = not_built(OptionDef {
             Ok(Outcome::Continue)
         }),
     )
-});
+};
 parses!(
     trim_sector_ranges_parses,
     "--trim-sector-ranges 1:2 10:0x10 /dev/x",
     |f| f.trim_ranges == Some(vec![(1, 2), (10, 16)])
 );
-pub const TRIM_SECTOR_RANGES_STDIN: OptionDef = not_built(OptionDef {
+pub const TRIM_SECTOR_RANGES_STDIN: OptionDef = OptionDef {
     guard: Guard::PleaseDestroy,
     clue: Some(12),
     ..long_flag(
@@ -1673,7 +1670,7 @@ pub const TRIM_SECTOR_RANGES_STDIN: OptionDef = not_built(OptionDef {
         &[],
         Apply::Flag(field!(bool, trim_ranges_stdin)),
     )
-});
+};
 parses!(
     trim_sector_ranges_stdin_parses,
     "--trim-sector-ranges-stdin /dev/x",

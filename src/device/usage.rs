@@ -64,12 +64,6 @@ pub fn in_use(path: &Path) -> Option<String> {
     }
 }
 
-/// The sectors (of 512 bytes) the kernel sees on the drive behind `path` (sysfs `size`).
-pub fn visible_sectors(path: &Path) -> Option<u64> {
-    let disk = whole_disk(path)?;
-    sysfs::read_u64(&disk.sysfs, "size").ok()
-}
-
 /// The whole disk behind a node: its name and `/sys/block/<disk>` directory.
 struct Disk {
     name: String,

@@ -40,6 +40,9 @@ pub struct AtaOutput {
     /// LBA registers (47:0 for 48-bit commands, 23:0 otherwise).
     pub lba: u64,
     /// DEVICE register (LBA 27:24 in its low nibble for 28-bit commands).
+    // No step reads it now (hdparm takes READ NATIVE MAX's LBA 27:24 from the HOB bytes);
+    // the device layer fills it for the steps that will.
+    #[allow(dead_code)]
     pub device: u8,
 }
 
@@ -145,4 +148,11 @@ pub trait DeviceAccess {
             Err(f) => Err((f, None)),
         }
     }
+    // --- sectors (HPA, DCO, TRIM, sector operations) ---
+    /// The block queue's `queue/max_sectors_kb`, which sizes a TRIM batch; None when unknown.
+    fn max_sectors_kb(&self) -> Option<u32>;
+    /// Everything on standard input (the `lba:count` pairs of `--trim-sector-ranges-stdin`).
+    fn stdin_bytes(&mut self) -> io::Result<Vec<u8>>;
+    /// Waits, as hdparm sleeps before `--drq-hsm-error`'s command.
+    fn pause(&self, duration: std::time::Duration);
 }

@@ -39,17 +39,18 @@ pub struct RealOpener;
 
 impl Opener for RealOpener {
     fn facts(&mut self, run: &DeviceRun) -> DeviceFacts {
+        let f = &run.flags;
+        // Only the options whose guard depends on the drive's size ask it anything.
+        let needs_size = f.max_sectors.set || f.dco_setmax.is_some();
+        let visible_sectors = needs_size
+            .then(|| RealDevice::visible_sectors(&run.path, f))
+            .flatten();
         // Only a run that may destroy data looks at who uses the drive (mountinfo, holders,
         // an exclusive open); `-N` counts as one until the size says it does not shrink.
-        let may_destroy = guards::destructive_option(&run.flags, Some(u64::MAX)).is_some();
-        let (in_use, visible_sectors) = if may_destroy {
-            (
-                crate::device::usage::in_use(std::path::Path::new(&run.path)),
-                crate::device::usage::visible_sectors(std::path::Path::new(&run.path)),
-            )
-        } else {
-            (None, None)
-        };
+        let may_destroy = guards::destructive_option(f, Some(u64::MAX)).is_some();
+        let in_use = may_destroy
+            .then(|| crate::device::usage::in_use(std::path::Path::new(&run.path)))
+            .flatten();
         DeviceFacts {
             multcount_via_ata: RealDevice::multcount_needs_ata(&run.path),
             in_use,

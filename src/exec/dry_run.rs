@@ -225,6 +225,18 @@ impl DeviceAccess for Recorder<'_> {
         self.call(format!("write {depth} to the SCSI device's queue_depth"))
             .map_err(|e| (String::new(), e))
     }
+
+    // --- sectors (HPA, DCO, TRIM, sector operations) ---
+    fn max_sectors_kb(&self) -> Option<u32> {
+        self.inner.max_sectors_kb()
+    }
+    /// Standard input is read as the real run would read it (the TRIM ranges decide the
+    /// batches that are planned).
+    fn stdin_bytes(&mut self) -> io::Result<Vec<u8>> {
+        self.inner.stdin_bytes()
+    }
+    /// Nothing is sent, so there is nothing to wait for.
+    fn pause(&self, _duration: std::time::Duration) {}
 }
 
 /// The old IDE driver's set ioctl of a setting, by its kernel name.

@@ -151,6 +151,15 @@ pub struct FakeDevice {
     /// Full result registers by opcode (and feature): each command takes the next of its
     /// list, the last one repeating (see [`FakeDevice::on_ata_registers`]).
     registers: Vec<(u8, Option<u16>, RefCell<Vec<AtaRegisters>>)>,
+    // --- sectors (HPA, DCO, TRIM, sector operations) ---
+    /// READ LOG EXT answers by (log, page); a page not listed is aborted.
+    pub logs: Vec<((u8, u8), [u8; 512])>,
+    /// `queue/max_sectors_kb`.
+    pub max_sectors_kb: Option<u32>,
+    /// What standard input holds.
+    pub stdin: Vec<u8>,
+    /// The data-out bytes of every ATA command that writes, in order.
+    data_out: Rc<RefCell<Vec<Vec<u8>>>>,
 }
 
 /// A failure as the real device reports a command the drive aborted (ERR in status).
@@ -216,6 +225,10 @@ impl FakeDevice {
             log: Rc::new(RefCell::new(Vec::new())),
             null: dev_null(),
             registers: Vec::new(),
+            logs: Vec::new(),
+            max_sectors_kb: Some(512),
+            stdin: Vec::new(),
+            data_out: Rc::new(RefCell::new(Vec::new())),
         }
     }
 
@@ -435,6 +448,7 @@ impl DeviceAccess for FakeDevice {
         self.log.borrow_mut().push(Call::AtaDataLen(data.len()));
         if tf.protocol.is_write() {
             self.log.borrow_mut().push(Call::AtaDataOut(data.to_vec()));
+            self.data_out.borrow_mut().push(data.to_vec());
         }
         if !self.ata_capable {
             return Err(AtaFailure {
@@ -475,7 +489,11 @@ impl DeviceAccess for FakeDevice {
     }
     fn read_log(&mut self, log: u8, page: u8) -> Result<[u8; 512], AtaFailure> {
         let _ = self.record(Call::ReadLog { log, page });
-        Err(aborted(crate::ata::command::op::READ_LOG_EXT))
+        self.logs
+            .iter()
+            .find(|(at, _)| *at == (log, page))
+            .map(|(_, data)| *data)
+            .ok_or_else(|| aborted(crate::ata::command::op::READ_LOG_EXT))
     }
     fn forget_identify(&mut self) {
         let _ = self.record(Call::ForgetIdentify);
@@ -605,6 +623,14 @@ impl DeviceAccess for FakeDevice {
             Err(f) => Err((f, scripted)),
         }
     }
+    // --- sectors (HPA, DCO, TRIM, sector operations) ---
+    fn max_sectors_kb(&self) -> Option<u32> {
+        self.max_sectors_kb
+    }
+    fn stdin_bytes(&mut self) -> io::Result<Vec<u8>> {
+        Ok(std::mem::take(&mut self.stdin))
+    }
+    fn pause(&self, _duration: std::time::Duration) {}
 }
 
 /// What one run over fakes produced.
@@ -614,6 +640,8 @@ pub struct Outcome {
     pub exit: u8,
     /// Every call, in order, over all devices.
     pub calls: Vec<Call>,
+    /// The data-out bytes of every ATA command that wrote, in order, over all devices.
+    pub data_out: Vec<Vec<u8>>,
 }
 
 impl Outcome {
@@ -669,7 +697,10 @@ impl Opener for FakeOpener {
         DeviceFacts {
             multcount_via_ata: fake.is_some_and(|f| f.libata),
             in_use: fake.and_then(|f| f.in_use.clone()),
-            visible_sectors: fake.and_then(|f| f.size_sectors.as_ref().ok().copied()),
+            visible_sectors: fake.and_then(|f| {
+                let words = f.identify.as_ref().ok()?;
+                Some(crate::ata::identify::Identify::from_words(*words).capacity_sectors())
+            }),
         }
     }
 
@@ -691,6 +722,7 @@ impl Opener for FakeOpener {
 /// device with no fake left fails to open with ENOENT.
 pub fn run_on_all(fakes: Vec<FakeDevice>, command_line: &str) -> Outcome {
     let logs: Vec<_> = fakes.iter().map(FakeDevice::log).collect();
+    let data_outs: Vec<_> = fakes.iter().map(|f| Rc::clone(&f.data_out)).collect();
     let argv: Vec<OsString> = std::iter::once("hdparm")
         .chain(command_line.split_whitespace())
         .map(OsString::from)
@@ -727,6 +759,7 @@ pub fn run_on_all(fakes: Vec<FakeDevice>, command_line: &str) -> Outcome {
         stderr: String::from_utf8_lossy(&stderr).into_owned(),
         exit,
         calls: logs.iter().flat_map(|l| l.borrow().clone()).collect(),
+        data_out: data_outs.iter().flat_map(|l| l.borrow().clone()).collect(),
     }
 }
 

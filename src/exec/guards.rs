@@ -32,9 +32,14 @@ pub struct DeviceFacts {
     /// What uses the drive (a mount, swap, a holder), looked up only when the run asks for a
     /// destructive operation; see [`destructive_option`].
     pub in_use: Option<String>,
-    /// The sectors the kernel sees, for whether `-N` shrinks (looked up with `in_use`).
+    /// The capacity IDENTIFY gives, when the plan has an option whose guard depends on it
+    /// (`-N`, `--dco-setmax` shrinking the drive); None when the device gives no IDENTIFY,
+    /// where hdparm skips those options, guard and all.
     pub visible_sectors: Option<u64>,
 }
+
+/// hdparm's warning for a max-address set that would hide sectors.
+const SHRINK: &str = "You have requested reducing the apparent size of the drive.\nThis is a BAD idea, and can easily destroy all of the drive's contents.";
 
 /// The first guard refusal of one device's plan, if any.
 pub fn check(run: &DeviceRun, facts: &DeviceFacts) -> Option<Refusal> {
@@ -91,6 +96,14 @@ pub fn check(run: &DeviceRun, facts: &DeviceFacts) -> Option<Refusal> {
             "You are trying to deliberately reset your drive configuration back to the factory defaults.\nThis may change the apparent capacity and feature set of the drive, making all data on it inaccessible.\nYou could lose *everything*.",
         ));
     }
+    // Step 33 and 37: only when the drive would shrink.
+    let shrinks = |sectors: u64| facts.visible_sectors.is_some_and(|v| sectors < v);
+    if f.dco_setmax.is_some_and(shrinks) && !know {
+        return Some(yes_i_know("--dco-setmax", SHRINK));
+    }
+    if f.max_sectors.set && shrinks(f.max_sectors.value) && !know {
+        return Some(yes_i_know("-Nnnnnn", SHRINK));
+    }
     if f.make_bad_sector.is_some() && !know {
         return Some(yes_i_know(
             "--make-bad-sector",
@@ -130,19 +143,9 @@ pub fn check(run: &DeviceRun, facts: &DeviceFacts) -> Option<Refusal> {
 /// before anything is sent to any device, so an option is never half done or silently ignored.
 pub fn unbuilt_option(f: &crate::cli::Flags) -> Option<&'static str> {
     let unbuilt = [
-        (f.set_sector_size.is_some(), "--set-sector-size"),
-        (f.trim_ranges_stdin, "--trim-sector-ranges-stdin"),
-        (f.trim_ranges.is_some(), "--trim-sector-ranges"),
         (f.wdidle3.set || f.wdidle3.get, "-J"),
         (f.cdrom_speed.set, "-E"),
-        (f.dco_identify, "--dco-identify"),
-        (f.dco_restore, "--dco-restore"),
-        (f.dco_setmax.is_some(), "--dco-setmax"),
-        (f.max_sectors.set, "-N (set)"),
-        (f.make_bad_sector.is_some(), "--make-bad-sector"),
-        (f.write_sector.is_some(), "--write-sector"),
         (f.fwdownload.is_some(), "--fwdownload"),
-        (f.drq_hsm_error, "--drq-hsm-error"),
         (f.idle_unload.set, "--idle-unload"),
     ];
     unbuilt
@@ -248,7 +251,7 @@ mod tests {
         let facts = DeviceFacts {
             multcount_via_ata: true,
             in_use: None,
-            visible_sectors: None,
+            visible_sectors: Some(1 << 40),
         };
         let mut f = Flags {
             write_sector: Some(5),
@@ -306,7 +309,7 @@ mod tests {
         let facts = DeviceFacts {
             multcount_via_ata: true,
             in_use: None,
-            visible_sectors: None,
+            visible_sectors: Some(1 << 40),
         };
         let run_of = |words: &[String]| {
             let argv: Vec<std::ffi::OsString> = std::iter::once("hdparm".to_string())

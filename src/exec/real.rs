@@ -70,6 +70,22 @@ impl<'w> RealDevice<'w> {
         }
     }
 
+    /// The visible capacity IDENTIFY gives (hdparm's `get_lba_capacity`), for the guards of
+    /// `-N` and `--dco-setmax`, which apply only when the drive would shrink; None when the
+    /// device gives no IDENTIFY (hdparm then skips those options). Sends IDENTIFY only.
+    pub fn visible_sectors(path: &OsString, flags: &Flags) -> Option<u64> {
+        let dev = Device::open(Path::new(path), OpenMode::default()).ok()?;
+        if !dev.kind().ata_capable() {
+            return None;
+        }
+        let mut opts = AtaOptions {
+            prefer_ata12: flags.prefer_ata12,
+            ..Default::default()
+        };
+        let words = dev.identify(&mut opts).ok()?;
+        Some(crate::ata::identify::Identify::from_words(words).capacity_sectors())
+    }
+
     pub fn kind_name_string(&self) -> String {
         self.kind_name()
     }
@@ -373,6 +389,25 @@ impl DeviceAccess for RealDevice<'_> {
                 Err((self.failure(e), registers))
             }
         }
+    }
+
+    // --- sectors (HPA, DCO, TRIM, sector operations) ---
+    fn max_sectors_kb(&self) -> Option<u32> {
+        self.dev
+            .sysfs_u64("queue/max_sectors_kb")
+            .ok()
+            .and_then(|v| u32::try_from(v).ok())
+    }
+
+    fn stdin_bytes(&mut self) -> io::Result<Vec<u8>> {
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        io::stdin().lock().read_to_end(&mut bytes)?;
+        Ok(bytes)
+    }
+
+    fn pause(&self, duration: std::time::Duration) {
+        std::thread::sleep(duration);
     }
 }
 

@@ -123,6 +123,7 @@ fn guard_refusal(request: &ExperimentRequest, arm: &Arm) -> Option<String> {
     let facts = super::guards::DeviceFacts {
         multcount_via_ata: super::real::RealDevice::multcount_needs_ata(&run.path),
         in_use: None,
+        // An experiment's arms cannot set -N (not restorable).
         visible_sectors: None,
     };
     if let Some(refusal) = super::guards::check(&run, &facts) {

@@ -13,9 +13,11 @@
 //! every step can be tested with the scripted fake.
 
 mod features;
+mod hpa;
 mod power;
 mod reports;
 mod sanitize;
+mod sectors;
 mod security;
 mod settings;
 #[cfg(test)]
@@ -44,6 +46,9 @@ pub struct Ctx<'d, 'o, 'w> {
     /// The options whose set went through without an error (`-B`, `-m`...), so that the get
     /// after it can say when the value read back is not the one set.
     sets_done: Vec<&'static str>,
+    /// Set by a step after which hdparm exits (its exclusive operations, a refused raw-device
+    /// check, a DCO checksum failure): no later step runs for this device.
+    stopped: bool,
 }
 
 impl<'d, 'o, 'w> Ctx<'d, 'o, 'w> {
@@ -61,6 +66,7 @@ impl<'d, 'o, 'w> Ctx<'d, 'o, 'w> {
             out,
             multcount: None,
             sets_done: Vec::new(),
+            stopped: false,
         }
     }
 }
@@ -72,6 +78,8 @@ type Step = fn(&mut Ctx);
 /// options not built yet are refused before anything runs (see `guards::unbuilt_option`) and
 /// have no entry.
 const STEPS: &[(u8, Step)] = &[
+    (2, sectors::set_sector_size),
+    (3, sectors::trim_ranges_stdin),
     (5, settings::set_readahead),
     (6, settings::set_pio_mode),
     (7, settings::set_io32bit),
@@ -96,11 +104,19 @@ const STEPS: &[(u8, Step)] = &[
     (27, features::set_standby),
     (28, security::security),
     (29, sanitize::sanitize),
+    (30, hpa::dco_identify),
+    (31, hpa::dco_restore),
     (32, features::dco_freeze),
+    (33, hpa::dco_setmax),
     (34, features::security_freeze),
     (35, features::seagate_powersave),
     (36, settings::set_busstate),
+    (37, hpa::set_max_sectors),
+    (38, sectors::make_bad_sector),
+    (39, sectors::trim_ranges),
+    (40, sectors::write_sector),
     (42, read_sector),
+    (43, sectors::drq_hsm_error),
     (44, forget_identify),
     (45, reports::hitachi_temperature),
     (46, reports::get_multcount),
@@ -138,6 +154,9 @@ pub fn run(ctx: &mut Ctx) {
         step(ctx);
         // An error belongs to the set or action of its own step (JSON's `outcome`).
         ctx.out.end_step();
+        if ctx.stopped {
+            break;
+        }
     }
 }
 
@@ -347,6 +366,11 @@ impl Ctx<'_, '_, '_> {
         if self.drive_cmd(args, label).is_some() {
             self.set_done(option);
         }
+    }
+
+    /// No later step runs for this device (hdparm exits here).
+    fn stop_device(&mut self) {
+        self.stopped = true;
     }
 
     /// Records that the set of `option` went through without an error.

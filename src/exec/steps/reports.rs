@@ -14,8 +14,9 @@
 //! NATIVE MAX ADDRESS, both queries).
 
 use super::Ctx;
-use crate::ata::command::{op, TaskFile};
+use crate::ata::command::op;
 use crate::ata::features;
+use crate::ata::hpa::{max_sectors_line, NativeMaxKind};
 use crate::ata::values::{self, Apm};
 use crate::exec::access::HdioSetting;
 use crate::report::settings::SettingsItem;
@@ -357,54 +358,25 @@ pub fn get_max_sectors(ctx: &mut Ctx) {
         return;
     };
     let amax = id.supports_accessible_max_address();
-    let (mut tf, label) = if amax {
-        let mut tf = TaskFile::new(op::GET_NATIVE_MAX_EXT, 0, 0);
-        tf.lba48 = true;
-        (tf, " GET_NATIVE_MAX_ADDRESS_EXT failed")
-    } else if id.supports_48bit() {
-        (
-            TaskFile::new(op::READ_NATIVE_MAX_EXT, 0, 0),
-            " READ_NATIVE_MAX_ADDRESS_EXT failed",
-        )
-    } else {
-        (
-            TaskFile::new(op::READ_NATIVE_MAX, 0, 0),
-            " READ_NATIVE_MAX_ADDRESS failed",
-        )
-    };
-    tf.timeout_secs = 15;
+    let kind = NativeMaxKind::of(amax, id.supports_48bit());
     let mut none = [0u8; 0];
-    let out = match ctx.dev.ata(&tf, &mut none) {
+    let out = match ctx.dev.ata(&kind.taskfile(), &mut none) {
         Ok(out) => out,
         Err(f) => {
-            ctx.ata_failed(label, &f);
+            ctx.ata_failed(kind.failure_label(), &f);
             return;
         }
     };
-    let max_lba = if tf.lba48 {
-        out.lba
-    } else {
-        (out.lba & 0x00ff_ffff) | (u64::from(out.device & 0x0f) << 24)
-    };
-    let native = max_lba + 1;
+    let native = kind.native_sectors(out.lba);
     let visible = id.capacity_sectors();
-    let mut line = format!(" max sectors   = {visible}/{native}");
-    match visible.cmp(&native) {
-        std::cmp::Ordering::Less if amax => {
-            line.push_str(", ACCESSIBLE MAX ADDRESS enabled\nPower cycle your device after every ACCESSIBLE MAX ADDRESS")
-        }
-        std::cmp::Ordering::Less => line.push_str(", HPA is enabled"),
-        std::cmp::Ordering::Equal if amax => line.push_str(", ACCESSIBLE MAX ADDRESS disabled"),
-        std::cmp::Ordering::Equal => line.push_str(", HPA is disabled"),
-        std::cmp::Ordering::Greater => {
-            line.push_str(", HPA setting seems invalid");
-            if native & 0xffff_ff00_0000 == 0 {
-                line.push_str(" (buggy kernel device driver?)");
-            }
-        }
-    }
-    line.push('\n');
-    ctx.out.text(&line);
+    // More visible than native: what DCO says the real maximum is, asked quietly.
+    let dco_real_max = if visible > native {
+        super::hpa::dco_identify_words(ctx, true).map(|w| crate::ata::dco::real_max_sectors(&w))
+    } else {
+        None
+    };
+    ctx.out
+        .text(&max_sectors_line(visible, native, amax, dco_real_max));
     ctx.out.section(
         "max_sectors",
         serde_json::json!({ "visible_sectors": visible, "native_sectors": native, "accessible_max_address": amax }),

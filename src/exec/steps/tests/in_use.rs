@@ -40,7 +40,7 @@ fn a_missing_guard_flag_is_reported_before_the_use() {
 fn only_an_n_that_shrinks_the_drive_counts_as_destructive() {
     let grow = run_on(
         in_use(sata()),
-        "--yes-i-know-what-i-am-doing -N 2000000 /dev/x",
+        "--yes-i-know-what-i-am-doing -N 3000000000 /dev/x",
     );
     assert!(!grow.stderr.contains("refusing"), "{}", grow.stderr);
     let shrink = run_on(

@@ -8,11 +8,13 @@
 mod dry_run;
 mod explanations;
 mod features;
+mod hpa;
 mod in_use;
 mod power;
 mod read_back;
 mod reports;
 mod sanitize;
+mod sectors;
 mod security;
 mod settings;
 

@@ -201,18 +201,22 @@ fn max_sectors_reads_the_native_maximum_with_the_drives_command() {
         o.stdout,
         format!("{HEADER} max sectors   = 1953525168/1953525168, HPA is disabled\n")
     );
-    // 28-bit drive: READ NATIVE MAX ADDRESS, LBA 27:24 from the device register; HPA on.
+    // 28-bit drive: READ NATIVE MAX ADDRESS, sent as hdparm sends it with the 48-bit layout
+    // (it asks for the HOB bytes back), LBA 27:24 from the HOB LBA-low nibble, not from the
+    // device register; HPA on.
     let fake = bare().on_ata(
         op::READ_NATIVE_MAX,
         None,
         Ok(AtaOutput {
-            lba: 0x00ff_ffff,
-            device: 0x41,
+            lba: 0x01ff_ffff,
+            device: 0x4f,
             ..Default::default()
         }),
     );
     let o = run_on(fake, "-N /dev/x");
     assert_eq!(o.ata(), vec![(op::READ_NATIVE_MAX, 0, 0)]);
+    let tf = &o.taskfiles()[0];
+    assert_eq!((tf.lba48, tf.device, tf.timeout_secs), (true, 0x40, 15));
     assert_eq!(
         o.stdout,
         format!("{HEADER} max sectors   = 4096/33554432, HPA is enabled\n")

@@ -1,0 +1,245 @@
+//! The `--dco-identify` report (reference §5.5): hdparm 9.65's text byte for byte, and the same
+//! facts as JSON.
+//!
+//! Must not: read the device; it renders the 256 DCO IDENTIFY words it is given.
+
+use crate::ata::dco::{checksum_ok, real_max_sectors};
+use serde_json::{json, Value};
+
+/// Word 7 bits 0-8, then 9-15: the ATA feature sets that DCO can hide.
+const WORD7: [&str; 16] = [
+    "SMART",
+    "self_test",
+    "error_log",
+    "security",
+    "PUIS",
+    "TCQ",
+    "AAM",
+    "HPA",
+    "48_bit",
+    "streaming",
+    "TLC_Reserved_7[10]",
+    "FUA",
+    "selective_test",
+    "conveyance_test",
+    "write_read_verify",
+    "reserved_7[15]",
+];
+
+/// Word 21 bits 11-15.
+const WORD21: [(u32, &str); 5] = [
+    (11, "free_fall"),
+    (12, "trusted_computing"),
+    (13, "WRITE_UNC_EXT"),
+    (14, "NV_cache_power_management"),
+    (15, "NV_cache"),
+];
+
+/// Word 8 bits 0-4: the SATA feature sets.
+const WORD8: [&str; 5] = [
+    "NCQ",
+    "NZ_buffer_offsets",
+    "interface_power_management",
+    "async_notification",
+    "SSP",
+];
+
+fn bit(w: u16, b: u32) -> bool {
+    w & (1 << b) != 0
+}
+
+/// The highest mode of a mode word's low `n` bits, as hdparm lists it (all modes up to it).
+fn modes(prefix: &str, word: u16, n: u32) -> Vec<String> {
+    match (0..n).rev().find(|&b| bit(word, b)) {
+        Some(top) => (0..=top).map(|m| format!("{prefix}{m}")).collect(),
+        None => Vec::new(),
+    }
+}
+
+/// hdparm's checksum line, then its decode.
+pub fn text(words: &[u16; 256]) -> String {
+    let mut s = String::new();
+    s.push_str(if checksum_ok(words) {
+        "DCO Checksum verified.\n"
+    } else {
+        "DCO Checksum FAILED!\n"
+    });
+    s.push_str(&decode(words));
+    s
+}
+
+/// hdparm's `dco_identify_print`.
+fn decode(w: &[u16; 256]) -> String {
+    let rev = w[0];
+    let old = rev < 2;
+    let mut s = format!("DCO Revision: 0x{rev:04x}");
+    if rev == 0 || rev > 2 {
+        s.push_str(" -- unknown, treating as 0002");
+    }
+    s.push_str("\nThe following features can be selectively disabled via DCO:\n");
+    s.push_str("\tTransfer modes:\n\t\t");
+    let mdma = modes("mdma", w[1], 3);
+    if !mdma.is_empty() {
+        for m in &mdma {
+            s.push(' ');
+            s.push_str(m);
+        }
+        s.push_str("\n\t\t");
+    }
+    for m in modes("udma", w[2], 7) {
+        s.push(' ');
+        s.push_str(&m);
+    }
+    if bit(w[2], 6) && old {
+        s.push_str("(?)");
+    }
+    s.push('\n');
+    s.push_str(&format!("\tReal max sectors: {}\n", real_max_sectors(w)));
+    s.push_str("\tATA command/feature sets:");
+    if w[7] & 0x01FF != 0 {
+        s.push_str("\n\t\t");
+        for (b, name) in WORD7.iter().enumerate().take(9) {
+            if bit(w[7], b as u32) {
+                s.push(' ');
+                s.push_str(name);
+            }
+        }
+    }
+    if w[7] & 0xFE00 != 0 {
+        s.push_str("\n\t\t");
+        if old {
+            s.push_str(" (?):");
+        }
+        for (b, name) in WORD7.iter().enumerate().skip(9) {
+            if bit(w[7], b as u32) {
+                s.push(' ');
+                s.push_str(name);
+            }
+        }
+    }
+    if w[21] & 0xF800 != 0 {
+        s.push_str("\n\t\t");
+        if old {
+            s.push_str(" (?):");
+        }
+        for (b, name) in WORD21 {
+            if bit(w[21], b) {
+                s.push(' ');
+                s.push_str(name);
+            }
+        }
+    }
+    s.push('\n');
+    if w[8] & 0x1F != 0 {
+        s.push_str("\tSATA command/feature sets:\n\t\t");
+        if old {
+            s.push_str(" (?):");
+        }
+        for (b, name) in WORD8.iter().enumerate() {
+            if bit(w[8], b as u32) {
+                s.push(' ');
+                s.push_str(name);
+            }
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// The same facts for `--json`.
+pub fn json(w: &[u16; 256]) -> Value {
+    let named = |word: u16, names: &[(u32, &str)]| -> Vec<String> {
+        names
+            .iter()
+            .filter(|(b, _)| bit(word, *b))
+            .map(|(_, n)| n.to_string())
+            .collect()
+    };
+    let word7: Vec<(u32, &str)> = WORD7
+        .iter()
+        .enumerate()
+        .map(|(b, n)| (b as u32, *n))
+        .collect();
+    let word8: Vec<(u32, &str)> = WORD8
+        .iter()
+        .enumerate()
+        .map(|(b, n)| (b as u32, *n))
+        .collect();
+    let mut ata = named(w[7], &word7);
+    ata.extend(named(w[21], &WORD21));
+    json!({
+        "revision": w[0],
+        "checksum_ok": checksum_ok(w),
+        "mdma_modes": modes("mdma", w[1], 3),
+        "udma_modes": modes("udma", w[2], 7),
+        "real_max_sectors": real_max_sectors(w),
+        "ata_features": ata,
+        "sata_features": named(w[8], &word8),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ata::dco::tests::sample;
+
+    #[test]
+    fn sample_layout() {
+        assert_eq!(
+            text(&sample()),
+            "DCO Checksum verified.\n\
+DCO Revision: 0x0002\n\
+The following features can be selectively disabled via DCO:\n\
+\tTransfer modes:\n\
+\t\t mdma0 mdma1 mdma2\n\
+\t\t udma0 udma1 udma2 udma3 udma4 udma5 udma6\n\
+\tReal max sectors: 976773168\n\
+\tATA command/feature sets:\n\
+\t\t SMART self_test error_log security PUIS AAM HPA 48_bit\n\
+\t\t WRITE_UNC_EXT\n\
+\tSATA command/feature sets:\n\
+\t\t NCQ NZ_buffer_offsets interface_power_management SSP\n"
+        );
+    }
+
+    #[test]
+    fn old_revision_and_nothing_set() {
+        let mut w = [0u16; 256];
+        w[0] = 1;
+        w[2] = 0x0040;
+        w[7] = 0x0800;
+        w[8] = 0x0001;
+        assert_eq!(
+            decode(&w),
+            "DCO Revision: 0x0001\n\
+The following features can be selectively disabled via DCO:\n\
+\tTransfer modes:\n\
+\t\t udma0 udma1 udma2 udma3 udma4 udma5 udma6(?)\n\
+\tReal max sectors: 1\n\
+\tATA command/feature sets:\n\
+\t\t (?): FUA\n\
+\tSATA command/feature sets:\n\
+\t\t (?): NCQ\n"
+        );
+        let w = [0u16; 256];
+        assert_eq!(
+            decode(&w),
+            "DCO Revision: 0x0000 -- unknown, treating as 0002\n\
+The following features can be selectively disabled via DCO:\n\
+\tTransfer modes:\n\
+\t\t\n\
+\tReal max sectors: 1\n\
+\tATA command/feature sets:\n"
+        );
+    }
+
+    #[test]
+    fn json_facts() {
+        let j = json(&sample());
+        assert_eq!(j["real_max_sectors"], 976773168u64);
+        assert_eq!(j["checksum_ok"], true);
+        assert_eq!(j["udma_modes"].as_array().map(Vec::len), Some(7));
+        assert_eq!(j["ata_features"][7], "48_bit");
+        assert_eq!(j["ata_features"][8], "WRITE_UNC_EXT");
+    }
+}
