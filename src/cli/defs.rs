@@ -1128,7 +1128,7 @@ pub const DRQ_HSM_ERROR: OptionDef = not_built(long_flag(
 ));
 parses!(drq_hsm_error_parses, "--drq-hsm-error /dev/x", |f| f
     .drq_hsm_error);
-pub const FALLOCATE: OptionDef = not_built(OptionDef {
+pub const FALLOCATE: OptionDef = OptionDef {
     value: Value::KibThenFilename,
     clue: Some(4),
     ..long_flag(
@@ -1149,7 +1149,7 @@ pub const FALLOCATE: OptionDef = not_built(OptionDef {
             }))
         }),
     )
-});
+};
 invokes!(
     fallocate_invokes,
     "--fallocate 0x10 /mnt/file",
@@ -1158,7 +1158,7 @@ invokes!(
         path: "/mnt/file".into()
     }
 );
-pub const FIBMAP: OptionDef = not_built(OptionDef {
+pub const FIBMAP: OptionDef = OptionDef {
     value: Value::Filename,
     clue: Some(5),
     ..long_flag(
@@ -1175,7 +1175,7 @@ pub const FIBMAP: OptionDef = not_built(OptionDef {
             Ok(Outcome::Done(Invocation::Fibmap { path }))
         }),
     )
-});
+};
 invokes!(
     fibmap_invokes,
     "--fibmap /mnt/file",

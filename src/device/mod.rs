@@ -9,6 +9,7 @@
 
 pub mod ata;
 pub mod block;
+pub mod filemap;
 pub mod files;
 pub mod geometry;
 pub mod kind;

@@ -3,6 +3,7 @@
 
 pub mod envelope;
 pub mod experiment;
+pub mod filemap;
 pub mod hexdump;
 pub mod identify;
 pub mod json;
