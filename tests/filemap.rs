@@ -121,8 +121,11 @@ fn ours(args: &[&str]) -> Output {
         .unwrap()
 }
 
-/// The rows of a `--fibmap` table: (byte offset, begin LBA, end LBA, sectors), None for `-`.
-fn rows(stdout: &str) -> Vec<(u64, Option<u64>, Option<u64>, Option<u64>)> {
+/// One row of a `--fibmap` table: (byte offset, begin LBA, end LBA, sectors), None for `-`.
+type Row = (u64, Option<u64>, Option<u64>, Option<u64>);
+
+/// The rows of a `--fibmap` table.
+fn rows(stdout: &str) -> Vec<Row> {
     stdout
         .lines()
         .skip_while(|l| !l.starts_with(" byte_offset"))
