@@ -174,9 +174,11 @@ pub enum Built {
 
 impl OptionDef {
     /// Whether an experiment may set it: it has a get to read the value before, and a set to
-    /// put it back after (`-X` is read back from IDENTIFY's selected mode).
+    /// put it back after (`-X` is read back from IDENTIFY's selected mode). Never an option
+    /// that needs --please-destroy-my-drive (`-J`, a vendor sequence hdparm itself calls risky).
     pub fn restorable(&self) -> bool {
         self.built == Built::Yes
+            && !matches!(self.guard, Guard::PleaseDestroy | Guard::Both)
             && ((self.role == Role::GetSet && matches!(self.value, Value::Decimal { .. }))
                 || self.short == Some(b'X'))
     }
@@ -487,14 +489,14 @@ parses!(defect_mgmt_parses, "-D0 /dev/x", |f| f.defect_mgmt
         noisy: true,
         value: 0
     });
-pub const CDROM_SPEED: OptionDef = not_built(set_only!(
+pub const CDROM_SPEED: OptionDef = set_only!(
     'E',
     "CDROM/DVD-speed",
     0..=255,
     cdrom_speed,
     " -E   Set cd/dvd drive speed",
     "Set a CD/DVD drive's read speed"
-));
+);
 parses!(cdrom_speed_parses, "-E 4 /dev/x", |f| f.cdrom_speed
     == SetOnly {
         set: true,
@@ -580,7 +582,7 @@ parses!(identify_parses, "--Istdout -I /dev/x", |f| f.identify
     && !f.identify_stdout);
 parses!(identify_2_parses, "-qI -W /dev/x", |f| f.identify
     && f.write_cache.get);
-pub const WDIDLE3: OptionDef = not_built(OptionDef {
+pub const WDIDLE3: OptionDef = OptionDef {
     guard: Guard::PleaseDestroy,
     ..get_set!(
         'J',
@@ -590,7 +592,7 @@ pub const WDIDLE3: OptionDef = not_built(OptionDef {
         " -J   Get/set Western DIgital \"Idle3\" timeout for a WDC \"Green\" drive (DANGEROUS)",
         "Get/set the idle3 timer of WD Green drives (vendor command)"
     )
-});
+};
 parses!(wdidle3_parses, "-J300 /dev/x", |f| f.wdidle3
     == GetSet {
         get: true,
@@ -1195,7 +1197,6 @@ const fn fwdownload(name: &'static str, usage: &'static str, mode: FwMode) -> Op
         FwMode::ModeEMax => Apply::Custom(|p, _, t| p.set_fwdownload(FwMode::ModeEMax, t)),
     };
     OptionDef {
-        built: Built::No,
         value: Value::Filename,
         guard: Guard::Both,
         clue: Some(15),
@@ -1282,14 +1283,14 @@ parses!(idle_immediate_parses, "-q --idle-immediate /dev/x", |f| f
         set: true,
         noisy: false
     });
-pub const IDLE_UNLOAD: OptionDef = not_built(long_flag(
+pub const IDLE_UNLOAD: OptionDef = long_flag(
     "idle-unload",
     Role::PlainSet,
     Some(" --idle-unload     Idle immediately and unload heads"),
     "Idle now and unload the heads (IDLE IMMEDIATE with UNLOAD)",
     &["--idle-unload"],
     Apply::PlainSet(field!(Action, idle_unload)),
-));
+);
 parses!(idle_unload_parses, "--idle-unload /dev/x", |f| f
     .idle_unload
     == Action {

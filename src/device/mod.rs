@@ -9,6 +9,7 @@
 
 pub mod ata;
 pub mod block;
+pub mod cdrom;
 pub mod filemap;
 pub mod files;
 pub mod geometry;

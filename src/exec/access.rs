@@ -120,4 +120,13 @@ pub trait DeviceAccess {
     /// with the error.
     fn queue_depth(&self) -> Result<u32, (String, io::Error)>;
     fn set_queue_depth(&self, depth: u32) -> Result<(), (String, io::Error)>;
+
+    // --- firmware and vendor commands (the `firmware` helper) ---
+    /// An ATA command through SG_IO only, never the legacy HDIO ioctls (hdparm's `sg16()`,
+    /// which the WD idle3 sequence uses).
+    fn ata_sg_only(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure>;
+    /// `-E`: SET STREAMING for `speed` through the cdrom driver's packet interface.
+    fn cdrom_set_streaming(&self, speed: u32) -> io::Result<()>;
+    /// `-E`: the cdrom driver's `CDROM_SELECT_SPEED`.
+    fn cdrom_select_speed(&self, speed: u32) -> io::Result<()>;
 }

@@ -128,8 +128,6 @@ pub fn unbuilt_option(f: &crate::cli::Flags) -> Option<&'static str> {
         (f.set_sector_size.is_some(), "--set-sector-size"),
         (f.trim_ranges_stdin, "--trim-sector-ranges-stdin"),
         (f.trim_ranges.is_some(), "--trim-sector-ranges"),
-        (f.wdidle3.set || f.wdidle3.get, "-J"),
-        (f.cdrom_speed.set, "-E"),
         (f.security.is_some(), "--security-*"),
         (f.sanitize.is_some(), "--sanitize-*"),
         (f.dco_identify, "--dco-identify"),
@@ -138,9 +136,7 @@ pub fn unbuilt_option(f: &crate::cli::Flags) -> Option<&'static str> {
         (f.max_sectors.set, "-N (set)"),
         (f.make_bad_sector.is_some(), "--make-bad-sector"),
         (f.write_sector.is_some(), "--write-sector"),
-        (f.fwdownload.is_some(), "--fwdownload"),
         (f.drq_hsm_error, "--drq-hsm-error"),
-        (f.idle_unload.set, "--idle-unload"),
     ];
     unbuilt
         .iter()

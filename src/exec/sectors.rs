@@ -8,7 +8,7 @@ use crate::ata::command::{op, Protocol, TaskFile, LBA28_LIMIT};
 use crate::error::Error;
 
 /// Refuses a sector operation on a partition (its LBAs would not be the drive's).
-fn check_whole_device(ctx: &mut Ctx, lba: u64) -> bool {
+pub(super) fn check_whole_device(ctx: &mut Ctx, lba: u64) -> bool {
     match ctx.dev.partition_refusal(lba) {
         None => true,
         // The start could not be found (no geometry: a file, a directory, a loop device):
