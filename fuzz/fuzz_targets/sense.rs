@@ -1,5 +1,5 @@
 //! Fuzz target: arbitrary sense buffers through the sense decoder and hdparm's own reading of
-//! them. Must never panic; a decoded sense must describe itself in words.
+//! them, in both fixed-format layouts. Must never panic; a decoded sense must describe itself in words.
 
 #![no_main]
 
@@ -7,10 +7,12 @@ use hdparm::ata::sense;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    if let Some(s) = sense::decode(data) {
-        assert!(!s.describe().is_empty());
-        let _ = s.refuses_pass_through();
-        let _ = s.rejects_cdb_field();
+    for layout in [sense::FixedLayout::Libata, sense::FixedLayout::Sat] {
+        if let Some(s) = sense::decode_as(data, layout) {
+            assert!(!s.describe().is_empty());
+            let _ = s.refuses_pass_through();
+            let _ = s.rejects_cdb_field();
+        }
     }
     let _ = sense::hdparm_accepts(data);
     let _ = sense::hdparm_registers(data);

@@ -22,7 +22,7 @@ use std::io;
 #[cfg(doc)]
 use super::command::TaskFile;
 use super::command::{op, AtaRegisters, Cdb};
-use super::sense::{self, key, Sense};
+use super::sense::{self, key, FixedLayout, Sense};
 use crate::error::{strerror, ErrorClass};
 
 /// Size of the sense buffer hdparm gives SG_IO (and dumps).
@@ -83,6 +83,16 @@ pub struct SgDiagnostics {
     /// hdparm would print `SG_IO: questionable sense data, results may be incorrect` (once
     /// per run): sense bytes present without DRIVER_SENSE.
     pub hdparm_questionable: bool,
+}
+
+impl SenseReading {
+    /// libata's layout, registers not demanded (a data command).
+    pub fn default_libata() -> SenseReading {
+        SenseReading {
+            layout: FixedLayout::Libata,
+            wants_registers: false,
+        }
+    }
 }
 
 impl SgDiagnostics {
@@ -259,16 +269,27 @@ pub enum SatOutcome {
     Failed(AtaError),
 }
 
+/// How to read the sense of one command: the fixed-format layout of its transport, and
+/// whether the CDB asked for the result registers (CK_COND, every non-data command).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SenseReading {
+    pub layout: FixedLayout,
+    pub wants_registers: bool,
+}
+
 /// What a completed SG_IO call (GOOD or CHECK CONDITION, host and driver status fine) means:
 /// registers when the sense carries them, success without them for GOOD or informational
-/// sense, a refusal otherwise.
+/// sense of a command that did not ask for them, a refusal otherwise. Informational sense
+/// without readable registers for a command that asked for them is hdparm's "bad/missing sense
+/// data": the answer is unknown, and is not made up from zeros.
 pub fn outcome_from_sense(
     scsi_status: u8,
     sb: &[u8; SENSE_LEN],
     command: u8,
     diag: SgDiagnostics,
+    reading: SenseReading,
 ) -> SatOutcome {
-    match sense::decode(sb) {
+    match sense::decode_as(sb, reading.layout) {
         None if scsi_status == SAM_STAT_CHECK_CONDITION => {
             SatOutcome::Failed(AtaError::Transport {
                 command,
@@ -287,6 +308,15 @@ pub fn outcome_from_sense(
                 sense: Some(s),
                 diag,
             },
+            None if reading.wants_registers
+                && (s.key == key::NO_SENSE || s.key == key::RECOVERED_ERROR) =>
+            {
+                SatOutcome::Failed(AtaError::Transport {
+                    command,
+                    detail: dump_line("SG_IO: bad/missing sense data, sb[]", sb),
+                    errno: libc::EIO,
+                })
+            }
             // Informational sense without registers: the command itself went through.
             None if s.key == key::NO_SENSE || s.key == key::RECOVERED_ERROR => SatOutcome::Done {
                 registers: None,
@@ -449,6 +479,22 @@ mod tests {
         command: u8,
         is_cdrom: bool,
     ) -> Result<AtaResult, AtaError> {
+        verdict_as(
+            SenseReading::default_libata(),
+            status,
+            sense,
+            command,
+            is_cdrom,
+        )
+    }
+
+    fn verdict_as(
+        reading: SenseReading,
+        status: u8,
+        sense: &str,
+        command: u8,
+        is_cdrom: bool,
+    ) -> Result<AtaResult, AtaError> {
         let st = ScsiStatus {
             status,
             driver_status: if status == 2 { DRIVER_SENSE } else { 0 },
@@ -457,11 +503,50 @@ mod tests {
         let b = sb(sense);
         let diag = diagnostics(&st, b, command, false);
         finish(
-            outcome_from_sense(status, &b, command, diag),
+            outcome_from_sense(status, &b, command, diag, reading),
             command,
             Via::Ata16,
             is_cdrom,
         )
+    }
+
+    /// CHECK POWER MODE answered in SAT's standard fixed format (count 0xff: active/idle), as a
+    /// USB bridge or a software target writes it.
+    const SAT_FIXED_CK_COND: &str =
+        "70 00 01 00 50 40 ff 0a 00 00 00 00 00 1d 00 00 00 00 00 00 00 00 00 00";
+
+    #[test]
+    fn sat_fixed_sense_is_read_on_a_sat_transport() {
+        let reading = SenseReading {
+            layout: FixedLayout::Sat,
+            wants_registers: true,
+        };
+        let r = verdict_as(reading, 2, SAT_FIXED_CK_COND, op::CHECKPOWERMODE1, false).unwrap();
+        let regs = r.registers.unwrap();
+        assert_eq!((regs.count, regs.status), (0xff, 0x50));
+    }
+
+    #[test]
+    fn unreadable_registers_are_bad_sense_not_a_zero_answer() {
+        // The same bytes read as libata's layout carry no registers: hdparm's "bad/missing
+        // sense data", an error, rather than count 0 ("standby").
+        let reading = SenseReading {
+            layout: FixedLayout::Libata,
+            wants_registers: true,
+        };
+        let e = verdict_as(reading, 2, SAT_FIXED_CK_COND, op::CHECKPOWERMODE1, false).unwrap_err();
+        assert_eq!(e.errno(), libc::EIO);
+        assert!(
+            e.to_string()
+                .contains("SG_IO: bad/missing sense data, sb[]:  70 00 01 00 50 40 ff 0a"),
+            "{e}"
+        );
+        // A data command that did not ask for registers still succeeds.
+        let reading = SenseReading {
+            wants_registers: false,
+            ..reading
+        };
+        assert!(verdict_as(reading, 2, SAT_FIXED_CK_COND, op::IDENTIFY, false).is_ok());
     }
 
     #[test]

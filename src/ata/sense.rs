@@ -9,7 +9,10 @@
 //!
 //! Linux quirk: libata before 6.11 (Debian 12's 6.1 included) wrote the fixed-format registers
 //! 5 bytes too far (error, status, device, count at bytes 8-11, the LBA at 17-19) and left the
-//! VALID bit clear; 6.11 moved them to where SAT puts them and sets VALID. [`decode`] reads both.
+//! VALID bit clear; 6.11 moved them to where SAT puts them and sets VALID. Which layout a
+//! fixed-format buffer is read in depends on who wrote it ([`FixedLayout`]): libata's own
+//! layouts for a libata device, SAT's standard one for everything else (USB bridges, SAS
+//! HBAs, a software target), since the same bytes mean different registers in the two.
 
 use super::command::AtaRegisters;
 
@@ -63,14 +66,34 @@ pub struct Sense {
     pub cdb_field: Option<u16>,
 }
 
-/// Decodes a sense buffer; `None` when it holds no sense data (response code not 0x70-0x73,
-/// as when the command completed without CHECK CONDITION and the buffer is all zero).
+/// Who wrote a fixed-format sense buffer, which decides where its ATA registers are.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FixedLayout {
+    /// Linux libata: before 6.11 the registers shifted to bytes 8-11 and 16-19 without VALID;
+    /// from 6.11 SAT's positions with VALID set.
+    Libata,
+    /// SAT-4 table 210, as every other translator writes it: INFORMATION (bytes 3-6) = ERROR,
+    /// STATUS, DEVICE, COUNT(7:0); COMMAND-SPECIFIC INFORMATION (bytes 8-11) = flags, LBA(7:0),
+    /// LBA(15:8), LBA(23:16); ASC/ASCQ 00/1D when the registers are there. The VALID bit is
+    /// not relied on (many bridges leave it clear).
+    #[default]
+    Sat,
+}
+
+/// Decodes a sense buffer written by libata (see [`decode_as`]).
 pub fn decode(sb: &[u8]) -> Option<Sense> {
+    decode_as(sb, FixedLayout::Libata)
+}
+
+/// Decodes a sense buffer, reading a fixed-format one in `layout`; `None` when it holds no
+/// sense data (response code not 0x70-0x73, as when the command completed without CHECK
+/// CONDITION and the buffer is all zero).
+pub fn decode_as(sb: &[u8], layout: FixedLayout) -> Option<Sense> {
     let first = *sb.first()?;
     let code = first & 0x7F;
     match code {
         DESC_CURRENT | DESC_DEFERRED => Some(decode_descriptor(sb, code)),
-        FIXED_CURRENT | FIXED_DEFERRED => Some(decode_fixed(sb, code, first & 0x80 != 0)),
+        FIXED_CURRENT | FIXED_DEFERRED => Some(decode_fixed(sb, code, first & 0x80 != 0, layout)),
         _ => None,
     }
 }
@@ -125,13 +148,20 @@ fn status_return_registers(d: &[u8]) -> AtaRegisters {
     }
 }
 
-fn decode_fixed(sb: &[u8], code: u8, valid: bool) -> Sense {
+fn decode_fixed(sb: &[u8], code: u8, valid: bool, layout: FixedLayout) -> Sense {
     let key = byte(sb, 2) & 0x0F;
     // VALID alone does not mean registers: an ATAPI drive that received the CDB as a packet
     // command answers with its own VALID fixed sense (`f0 00 05 ... 20 00`). A completed ATA
     // command always leaves a non-zero status, and CK_COND answers carry 00/1D.
-    let ata_info = byte(sb, 4) != 0 || (byte(sb, 12) == 0x00 && byte(sb, 13) == 0x1D);
-    let registers = if valid && ata_info {
+    let pass_through_info = byte(sb, 12) == 0x00 && byte(sb, 13) == 0x1D;
+    let ata_info = byte(sb, 4) != 0 || pass_through_info;
+    let sat_positions = match layout {
+        FixedLayout::Libata => valid && ata_info,
+        // A translator that says "ATA pass through information available" put the registers
+        // there, VALID or not; otherwise VALID with a non-zero status is needed.
+        FixedLayout::Sat => pass_through_info || (valid && byte(sb, 4) != 0),
+    };
+    let registers = if sat_positions {
         // SAT-4 table 210: INFORMATION = error, status, device, count(7:0); COMMAND-SPECIFIC
         // INFORMATION = flags (EXTEND, COUNT UPPER NONZERO, LBA UPPER NONZERO), LBA(23:0).
         // The upper bytes are not in fixed sense at all.
@@ -143,7 +173,7 @@ fn decode_fixed(sb: &[u8], code: u8, valid: bool) -> Sense {
             lba: lba24(byte(sb, 9), byte(sb, 10), byte(sb, 11)),
             lba48: byte(sb, 8) & 0x80 != 0,
         })
-    } else if old_libata_layout(sb) {
+    } else if layout == FixedLayout::Libata && old_libata_layout(sb) {
         Some(AtaRegisters {
             error: byte(sb, 8),
             status: byte(sb, 9),
@@ -533,6 +563,100 @@ mod tests {
             let s = decode(&sb).unwrap();
             assert!(s.registers.is_none());
             assert!(s.refuses_pass_through());
+        }
+    }
+
+    /// The same CHECK POWER MODE answer (count 0xff, status 0x50, device 0x40) in the two
+    /// fixed layouts, read by who wrote it.
+    mod fixed_by_transport {
+        use super::*;
+
+        /// SAT-4 table 210, VALID clear, as a USB bridge or a software target writes it.
+        const SAT_CK_COND: &str =
+            "70 00 01 00 50 40 ff 0a 00 00 00 00 00 1d 00 00 00 00 00 00 00 00 00 00";
+        /// Linux 6.1 libata: the same registers five bytes too far.
+        const LIBATA_6_1_CK_COND: &str =
+            "70 00 01 00 00 00 00 0a 00 50 40 ff 00 1d 00 00 00 00 00 00 00 00 00 00";
+
+        #[test]
+        fn sat_layout_read_by_a_sat_reader() {
+            let s = decode_as(&bytes(SAT_CK_COND), FixedLayout::Sat).unwrap();
+            let r = s.registers.unwrap();
+            assert_eq!(
+                (r.error, r.status, r.device, r.count, r.lba, r.lba48),
+                (0, 0x50, 0x40, 0xff, 0, false)
+            );
+        }
+
+        #[test]
+        fn sat_layout_is_not_libata_6_1() {
+            // Read as libata's: bytes 3-6 are not empty, so it is not the shifted layout, and
+            // without VALID not the 6.11 one: no registers (not a wrong count of 0).
+            let s = decode_as(&bytes(SAT_CK_COND), FixedLayout::Libata).unwrap();
+            assert_eq!(s.registers, None);
+        }
+
+        #[test]
+        fn libata_6_1_layout_read_by_a_libata_reader() {
+            let r = decode_as(&bytes(LIBATA_6_1_CK_COND), FixedLayout::Libata)
+                .unwrap()
+                .registers
+                .unwrap();
+            assert_eq!((r.status, r.device, r.count), (0x50, 0x40, 0xff));
+            // decode() is libata's reading.
+            assert_eq!(
+                decode(&bytes(LIBATA_6_1_CK_COND)).unwrap().registers,
+                Some(r)
+            );
+        }
+
+        #[test]
+        fn libata_6_1_layout_read_as_sat_gives_its_bytes_3_to_6() {
+            // The SAT reader trusts 00/1D: status 0 at byte 4, count 0 at byte 6. This is why
+            // the layout must follow the transport and not be guessed from the bytes.
+            let r = decode_as(&bytes(LIBATA_6_1_CK_COND), FixedLayout::Sat)
+                .unwrap()
+                .registers
+                .unwrap();
+            assert_eq!((r.status, r.count), (0, 0));
+        }
+
+        #[test]
+        fn sat_lba_and_flags() {
+            // ABORTED COMMAND with VALID, error ABRT, status 0x51, device 0xe0, count 1, LBA
+            // 0x563412 with EXTEND and LBA UPPER NONZERO (0x80 | 0x20).
+            let sb = bytes("f0 00 0b 04 51 e0 01 0a a0 12 34 56 00 00 00 00 00 00");
+            let r = decode_as(&sb, FixedLayout::Sat).unwrap().registers.unwrap();
+            assert_eq!(
+                (r.error, r.status, r.device, r.count),
+                (0x04, 0x51, 0xe0, 1)
+            );
+            assert_eq!(r.lba, 0x56_3412);
+            assert!(r.lba48);
+            assert!(r.failed());
+        }
+
+        #[test]
+        fn sat_reader_still_sees_a_plain_scsi_refusal() {
+            let sb = bytes("70 00 05 00 00 00 00 0a 00 00 00 00 20 00 00 00 00 00");
+            let s = decode_as(&sb, FixedLayout::Sat).unwrap();
+            assert!(s.refuses_pass_through());
+            let sb = bytes("70 00 05 00 00 00 00 0a 00 00 00 00 24 00 00 c0 00 04");
+            let s = decode_as(&sb, FixedLayout::Sat).unwrap();
+            assert!(s.rejects_cdb_field());
+            assert_eq!(s.cdb_field, Some(4));
+            // An ATAPI drive's own VALID sense is no register set either.
+            let sb = bytes("f0 00 05 00 00 00 00 0a 00 00 00 00 20 00 00 00 00 00");
+            assert_eq!(decode_as(&sb, FixedLayout::Sat).unwrap().registers, None);
+        }
+
+        #[test]
+        fn descriptor_format_is_the_same_for_both() {
+            let sb = bytes(CK_COND_DESC);
+            assert_eq!(
+                decode_as(&sb, FixedLayout::Sat),
+                decode_as(&sb, FixedLayout::Libata)
+            );
         }
     }
 

@@ -174,9 +174,11 @@ pub enum Built {
 
 impl OptionDef {
     /// Whether an experiment may set it: it has a get to read the value before, and a set to
-    /// put it back after (`-X` is read back from IDENTIFY's selected mode).
+    /// put it back after (`-X` is read back from IDENTIFY's selected mode). Never an option
+    /// that needs --please-destroy-my-drive (`-J`, a vendor sequence hdparm itself calls risky).
     pub fn restorable(&self) -> bool {
         self.built == Built::Yes
+            && !matches!(self.guard, Guard::PleaseDestroy | Guard::Both)
             && ((self.role == Role::GetSet && matches!(self.value, Value::Decimal { .. }))
                 || self.short == Some(b'X'))
     }
@@ -210,14 +212,6 @@ pub fn by_name(typed: &str) -> Option<&'static OptionDef> {
 /// The 48-bit LBA limit of sector options (reference §1.5).
 pub const LBA_LIMIT: u64 = (1 << 48) - 1;
 const LBA_MSG: &str = "bad/missing sector value";
-
-/// An option that is recognised but not carried out yet.
-const fn not_built(def: OptionDef) -> OptionDef {
-    OptionDef {
-        built: Built::No,
-        ..def
-    }
-}
 
 /// A short option's letter as the byte the parser compares (every letter is ASCII).
 const fn ascii(letter: char) -> u8 {
@@ -479,14 +473,14 @@ parses!(defect_mgmt_parses, "-D0 /dev/x", |f| f.defect_mgmt
         noisy: true,
         value: 0
     });
-pub const CDROM_SPEED: OptionDef = not_built(set_only!(
+pub const CDROM_SPEED: OptionDef = set_only!(
     'E',
     "CDROM/DVD-speed",
     0..=255,
     cdrom_speed,
     " -E   Set cd/dvd drive speed",
     "Set a CD/DVD drive's read speed"
-));
+);
 parses!(cdrom_speed_parses, "-E 4 /dev/x", |f| f.cdrom_speed
     == SetOnly {
         set: true,
@@ -572,7 +566,7 @@ parses!(identify_parses, "--Istdout -I /dev/x", |f| f.identify
     && !f.identify_stdout);
 parses!(identify_2_parses, "-qI -W /dev/x", |f| f.identify
     && f.write_cache.get);
-pub const WDIDLE3: OptionDef = not_built(OptionDef {
+pub const WDIDLE3: OptionDef = OptionDef {
     guard: Guard::PleaseDestroy,
     ..get_set!(
         'J',
@@ -582,7 +576,7 @@ pub const WDIDLE3: OptionDef = not_built(OptionDef {
         " -J   Get/set Western DIgital \"Idle3\" timeout for a WDC \"Green\" drive (DANGEROUS)",
         "Get/set the idle3 timer of WD Green drives (vendor command)"
     )
-});
+};
 parses!(wdidle3_parses, "-J300 /dev/x", |f| f.wdidle3
     == GetSet {
         get: true,
@@ -1125,7 +1119,7 @@ pub const DRQ_HSM_ERROR: OptionDef = long_flag(
 );
 parses!(drq_hsm_error_parses, "--drq-hsm-error /dev/x", |f| f
     .drq_hsm_error);
-pub const FALLOCATE: OptionDef = not_built(OptionDef {
+pub const FALLOCATE: OptionDef = OptionDef {
     value: Value::KibThenFilename,
     clue: Some(4),
     ..long_flag(
@@ -1146,7 +1140,7 @@ pub const FALLOCATE: OptionDef = not_built(OptionDef {
             }))
         }),
     )
-});
+};
 invokes!(
     fallocate_invokes,
     "--fallocate 0x10 /mnt/file",
@@ -1155,7 +1149,7 @@ invokes!(
         path: "/mnt/file".into()
     }
 );
-pub const FIBMAP: OptionDef = not_built(OptionDef {
+pub const FIBMAP: OptionDef = OptionDef {
     value: Value::Filename,
     clue: Some(5),
     ..long_flag(
@@ -1172,7 +1166,7 @@ pub const FIBMAP: OptionDef = not_built(OptionDef {
             Ok(Outcome::Done(Invocation::Fibmap { path }))
         }),
     )
-});
+};
 invokes!(
     fibmap_invokes,
     "--fibmap /mnt/file",
@@ -1192,7 +1186,6 @@ const fn fwdownload(name: &'static str, usage: &'static str, mode: FwMode) -> Op
         FwMode::ModeEMax => Apply::Custom(|p, _, t| p.set_fwdownload(FwMode::ModeEMax, t)),
     };
     OptionDef {
-        built: Built::No,
         value: Value::Filename,
         guard: Guard::Both,
         clue: Some(15),
@@ -1279,14 +1272,14 @@ parses!(idle_immediate_parses, "-q --idle-immediate /dev/x", |f| f
         set: true,
         noisy: false
     });
-pub const IDLE_UNLOAD: OptionDef = not_built(long_flag(
+pub const IDLE_UNLOAD: OptionDef = long_flag(
     "idle-unload",
     Role::PlainSet,
     Some(" --idle-unload     Idle immediately and unload heads"),
     "Idle now and unload the heads (IDLE IMMEDIATE with UNLOAD)",
     &["--idle-unload"],
     Apply::PlainSet(field!(Action, idle_unload)),
-));
+);
 parses!(idle_unload_parses, "--idle-unload /dev/x", |f| f
     .idle_unload
     == Action {

@@ -19,9 +19,10 @@ use crate::ata::command::{op, Cdb, Protocol, TaskFile};
 use crate::ata::hdio::{self, TaskfileRequest};
 use crate::ata::sat::{
     self, bad_status, diagnostics, finish, outcome_from_sense, via_of, with_legacy_error,
-    SatOutcome, ScsiStatus, DRIVER_SENSE, SAM_STAT_CHECK_CONDITION, SENSE_LEN,
+    SatOutcome, ScsiStatus, SenseReading, DRIVER_SENSE, SAM_STAT_CHECK_CONDITION, SENSE_LEN,
 };
 pub use crate::ata::sat::{AtaError, AtaResult, Via};
+use crate::ata::sense::FixedLayout;
 use crate::error::{strerror, ErrorClass};
 
 /// Options of one ATA command.
@@ -280,7 +281,38 @@ impl Device {
             let line = sat::registers_line(n, &diag.hdparm_registers());
             opts.trace(format_args!("{line}\n"));
         }
-        outcome_from_sense(st.status, &sb, command, diag)
+        let reading = SenseReading {
+            layout: self.fixed_sense_layout(),
+            wants_registers: !tf.protocol.has_data(),
+        };
+        outcome_from_sense(st.status, &sb, command, diag, reading)
+    }
+
+    /// Where this device's translator puts the registers in fixed-format sense: libata's own
+    /// layouts for a libata device (its driver, or an INQUIRY vendor of `ATA`, which libata
+    /// reports for every drive), SAT's standard layout for everything else (USB bridges, SAS
+    /// HBAs, a software target).
+    pub fn fixed_sense_layout(&self) -> FixedLayout {
+        use super::kind::{DeviceKind, ScsiHost};
+        let libata_host = matches!(
+            &self.kind,
+            DeviceKind::Scsi {
+                host: ScsiHost::Libata { .. },
+                ..
+            } | DeviceKind::ScsiGeneric {
+                host: ScsiHost::Libata { .. },
+                ..
+            }
+        );
+        let ata_vendor = || {
+            self.sysfs_read("device/vendor")
+                .is_ok_and(|v| v.trim_end() == "ATA")
+        };
+        if libata_host || ata_vendor() {
+            FixedLayout::Libata
+        } else {
+            FixedLayout::Sat
+        }
     }
 
     /// hdparm's `HDIO_DRIVE_CMD` fallback: the kernel returns status, error and count in

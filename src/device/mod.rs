@@ -9,6 +9,8 @@
 
 pub mod ata;
 pub mod block;
+pub mod cdrom;
+pub mod filemap;
 pub mod files;
 pub mod geometry;
 pub mod kind;

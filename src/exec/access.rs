@@ -155,4 +155,12 @@ pub trait DeviceAccess {
     fn stdin_bytes(&mut self) -> io::Result<Vec<u8>>;
     /// Waits, as hdparm sleeps before `--drq-hsm-error`'s command.
     fn pause(&self, duration: std::time::Duration);
+    // --- firmware and vendor commands (the `firmware` helper) ---
+    /// An ATA command through SG_IO only, never the legacy HDIO ioctls (hdparm's `sg16()`,
+    /// which the WD idle3 sequence uses).
+    fn ata_sg_only(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure>;
+    /// `-E`: SET STREAMING for `speed` through the cdrom driver's packet interface.
+    fn cdrom_set_streaming(&self, speed: u32) -> io::Result<()>;
+    /// `-E`: the cdrom driver's `CDROM_SELECT_SPEED`.
+    fn cdrom_select_speed(&self, speed: u32) -> io::Result<()>;
 }

@@ -237,6 +237,17 @@ impl DeviceAccess for Recorder<'_> {
     }
     /// Nothing is sent, so there is nothing to wait for.
     fn pause(&self, _duration: std::time::Duration) {}
+
+    // --- firmware and vendor commands ---
+    fn ata_sg_only(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure> {
+        self.ata(tf, data)
+    }
+    fn cdrom_set_streaming(&self, speed: u32) -> io::Result<()> {
+        self.call(format!("SET STREAMING {speed} KB/s (cdrom packet command)"))
+    }
+    fn cdrom_select_speed(&self, speed: u32) -> io::Result<()> {
+        self.call(format!("CDROM_SELECT_SPEED {speed}"))
+    }
 }
 
 /// The old IDE driver's set ioctl of a setting, by its kernel name.

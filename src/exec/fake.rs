@@ -54,8 +54,13 @@ pub enum Call {
     HdioIdentity,
     QueueDepth,
     SetQueueDepth(u32),
-    /// The data a PIO-out or DMA-out ATA command just before sent.
+    // --- firmware and vendor commands ---
+    /// What a data-out ATA command sent (recorded after its `Ata`/`AtaSgOnly`).
     AtaDataOut(Vec<u8>),
+    /// An ATA command sent through SG_IO only (no legacy fallback).
+    AtaSgOnly(TaskFile),
+    CdromSetStreaming(u32),
+    CdromSelectSpeed(u32),
 }
 
 /// A kernel-side setting a set left behind, read back instead of the scripted value.
@@ -418,33 +423,10 @@ fn copy<T: Copy>(r: &io::Result<T>) -> io::Result<T> {
     }
 }
 
-impl DeviceAccess for FakeDevice {
-    fn kind_name(&self) -> String {
-        self.kind.clone()
-    }
-    fn description(&self) -> String {
-        self.description.clone()
-    }
-    fn plain_description(&self) -> String {
-        self.plain_description.clone()
-    }
-    fn ata_capable(&self) -> bool {
-        self.ata_capable
-    }
-    fn is_directory(&self) -> bool {
-        self.directory
-    }
-    fn fd(&self) -> BorrowedFd<'_> {
-        self.null.as_fd()
-    }
-    fn is_libata(&self) -> bool {
-        self.libata
-    }
-
-    fn ata(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure> {
-        // Recorded even on a device that cannot take ATA: the step asked (the real device then
-        // sends nothing and answers as below).
-        let _ = self.record(Call::Ata(tf.clone()));
+impl FakeDevice {
+    /// The scripted answer to an ATA command already recorded: the data length (and what a
+    /// data-out command sent), then the rule's answer.
+    fn answer_ata(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure> {
         self.log.borrow_mut().push(Call::AtaDataLen(data.len()));
         if tf.protocol.is_write() {
             self.log.borrow_mut().push(Call::AtaDataOut(data.to_vec()));
@@ -477,6 +459,37 @@ impl DeviceAccess for FakeDevice {
             apply_set(words, tf);
         }
         answer
+    }
+}
+
+impl DeviceAccess for FakeDevice {
+    fn kind_name(&self) -> String {
+        self.kind.clone()
+    }
+    fn description(&self) -> String {
+        self.description.clone()
+    }
+    fn plain_description(&self) -> String {
+        self.plain_description.clone()
+    }
+    fn ata_capable(&self) -> bool {
+        self.ata_capable
+    }
+    fn is_directory(&self) -> bool {
+        self.directory
+    }
+    fn fd(&self) -> BorrowedFd<'_> {
+        self.null.as_fd()
+    }
+    fn is_libata(&self) -> bool {
+        self.libata
+    }
+
+    fn ata(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure> {
+        // Recorded even on a device that cannot take ATA: the step asked (the real device then
+        // sends nothing and answers as below).
+        let _ = self.record(Call::Ata(tf.clone()));
+        self.answer_ata(tf, data)
     }
     fn identify(&mut self) -> Result<[u16; 256], AtaFailure> {
         let _ = self.record(Call::Identify);
@@ -631,6 +644,17 @@ impl DeviceAccess for FakeDevice {
         Ok(std::mem::take(&mut self.stdin))
     }
     fn pause(&self, _duration: std::time::Duration) {}
+    // --- firmware and vendor commands ---
+    fn ata_sg_only(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure> {
+        let _ = self.record(Call::AtaSgOnly(tf.clone()));
+        self.answer_ata(tf, data)
+    }
+    fn cdrom_set_streaming(&self, speed: u32) -> io::Result<()> {
+        self.record(Call::CdromSetStreaming(speed))
+    }
+    fn cdrom_select_speed(&self, speed: u32) -> io::Result<()> {
+        self.record(Call::CdromSelectSpeed(speed))
+    }
 }
 
 /// What one run over fakes produced.
@@ -658,7 +682,7 @@ impl Outcome {
         self.calls
             .iter()
             .filter_map(|c| match c {
-                Call::Ata(tf) => Some(tf.clone()),
+                Call::Ata(tf) | Call::AtaSgOnly(tf) => Some(tf.clone()),
                 _ => None,
             })
             .collect()

@@ -141,17 +141,8 @@ pub fn check(run: &DeviceRun, facts: &DeviceFacts) -> Option<Refusal> {
 
 /// The first option of a plan whose capability is not built yet. Such an invocation is refused
 /// before anything is sent to any device, so an option is never half done or silently ignored.
-pub fn unbuilt_option(f: &crate::cli::Flags) -> Option<&'static str> {
-    let unbuilt = [
-        (f.wdidle3.set || f.wdidle3.get, "-J"),
-        (f.cdrom_speed.set, "-E"),
-        (f.fwdownload.is_some(), "--fwdownload"),
-        (f.idle_unload.set, "--idle-unload"),
-    ];
-    unbuilt
-        .iter()
-        .find(|(asked, _)| *asked)
-        .map(|(_, name)| *name)
+pub fn unbuilt_option(_f: &crate::cli::Flags) -> Option<&'static str> {
+    None
 }
 
 // ---- in use: the refusal of a drive this system is using (ours; DIFFERENCES.md "in use") ----

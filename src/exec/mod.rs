@@ -49,7 +49,7 @@ pub fn run(args: &[OsString], streams: crate::Streams<'_>) -> u8 {
             return ErrorClass::Usage.exit_status();
         }
     };
-    let mut verdict = Verdict::default();
+    let verdict = Verdict::default();
     match invocation {
         Invocation::Help { extended } => {
             let _ = cli::usage::write_usage(stdout, &program, None, extended);
@@ -90,11 +90,15 @@ pub fn run(args: &[OsString], streams: crate::Streams<'_>) -> u8 {
             devices::run_devices(&runs, &mut out);
             return out.finish();
         }
-        other => {
-            if let Some(text) = unbuilt_invocation(&other) {
-                let _ = writeln!(stderr, "{text}");
-                verdict.record(ErrorClass::NotApplicable);
-            }
+        Invocation::Fibmap { path } => {
+            let mut out = Output::new(false, argv_strings(args), stdout, stderr);
+            filemap::fibmap(&path, &mut out);
+            return out.finish();
+        }
+        Invocation::Fallocate { kib, path } => {
+            let mut out = Output::new(false, argv_strings(args), stdout, stderr);
+            filemap::fallocate(kib, &path, &mut out);
+            return out.finish();
         }
     }
     let _ = stdout.flush();
@@ -172,11 +176,13 @@ fn run_json(
         Invocation::Prometheus(_) | Invocation::Completions { .. } => out.error(&Error::usage(
             "--prometheus and --generate write their own formats; --json does not apply to them",
         )),
-        other => {
-            if let Some(text) = unbuilt_invocation(&other) {
-                out.error(&Error::not_applicable(text));
-            }
-        }
+        Invocation::Fibmap { path } => filemap::fibmap(&path, &mut out),
+        Invocation::Fallocate { kib, path } => filemap::fallocate(kib, &path, &mut out),
+        // Handled before the document is begun (they write their own).
+        Invocation::Apply(_)
+        | Invocation::Experiment(_)
+        | Invocation::Advise(_)
+        | Invocation::Surface(_) => {}
     }
     out.finish()
 }
@@ -186,21 +192,6 @@ fn identify_stdin(stdin: &mut dyn std::io::Read, out: &mut Output) {
     match crate::device::files::read_all(stdin) {
         Ok(input) => identify::identify_stdin(&input, out),
         Err(e) => out.error(&Error::os(ErrorClass::Failed, "stdin", &e)),
-    }
-}
-
-/// The line for an invocation that is parsed but not carried out yet, or `None`.
-fn unbuilt_invocation(invocation: &Invocation) -> Option<String> {
-    match invocation {
-        Invocation::Fibmap { path } => Some(format!(
-            "{}: --fibmap is not implemented in hdparm-rs yet",
-            path.display()
-        )),
-        Invocation::Fallocate { path, .. } => Some(format!(
-            "{}: --fallocate is not implemented in hdparm-rs yet",
-            path.display()
-        )),
-        _ => None,
     }
 }
 
@@ -258,6 +249,7 @@ mod dry_run;
 mod experiment;
 #[cfg(test)]
 mod fake;
+mod filemap;
 mod get_value;
 mod guards;
 mod identify;

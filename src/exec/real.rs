@@ -409,6 +409,37 @@ impl DeviceAccess for RealDevice<'_> {
     fn pause(&self, duration: std::time::Duration) {
         std::thread::sleep(duration);
     }
+
+    // --- firmware and vendor commands (the `firmware` helper) ---
+    fn ata_sg_only(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure> {
+        if !self.ata_capable() {
+            return Err(self.not_ata());
+        }
+        let result = self.with_options(|dev, opts| {
+            opts.no_legacy_fallback = true;
+            dev.ata_command(tf, data, opts)
+        });
+        match result {
+            Ok(result) => {
+                let r = result.registers.unwrap_or_default();
+                Ok(AtaOutput {
+                    error: r.error,
+                    count: (r.count & 0xff) as u8,
+                    lba: r.lba,
+                    device: r.device,
+                })
+            }
+            Err(e) => Err(self.failure(e)),
+        }
+    }
+
+    fn cdrom_set_streaming(&self, speed: u32) -> io::Result<()> {
+        self.dev.cdrom_set_streaming(speed)
+    }
+
+    fn cdrom_select_speed(&self, speed: u32) -> io::Result<()> {
+        self.dev.cdrom_select_speed(speed)
+    }
 }
 
 #[cfg(test)]

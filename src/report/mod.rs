@@ -5,6 +5,7 @@ pub mod dco;
 pub mod dry_run;
 pub mod envelope;
 pub mod experiment;
+pub mod filemap;
 pub mod hexdump;
 pub mod identify;
 pub mod json;

@@ -1,5 +1,5 @@
 //! ioctl request numbers, named as in the kernel headers (`linux/fs.h`, `linux/hdreg.h`,
-//! `scsi/sg.h`), with the `_IO`/`_IOR` encoding written out so tests can check the numbers.
+//! `scsi/sg.h`, `linux/cdrom.h`), with the `_IO`/`_IOR` encoding written out so tests can check the numbers.
 //! The encoding is asm-generic's (x86, arm, arm64, riscv, s390); mips, powerpc and sparc use
 //! other direction bits and are not supported. Must not: call anything.
 
@@ -9,6 +9,7 @@ pub const fn ioc(dir: u32, kind: u32, nr: u32, size: u32) -> u32 {
 }
 
 const IOC_NONE: u32 = 0;
+const IOC_WRITE: u32 = 1;
 const IOC_READ: u32 = 2;
 
 /// `_IO(type, nr)`.
@@ -19,6 +20,11 @@ pub const fn io(kind: u32, nr: u32) -> u32 {
 /// `_IOR(type, nr, size)`.
 pub const fn ior(kind: u32, nr: u32, size: u32) -> u32 {
     ioc(IOC_READ, kind, nr, size)
+}
+
+/// `_IOWR(type, nr, size)`.
+pub const fn iowr(kind: u32, nr: u32, size: u32) -> u32 {
+    ioc(IOC_READ | IOC_WRITE, kind, nr, size)
 }
 
 // linux/fs.h: block device ioctls, type 0x12.
@@ -63,6 +69,16 @@ pub const HDIO_GETGEO_BIG: u32 = 0x0330;
 // scsi/sg.h.
 pub const SG_IO: u32 = 0x2285;
 
+// linux/fs.h: FIBMAP is _IO(0x00, 1), FIGETBSZ _IO(0x00, 2); FS_IOC_FIEMAP is
+// _IOWR('f', 11, struct fiemap), struct fiemap being 32 bytes without its extents.
+pub const FIBMAP: u32 = io(0x00, 1);
+pub const FIGETBSZ: u32 = io(0x00, 2);
+pub const FS_IOC_FIEMAP: u32 = iowr(b'f' as u32, 11, 32);
+
+// linux/cdrom.h: plain numbers.
+pub const CDROM_SELECT_SPEED: u32 = 0x5322;
+pub const CDROM_SEND_PACKET: u32 = 0x5393;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,6 +100,38 @@ mod tests {
         assert_eq!(BLKGETSIZE64, 0x8008_1272);
         #[cfg(target_pointer_width = "32")]
         assert_eq!(BLKGETSIZE64, 0x8004_1272);
+    }
+
+    #[test]
+    fn file_and_cdrom_numbers_match_kernel() {
+        // The C macros' values on x86-64 (as strace decodes them).
+        assert_eq!(FIBMAP, 1);
+        assert_eq!(FIGETBSZ, 2);
+        assert_eq!(FS_IOC_FIEMAP, 0xC020_660B);
+    }
+
+    #[test]
+    fn cdrom_numbers_are_the_kernel_header_values() {
+        const TEST: &str = "cdrom_numbers_are_the_kernel_header_values";
+        let Some(cdrom) = header_or_skip(TEST, "/usr/include/linux/cdrom.h") else {
+            return;
+        };
+        assert_eq!(cdrom.get("CDROM_SELECT_SPEED"), Some(&CDROM_SELECT_SPEED));
+        assert_eq!(cdrom.get("CDROM_SEND_PACKET"), Some(&CDROM_SEND_PACKET));
+        // FIBMAP, FIGETBSZ and FS_IOC_FIEMAP are macros there: the macro text is checked, and
+        // its value against the encoding above.
+        let Ok(fs) = std::fs::read_to_string("/usr/include/linux/fs.h") else {
+            return;
+        };
+        let macro_of = |name: &str| {
+            fs.lines()
+                .find(|l| l.split_whitespace().take(2).eq(["#define", name]))
+                .map(|l| l.split_whitespace().nth(2).unwrap_or_default().to_string())
+        };
+        assert_eq!(macro_of("FIBMAP").as_deref(), Some("_IO(0x00,1)"));
+        assert_eq!(macro_of("FIGETBSZ").as_deref(), Some("_IO(0x00,2)"));
+        assert_eq!(macro_of("FS_IOC_FIEMAP").as_deref(), Some("_IOWR('f',"));
+        assert_eq!(FS_IOC_FIEMAP, iowr(b'f' as u32, 11, 32));
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! [`Ctx`], and the few helpers every step uses to send a command or report a failure. The
 //! steps themselves live in one small file per family: `settings` (kernel and HDIO sets),
 //! `features` (drive settings sent as ATA commands), `reports` (gets and the identification
-//! reports), `power` (power-state commands and the end-of-device actions).
+//! reports), `power` (power-state commands and the end-of-device actions), `vendor` (the WD
+//! idle3 timer, the CD/DVD speed, head unload), `firmware` (DOWNLOAD MICROCODE).
 //!
 //! Every step prints what hdparm prints on stdout; a failure prints one line on stderr and is
 //! recorded in the verdict, and processing goes on with the next step (hdparm does the same
@@ -13,6 +14,7 @@
 //! every step can be tested with the scripted fake.
 
 mod features;
+mod firmware;
 mod hpa;
 mod power;
 mod reports;
@@ -22,6 +24,7 @@ mod security;
 mod settings;
 #[cfg(test)]
 mod tests;
+mod vendor;
 
 use super::access::{AtaFailure, AtaOutput, DeviceAccess};
 use super::output::Output;
@@ -80,6 +83,7 @@ type Step = fn(&mut Ctx);
 const STEPS: &[(u8, Step)] = &[
     (2, sectors::set_sector_size),
     (3, sectors::trim_ranges_stdin),
+    (4, vendor::set_wdidle3),
     (5, settings::set_readahead),
     (6, settings::set_pio_mode),
     (7, settings::set_io32bit),
@@ -98,6 +102,7 @@ const STEPS: &[(u8, Step)] = &[
     (20, features::set_lookahead),
     (21, features::set_powerup_in_standby),
     (22, features::set_apm),
+    (23, vendor::set_cdrom_speed),
     (24, features::set_acoustic),
     (25, features::set_write_read_verify),
     (26, features::set_write_cache),
@@ -115,6 +120,7 @@ const STEPS: &[(u8, Step)] = &[
     (38, sectors::make_bad_sector),
     (39, sectors::trim_ranges),
     (40, sectors::write_sector),
+    (41, firmware::fwdownload),
     (42, read_sector),
     (43, sectors::drq_hsm_error),
     (44, forget_identify),
@@ -129,6 +135,7 @@ const STEPS: &[(u8, Step)] = &[
     (53, reports::get_readonly),
     (54, reports::get_readahead),
     (55, reports::get_geometry),
+    (56, vendor::get_wdidle3),
     (57, power::check_power),
     (58, reports::kernel_identity),
     (59, reports::identify),
@@ -144,6 +151,7 @@ const STEPS: &[(u8, Step)] = &[
     (71, power::reread_partitions),
     (72, power::idle_immediate),
     (73, power::standby_now),
+    (74, vendor::idle_unload),
     (75, power::sleep_now),
     (76, power::reset),
 ];

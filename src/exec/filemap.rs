@@ -1,0 +1,172 @@
+//! The file helpers, which take a file instead of a device (reference §4.12): `--fibmap FILE`
+//! prints where the file's blocks lie on the disk, `--fallocate KiB FILE` creates a file with
+//! its space allocated and nothing written. hdparm 9.65's messages, order and results;
+//! the exit status follows the error classes (DIFFERENCES.md).
+//!
+//! Must not: call the kernel other than through `device::filemap`; render other than through
+//! `report::filemap`.
+
+use super::output::Output;
+use crate::device::filemap::{self, StartError};
+use crate::device::StartLba;
+use crate::error::{strerror, Error, ErrorClass};
+use crate::report::filemap::{header, FibmapRuns, FileExtent};
+use std::path::Path;
+
+/// `--fibmap FILE`.
+pub fn fibmap(path: &Path, out: &mut Output) {
+    let name = path.to_string_lossy().into_owned();
+    out.begin_device(&name, true);
+    fibmap_file(path, &name, out);
+    out.end_device();
+}
+
+fn fibmap_file(path: &Path, name: &str, out: &mut Output) {
+    let file = match filemap::open_for_map(path) {
+        Ok(f) => f,
+        Err(e) => {
+            out.error(&Error::os(ErrorClass::CannotOpen, name, &e));
+            return;
+        }
+    };
+    if !file.is_regular {
+        out.error(&Error::usage(format!("{name}: not a regular file")));
+        return;
+    }
+    let (start_lba, sector_bytes) = match filemap::fs_start(file.st_dev) {
+        Ok((StartLba::Known(start), bytes)) => (start, bytes),
+        Ok((StartLba::Unknown, _)) => {
+            out.error(&Error::failed(
+                "Unable to determine start offset LBA for device, aborting.",
+            ));
+            return;
+        }
+        Err(StartError::NotFound(major, minor)) => {
+            out.error(&Error::new(
+                ErrorClass::CannotOpen,
+                format!("{major},{minor}: device not found in /dev"),
+            ));
+            return;
+        }
+        Err(StartError::Open(node, e)) => {
+            out.error(&Error::os(
+                ErrorClass::CannotOpen,
+                &node.to_string_lossy(),
+                &e,
+            ));
+            return;
+        }
+        Err(StartError::Geometry(e)) => {
+            let err = e.io_error();
+            out.error(&Error::new(
+                ErrorClass::of_io(err),
+                format!("{}: {}", e.label(), strerror(err)),
+            ));
+            return;
+        }
+    };
+    let blksize = match file.block_size() {
+        Ok(b) if b > 0 => b,
+        _ => {
+            out.error(&Error::failed("Unable to determine block size, aborting."));
+            return;
+        }
+    };
+    let sectors_per_block = blksize / sector_bytes.max(1);
+    out.text(&header(name, blksize, start_lba, sector_bytes));
+    let mut shown = Vec::new();
+    let mut row = |e: FileExtent, out: &mut Output| {
+        out.text(&e.row(sectors_per_block, start_lba));
+        shown.push(e);
+    };
+    if file.size == 0 {
+        row(FileExtent::default(), out);
+    } else if walk_fiemap(&file, blksize, &mut |e| row(e, out)).is_err() {
+        // As hdparm: FIEMAP's failure is silent, FIBMAP's is printed, neither fails the run.
+        if let Err(e) = walk_fibmap(&file, blksize, &mut |e| row(e, out)) {
+            out.note(&format!("ioctl(FIBMAP): {}", strerror(&e)));
+        }
+    }
+    let spb = u64::from(sectors_per_block);
+    let extents: Vec<serde_json::Value> = shown
+        .iter()
+        .map(|e| {
+            let placed = e.first_block != 0;
+            serde_json::json!({
+                "byte_offset": e.byte_offset,
+                "begin_lba": placed.then(|| start_lba + e.first_block * spb),
+                "end_lba": placed.then(|| start_lba + (e.last_block + 1) * spb - 1),
+                "sectors": e.block_count * spb,
+            })
+        })
+        .collect();
+    out.section(
+        "fibmap",
+        serde_json::json!({
+            "file": name,
+            "filesystem_block_bytes": blksize,
+            "start_lba": start_lba,
+            "sector_bytes": sector_bytes,
+            "extents": extents,
+        }),
+    );
+}
+
+/// hdparm's FIEMAP walk: batches until one maps nothing (the LAST flag is not trusted: ext4
+/// once set it early).
+fn walk_fiemap(
+    file: &filemap::MappedFile,
+    blksize: u32,
+    row: &mut dyn FnMut(FileExtent),
+) -> std::io::Result<()> {
+    let mut start = 0u64;
+    loop {
+        let batch = file.fiemap(start)?;
+        let Some(last) = batch.last() else {
+            return Ok(());
+        };
+        let next = last.logical.saturating_add(last.length);
+        for x in &batch {
+            row(FileExtent::from_fiemap(
+                x.logical, x.physical, x.length, x.flags, blksize,
+            ));
+        }
+        if next <= start {
+            // A file system answering the same batch again would loop for ever.
+            return Ok(());
+        }
+        start = next;
+    }
+}
+
+/// hdparm's FIBMAP walk, one call per file block.
+fn walk_fibmap(
+    file: &filemap::MappedFile,
+    blksize: u32,
+    row: &mut dyn FnMut(FileExtent),
+) -> std::io::Result<()> {
+    let blocks = file.size.div_ceil(u64::from(blksize));
+    let mut runs = FibmapRuns::default();
+    for index in 0..blocks {
+        // FIBMAP takes a 32-bit block index, as in hdparm.
+        let block = file.fibmap(index as u32)?;
+        if let Some(e) = runs.push(block, blksize) {
+            row(e);
+        }
+    }
+    if let Some(e) = runs.finish() {
+        row(e);
+    }
+    Ok(())
+}
+
+/// `--fallocate KiB FILE`.
+pub fn fallocate(kib: u64, path: &Path, out: &mut Output) {
+    let name = path.to_string_lossy().into_owned();
+    out.begin_device(&name, true);
+    out.action("fallocate", "--fallocate");
+    if let Err(e) = filemap::fallocate_new(path, kib.saturating_mul(1024)) {
+        out.error(&Error::os(ErrorClass::Failed, &name, &e));
+    }
+    out.end_device();
+}
