@@ -12,6 +12,7 @@ pub mod block;
 pub mod files;
 pub mod geometry;
 pub mod kind;
+pub mod nvme;
 pub mod reader;
 pub mod sys;
 pub mod sysfs;

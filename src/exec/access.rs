@@ -7,6 +7,7 @@
 
 use crate::ata::command::TaskFile;
 use crate::error::ErrorClass;
+use crate::nvme::command::NvmeCommand;
 use std::io;
 
 /// A failed ATA command, as the steps report it.
@@ -120,4 +121,43 @@ pub trait DeviceAccess {
     /// with the error.
     fn queue_depth(&self) -> Result<u32, (String, io::Error)>;
     fn set_queue_depth(&self, depth: u32) -> Result<(), (String, io::Error)>;
+
+    // ---- NVMe (issue 10): the NVMe passthrough, for the steps in steps/nvme.rs. ----
+    /// Whether NVMe commands can be sent (an NVMe namespace or controller node, or a
+    /// partition of a namespace, where whole-namespace jobs are refused by the steps).
+    fn nvme_capable(&self) -> bool {
+        false
+    }
+    /// The namespace the node is (`NVME_IOCTL_ID`); None on the controller's node, where the
+    /// steps use namespace 1.
+    fn nvme_nsid(&mut self) -> Option<u32> {
+        None
+    }
+    /// One NVMe admin or I/O command (by `cmd.queue`) with its data buffer; answers completion
+    /// dword 0. Every NVMe command goes through here, so a wrapper (`--dry-run`) sees them all.
+    fn nvme(&mut self, cmd: &NvmeCommand, data: &mut [u8]) -> Result<u32, NvmeFailure> {
+        let _ = (cmd, data);
+        Err(NvmeFailure {
+            reason: self.plain_description() + "; it takes no NVMe commands",
+            status: None,
+            class: ErrorClass::NotApplicable,
+        })
+    }
+    /// An attribute of the NVMe controller in sysfs (`model`, `serial`, `firmware_rev`,
+    /// `device/current_link_speed`), trimmed.
+    fn nvme_controller_attr(&self, attr: &str) -> io::Result<String> {
+        let _ = attr;
+        Err(io::Error::from_raw_os_error(libc::ENOENT))
+    }
+}
+
+/// A failed NVMe command, as the steps report it (NVMe, issue 10).
+#[derive(Debug, Clone)]
+pub struct NvmeFailure {
+    /// What went wrong, in words (the NVMe status by name, or the ioctl's errno).
+    pub reason: String,
+    /// The NVMe status the controller completed the command with; None when the ioctl
+    /// itself failed.
+    pub status: Option<u32>,
+    pub class: ErrorClass,
 }

@@ -54,6 +54,8 @@ pub enum Call {
     HdioIdentity,
     QueueDepth,
     SetQueueDepth(u32),
+    /// An NVMe command, with the data it sent (empty for commands that read or send none).
+    Nvme(crate::nvme::command::NvmeCommand, Vec<u8>),
 }
 
 /// A kernel-side setting a set left behind, read back instead of the scripted value.
@@ -144,6 +146,8 @@ pub struct FakeDevice {
     stuck: RefCell<Vec<(Stuck, i64)>>,
     log: Rc<RefCell<Vec<Call>>>,
     null: std::fs::File,
+    /// NVMe (issue 10): the controller behind an NVMe node.
+    pub nvme: Option<super::fake_nvme::FakeNvme>,
 }
 
 /// A failure as the real device reports a command the drive aborted (ERR in status).
@@ -207,6 +211,7 @@ impl FakeDevice {
             stuck: RefCell::new(Vec::new()),
             log: Rc::new(RefCell::new(Vec::new())),
             null: dev_null(),
+            nvme: None,
         }
     }
 
@@ -245,6 +250,7 @@ impl FakeDevice {
         FakeDevice {
             kind: "nvme".into(),
             queue_depth_path: "/sys/block/nvme0n1/device/queue_depth".into(),
+            nvme: Some(super::fake_nvme::FakeNvme::qemu()),
             ..FakeDevice::without_ata("/dev/x is an NVMe namespace")
         }
     }
@@ -545,6 +551,45 @@ impl DeviceAccess for FakeDevice {
             .map_err(|e| (self.queue_depth_path.clone(), errno(e)))?;
         self.stick(Stuck::QueueDepth, i64::from(depth));
         Ok(())
+    }
+
+    // ---- NVMe (issue 10) ----
+    fn nvme_capable(&self) -> bool {
+        self.nvme.is_some()
+    }
+
+    fn nvme_nsid(&mut self) -> Option<u32> {
+        self.nvme.as_ref().and_then(|n| n.nsid)
+    }
+
+    fn nvme(
+        &mut self,
+        cmd: &crate::nvme::command::NvmeCommand,
+        data: &mut [u8],
+    ) -> Result<u32, super::access::NvmeFailure> {
+        use crate::nvme::command::DataDirection;
+        let sent = if cmd.direction() == DataDirection::ToDevice {
+            data.to_vec()
+        } else {
+            Vec::new()
+        };
+        self.log.borrow_mut().push(Call::Nvme(*cmd, sent));
+        match self.nvme.as_mut() {
+            Some(n) => n.answer(cmd, data),
+            None => Err(super::access::NvmeFailure {
+                reason: format!("{}; it takes no NVMe commands", self.plain_description),
+                status: None,
+                class: crate::error::ErrorClass::NotApplicable,
+            }),
+        }
+    }
+
+    fn nvme_controller_attr(&self, attr: &str) -> io::Result<String> {
+        self.nvme
+            .as_ref()
+            .and_then(|n| n.sysfs.iter().find(|(a, _)| a == attr))
+            .map(|(_, v)| v.clone())
+            .ok_or_else(|| errno(libc::ENOENT))
     }
 }
 

@@ -257,6 +257,8 @@ mod devices;
 mod experiment;
 #[cfg(test)]
 mod fake;
+#[cfg(test)]
+mod fake_nvme;
 mod get_value;
 mod guards;
 mod identify;

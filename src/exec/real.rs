@@ -3,13 +3,14 @@
 //! IDENTIFY per device as hdparm does, and never sends an ATA command to a device that cannot
 //! take one.
 
-use super::access::{AtaFailure, AtaOutput, DeviceAccess, Geometry, HdioSetting};
+use super::access::{AtaFailure, AtaOutput, DeviceAccess, Geometry, HdioSetting, NvmeFailure};
 use super::output::SharedStderr;
 use crate::ata::command::TaskFile;
 use crate::cli::Flags;
 use crate::device::{
     self, AtaError, AtaOptions, Device, DeviceKind, HdioGet, HdioSet, OpenMode, StartLba,
 };
+use crate::nvme::command::NvmeCommand;
 use std::ffi::OsString;
 use std::io::{self, Write};
 use std::os::fd::{AsFd, BorrowedFd};
@@ -354,6 +355,53 @@ impl DeviceAccess for RealDevice<'_> {
         self.dev
             .sysfs_write(QUEUE_DEPTH, &depth.to_string())
             .map_err(|e| (self.dev.sysfs_attr_label(QUEUE_DEPTH), e))
+    }
+
+    // ---- NVMe (issue 10) ----
+    fn nvme_capable(&self) -> bool {
+        matches!(self.dev.kind(), DeviceKind::Nvme)
+    }
+
+    fn nvme_nsid(&mut self) -> Option<u32> {
+        device::nvme::namespace_id(&self.dev)
+    }
+
+    fn nvme(&mut self, cmd: &NvmeCommand, data: &mut [u8]) -> Result<u32, NvmeFailure> {
+        if !self.nvme_capable() {
+            return Err(NvmeFailure {
+                reason: format!("{}; it takes no NVMe commands", self.dev.describe_plain()),
+                status: None,
+                class: crate::error::ErrorClass::NotApplicable,
+            });
+        }
+        if let Some(trace) = self.trace.as_mut() {
+            let _ = writeln!(
+                trace,
+                "nvme {:?} opcode 0x{:02x} nsid 0x{:x} cdw10-15 {:08x?} data {} bytes",
+                cmd.queue,
+                cmd.opcode,
+                cmd.nsid,
+                cmd.cdws(),
+                data.len()
+            );
+        }
+        match device::nvme::submit(&self.dev, cmd, data) {
+            Ok(c) if c.status == 0 => Ok(c.result),
+            Ok(c) => Err(NvmeFailure {
+                reason: crate::nvme::command::status_text(c.status),
+                status: Some(c.status),
+                class: crate::error::ErrorClass::Failed,
+            }),
+            Err(e) => Err(NvmeFailure {
+                reason: crate::error::strerror(&e),
+                status: None,
+                class: crate::error::ErrorClass::of_io(&e),
+            }),
+        }
+    }
+
+    fn nvme_controller_attr(&self, attr: &str) -> io::Result<String> {
+        device::nvme::controller_attr(self.dev.path(), attr)
     }
 }
 

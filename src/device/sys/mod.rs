@@ -10,6 +10,7 @@
 
 pub mod ioc;
 pub mod mem;
+pub mod nvme;
 pub mod sg;
 pub mod signal;
 pub mod uring;
