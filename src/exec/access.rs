@@ -149,6 +149,11 @@ pub trait DeviceAccess {
         let _ = attr;
         Err(io::Error::from_raw_os_error(libc::ENOENT))
     }
+    /// The whole namespace's node when this node is one of its partitions (`/dev/nvme0n1`
+    /// for `/dev/nvme0n1p1`), for the jobs that work on a whole namespace.
+    fn nvme_partition_of(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A failed NVMe command, as the steps report it (NVMe, issue 10).

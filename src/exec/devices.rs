@@ -41,6 +41,7 @@ impl Opener for RealOpener {
     fn facts(&mut self, run: &DeviceRun) -> DeviceFacts {
         DeviceFacts {
             multcount_via_ata: RealDevice::multcount_needs_ata(&run.path),
+            nvme: RealDevice::takes_nvme(&run.path),
         }
     }
 
@@ -66,16 +67,24 @@ pub fn run_devices_with(runs: &[DeviceRun], out: &mut Output, opener: &mut dyn O
     }
     // Guards first, for all devices, before anything is sent anywhere. A device that cannot be
     // opened here is reported below, when its turn comes.
+    let mut all_facts = Vec::with_capacity(runs.len());
     for run in runs {
         let facts = opener.facts(run);
         if let Some(refusal) = guards::check(run, &facts) {
             out.error(&Error::guard(refusal.text));
             return;
         }
+        all_facts.push(facts);
     }
     // Then options that are recognised but not built yet: refused before anything is sent.
-    for run in runs {
-        if let Some(option) = guards::unbuilt_option(&run.flags) {
+    // NVMe (issue 10): what is built depends on the transport.
+    for (run, facts) in runs.iter().zip(&all_facts) {
+        let unbuilt = if facts.nvme {
+            guards::unbuilt_option_nvme(&run.flags)
+        } else {
+            guards::unbuilt_option(&run.flags)
+        };
+        if let Some(option) = unbuilt {
             let message = format!(
                 "{}: {option} is not implemented in hdparm-rs yet; nothing was sent to any device",
                 run.path.to_string_lossy()

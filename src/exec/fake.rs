@@ -591,6 +591,10 @@ impl DeviceAccess for FakeDevice {
             .map(|(_, v)| v.clone())
             .ok_or_else(|| errno(libc::ENOENT))
     }
+
+    fn nvme_partition_of(&self) -> Option<String> {
+        self.nvme.as_ref().and_then(|n| n.partition_of.clone())
+    }
 }
 
 /// What one run over fakes produced.
@@ -651,6 +655,7 @@ impl Opener for FakeOpener {
         self.facts_next += 1;
         DeviceFacts {
             multcount_via_ata: fake.is_some_and(|f| f.libata),
+            nvme: fake.is_some_and(|f| f.nvme.is_some()),
         }
     }
 

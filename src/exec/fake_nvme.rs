@@ -24,10 +24,11 @@ pub struct FakeNvme {
     /// Logical blocks written (LBA -> contents); others read as `fill`.
     pub blocks: BTreeMap<u64, Vec<u8>>,
     pub fill: u8,
-    pub block_bytes: usize,
     /// (queue, opcode) -> the status the command fails with.
     pub failing: Vec<(Queue, u8, u32)>,
     pub sysfs: Vec<(String, String)>,
+    /// The whole namespace, when the node is a partition of it.
+    pub partition_of: Option<String>,
 }
 
 impl FakeNvme {
@@ -81,7 +82,6 @@ impl FakeNvme {
             logs,
             blocks: BTreeMap::new(),
             fill: 0,
-            block_bytes: 512,
             failing: Vec::new(),
             sysfs: vec![
                 ("model".into(), "QEMU NVMe Ctrl".into()),
@@ -90,7 +90,9 @@ impl FakeNvme {
                 ("transport".into(), "pcie".into()),
                 ("device/current_link_speed".into(), "2.5 GT/s PCIe".into()),
                 ("device/current_link_width".into(), "1".into()),
+                ("kname".into(), "nvme0".into()),
             ],
+            partition_of: None,
         }
     }
 

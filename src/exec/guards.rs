@@ -2,7 +2,7 @@
 //! any device: a refused invocation changes nothing anywhere. The list of guarded operations is
 //! exactly hdparm 9.65's, so boot scripts that work with hdparm keep working.
 
-use crate::cli::{DeviceRun, SanitizeCommand};
+use crate::cli::{DeviceRun, SanitizeCommand, SecurityCommand};
 
 /// A refusal: the text hdparm prints (several lines, no final newline).
 pub struct Refusal {
@@ -29,6 +29,8 @@ fn please_destroy(option: &str, explanation: &str) -> Refusal {
 pub struct DeviceFacts {
     /// `-m N` goes through SET MULTIPLE MODE (libata, SAT) rather than the old IDE driver's ioctl.
     pub multcount_via_ata: bool,
+    /// NVMe (issue 10): the node takes NVMe commands, so the NVMe steps run for it.
+    pub nvme: bool,
 }
 
 /// The first guard refusal of one device's plan, if any.
@@ -80,6 +82,20 @@ pub fn check(run: &DeviceRun, facts: &DeviceFacts) -> Option<Refusal> {
             ));
         }
     }
+    // NVMe (issue 10): the ATA erase needs a password set beforehand, which makes it hard to
+    // run by accident; NVMe's Format NVM needs nothing, so it asks for this flag instead.
+    if facts.nvme
+        && matches!(
+            f.security,
+            Some((SecurityCommand::Erase | SecurityCommand::EraseEnhanced, _))
+        )
+        && !know
+    {
+        return Some(yes_i_know(
+            "--security-erase",
+            "On NVMe this is FORMAT NVM with secure erase: it destroys all data in the namespace at once, and no drive password protects it.",
+        ));
+    }
     if f.dco_restore && !know {
         return Some(yes_i_know(
             "--dco-restore",
@@ -124,6 +140,25 @@ pub fn check(run: &DeviceRun, facts: &DeviceFacts) -> Option<Refusal> {
 /// The first option of a plan whose capability is not built yet. Such an invocation is refused
 /// before anything is sent to any device, so an option is never half done or silently ignored.
 pub fn unbuilt_option(f: &crate::cli::Flags) -> Option<&'static str> {
+    unbuilt_options(f).into_iter().next()
+}
+
+/// NVMe (issue 10): [`unbuilt_option`] for a device that takes NVMe commands, where these
+/// options are built (by the steps in `steps/nvme.rs`) even where their ATA versions are not.
+pub fn unbuilt_option_nvme(f: &crate::cli::Flags) -> Option<&'static str> {
+    const BUILT_FOR_NVME: &[&str] = &[
+        "--trim-sector-ranges",
+        "--security-*",
+        "--sanitize-*",
+        "--write-sector",
+        "--fwdownload",
+    ];
+    unbuilt_options(f)
+        .into_iter()
+        .find(|name| !BUILT_FOR_NVME.contains(name))
+}
+
+fn unbuilt_options(f: &crate::cli::Flags) -> Vec<&'static str> {
     let unbuilt = [
         (f.set_sector_size.is_some(), "--set-sector-size"),
         (f.trim_ranges_stdin, "--trim-sector-ranges-stdin"),
@@ -144,8 +179,9 @@ pub fn unbuilt_option(f: &crate::cli::Flags) -> Option<&'static str> {
     ];
     unbuilt
         .iter()
-        .find(|(asked, _)| *asked)
+        .filter(|(asked, _)| *asked)
         .map(|(_, name)| *name)
+        .collect()
 }
 
 #[cfg(test)]
@@ -164,6 +200,7 @@ mod tests {
     fn guarded_operations_need_their_flag() {
         let facts = DeviceFacts {
             multcount_via_ata: true,
+            nvme: false,
         };
         let mut f = Flags {
             write_sector: Some(5),
@@ -189,7 +226,8 @@ mod tests {
             check(
                 &run(f),
                 &DeviceFacts {
-                    multcount_via_ata: false
+                    multcount_via_ata: false,
+                    nvme: false,
                 }
             )
             .is_none(),
@@ -218,6 +256,7 @@ mod tests {
         use crate::cli::defs::{Built, Guard, Role, Value, OPTIONS};
         let facts = DeviceFacts {
             multcount_via_ata: true,
+            nvme: false,
         };
         let run_of = |words: &[String]| {
             let argv: Vec<std::ffi::OsString> = std::iter::once("hdparm".to_string())

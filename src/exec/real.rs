@@ -71,6 +71,12 @@ impl<'w> RealDevice<'w> {
         }
     }
 
+    /// NVMe (issue 10): whether the node takes NVMe commands. Reads only the node's kind.
+    pub fn takes_nvme(path: &OsString) -> bool {
+        Device::open(Path::new(path), OpenMode::default())
+            .is_ok_and(|dev| matches!(dev.kind(), DeviceKind::Nvme))
+    }
+
     pub fn kind_name_string(&self) -> String {
         self.kind_name()
     }
@@ -401,7 +407,17 @@ impl DeviceAccess for RealDevice<'_> {
     }
 
     fn nvme_controller_attr(&self, attr: &str) -> io::Result<String> {
+        if attr == "kname" {
+            // Not a file: the controller's kernel name, from the node's.
+            let node = self.dev.path().file_name().unwrap_or_default();
+            return device::nvme::controller_name(&node.to_string_lossy())
+                .ok_or_else(|| io::Error::from_raw_os_error(libc::ENODEV));
+        }
         device::nvme::controller_attr(self.dev.path(), attr)
+    }
+
+    fn nvme_partition_of(&self) -> Option<String> {
+        self.dev.partition_of().map(|d| format!("/dev/{d}"))
     }
 }
 

@@ -209,3 +209,58 @@ mod tests {
         );
     }
 }
+
+/// The Firmware Slot Information log (03h): the active slot, the slot activated at the next
+/// reset, and each slot's revision (empty: no image).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FirmwareSlots {
+    pub active_slot: u8,
+    /// 0: not set.
+    pub next_reset_slot: u8,
+    #[serde(serialize_with = "revisions")]
+    pub revisions: Vec<Vec<u8>>,
+}
+
+fn revisions<S: serde::Serializer>(r: &[Vec<u8>], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    let mut seq = s.serialize_seq(Some(r.len()))?;
+    for rev in r {
+        seq.serialize_element(&String::from_utf8_lossy(rev))?;
+    }
+    seq.end()
+}
+
+pub const LOG_FIRMWARE_SLOT: u8 = 0x03;
+
+impl FirmwareSlots {
+    /// `slots` is FRMW's slot count (1..=7).
+    pub fn decode(b: &[u8], slots: u8) -> FirmwareSlots {
+        let afi = b.first().copied().unwrap_or(0);
+        FirmwareSlots {
+            active_slot: afi & 0x7,
+            next_reset_slot: (afi >> 4) & 0x7,
+            revisions: (0..usize::from(slots.clamp(1, 7)))
+                .map(|i| super::ascii_field(b, 8 + 8 * i, 8))
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod slot_tests {
+    use super::*;
+
+    #[test]
+    fn firmware_slots() {
+        let mut b = [0u8; LOG_BYTES];
+        b[0] = 0x21;
+        b[8..16].copy_from_slice(b"1.0     ");
+        b[16..24].copy_from_slice(b"2.0\0\0\0\0\0");
+        let s = FirmwareSlots::decode(&b, 3);
+        assert_eq!((s.active_slot, s.next_reset_slot), (1, 2));
+        assert_eq!(
+            s.revisions,
+            vec![b"1.0".to_vec(), b"2.0".to_vec(), Vec::new()]
+        );
+    }
+}

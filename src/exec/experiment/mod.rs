@@ -122,6 +122,7 @@ fn guard_refusal(request: &ExperimentRequest, arm: &Arm) -> Option<String> {
     };
     let facts = super::guards::DeviceFacts {
         multcount_via_ata: super::real::RealDevice::multcount_needs_ata(&run.path),
+        nvme: super::real::RealDevice::takes_nvme(&run.path),
     };
     if let Some(refusal) = super::guards::check(&run, &facts) {
         return Some(refusal.text);

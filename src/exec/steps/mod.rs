@@ -13,6 +13,7 @@
 //! every step can be tested with the scripted fake.
 
 mod features;
+mod nvme;
 mod power;
 mod reports;
 mod settings;
@@ -130,10 +131,30 @@ const STEPS: &[(u8, Step)] = &[
 
 /// Runs every requested step for one opened device.
 pub fn run(ctx: &mut Ctx) {
-    for (_, step) in STEPS {
-        step(ctx);
-        // An error belongs to the set or action of its own step (JSON's `outcome`).
-        ctx.out.end_step();
+    // NVMe (issue 10): where the device kind is decided. On a node that takes NVMe commands,
+    // a step with an NVMe twin (`nvme::STEPS`, same §3 number) runs in place of the ATA one,
+    // and NVMe steps whose number has no ATA step yet run at their place in the order.
+    let nvme = ctx.dev.nvme_capable();
+    let mut numbers: Vec<u8> = STEPS.iter().map(|(n, _)| *n).collect();
+    if nvme {
+        numbers.extend(nvme::STEPS.iter().map(|(n, _)| *n));
+        numbers.sort_unstable();
+    }
+    numbers.dedup();
+    for number in numbers {
+        let steps: Vec<Step> = match nvme.then(|| nvme::step(number)).flatten() {
+            Some(step) => vec![step],
+            None => STEPS
+                .iter()
+                .filter(|(n, _)| *n == number)
+                .map(|(_, s)| *s)
+                .collect(),
+        };
+        for step in steps {
+            step(ctx);
+            // An error belongs to the set or action of its own step (JSON's `outcome`).
+            ctx.out.end_step();
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 
 mod explanations;
 mod features;
+mod nvme;
 mod power;
 mod read_back;
 mod reports;
