@@ -2,7 +2,7 @@
 //! 7.2's controller does not implement (Sanitize, Firmware Image Download / Commit, APST).
 //!
 //! Preloaded into any program (hdparm-rs, nvme-cli), it takes over `ioctl()` on the nodes
-//! named by `NVME_MODEL_DEV` (comma-separated paths, compared with `/proc/self/fd/N`): admin
+//! named by `NVME_MODEL_NODES` (comma-separated paths, compared with `/proc/self/fd/N`): admin
 //! passthrough commands (`NVME_IOCTL_ADMIN_CMD`, `NVME_IOCTL_ADMIN64_CMD`) are logged and,
 //! for the ones the model implements, answered by it; everything else goes to the real
 //! ioctl. Each admin command is one line appended to `NVME_MODEL_LOG`:
@@ -65,7 +65,7 @@ fn real_ioctl() -> Option<IoctlFn> {
 }
 
 fn claimed(fd: c_int) -> bool {
-    let Ok(devs) = std::env::var("NVME_MODEL_DEV") else {
+    let Ok(devs) = std::env::var("NVME_MODEL_NODES") else {
         return false;
     };
     let Ok(target) = std::fs::read_link(format!("/proc/self/fd/{fd}")) else {
