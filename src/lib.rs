@@ -5,7 +5,7 @@
 //! [`device`]; reports are rendered by [`report`] as hdparm's text or as JSON; the exit status
 //! is decided in [`error`].
 //!
-//! Layering: `cli`, `ata`, `config`, `report` and `timing` are pure and never import `device`.
+//! Layering: `cli`, `ata`, `nvme`, `config`, `report` and `timing` are pure and never import `device`.
 //! All `unsafe` lives in `device::sys`.
 
 #![deny(unsafe_code)]
@@ -21,6 +21,7 @@ pub mod config;
 pub mod device;
 pub mod error;
 pub mod exec;
+pub mod nvme;
 pub mod report;
 pub mod stats;
 pub mod timing;

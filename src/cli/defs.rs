@@ -157,19 +157,7 @@ pub struct OptionDef {
     /// A command line fragment that uses it with a valid value (for the test tables).
     pub example: &'static [&'static str],
     pub origin: Origin,
-    /// Whether hdparm-rs carries it out yet; an option that is not built is refused for the
-    /// whole invocation before anything is sent (`exec/guards.rs`).
-    pub built: Built,
     pub(crate) apply: Apply,
-}
-
-/// How much of an option is built.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Built {
-    Yes,
-    No,
-    /// The get is built, the set is not (`-N`).
-    GetOnly,
 }
 
 impl OptionDef {
@@ -177,8 +165,7 @@ impl OptionDef {
     /// put it back after (`-X` is read back from IDENTIFY's selected mode). Never an option
     /// that needs --please-destroy-my-drive (`-J`, a vendor sequence hdparm itself calls risky).
     pub fn restorable(&self) -> bool {
-        self.built == Built::Yes
-            && !matches!(self.guard, Guard::PleaseDestroy | Guard::Both)
+        !matches!(self.guard, Guard::PleaseDestroy | Guard::Both)
             && ((self.role == Role::GetSet && matches!(self.value, Value::Decimal { .. }))
                 || self.short == Some(b'X'))
     }
@@ -246,7 +233,6 @@ macro_rules! get_set {
             summary: $summary,
             example: &[concat!("-", $letter, $max)],
             origin: Origin::Hdparm,
-            built: Built::Yes,
             apply: Apply::GetSet(field!(GetSet<u32>, $field)),
         }
     };
@@ -270,7 +256,6 @@ macro_rules! set_only {
             summary: $summary,
             example: &[concat!("-", $letter, $min)],
             origin: Origin::Hdparm,
-            built: Built::Yes,
             apply: Apply::SetOnly(field!(SetOnly<u32>, $field)),
         }
     };
@@ -297,7 +282,6 @@ const fn plain(
         summary,
         example,
         origin: Origin::Hdparm,
-        built: Built::Yes,
         apply,
     }
 }
@@ -678,7 +662,6 @@ pub const MAX_SECTORS: OptionDef = OptionDef {
     summary: "Get/set the max visible sectors (HPA); p makes it permanent",
     example: &["-N"],
     origin: Origin::Hdparm,
-    built: Built::Yes,
     apply: Apply::Custom(|p, def, typed| {
         let noisy = p.take_noisy();
         let (value, permanent) = p.number(def, typed)?;
@@ -717,7 +700,6 @@ pub const PIO_MODE: OptionDef = OptionDef {
     summary: "Set the chipset's PIO mode (HDIO_SET_PIO_MODE)",
     example: &["-p", "pio4"],
     origin: Origin::Hdparm,
-    built: Built::Yes,
     apply: Apply::Custom(|p, def, _| p.set_transfer_mode(def, field!(SetOnly<u32>, pio_mode))),
 };
 parses!(pio_mode_parses, "-p pio4 /dev/x", |f| f.pio_mode
@@ -948,7 +930,6 @@ pub const XFER_MODE: OptionDef = OptionDef {
     summary: "Set the drive's transfer mode (SET FEATURES 0x03)",
     example: &["-X", "udma5"],
     origin: Origin::Hdparm,
-    built: Built::Yes,
     apply: Apply::Custom(|p, def, _| p.set_transfer_mode(def, field!(SetOnly<u32>, xfer_mode))),
 };
 parses!(xfer_mode_parses, "-X udma5 /dev/x", |f| f.xfer_mode
@@ -1433,7 +1414,6 @@ parses!(read_sector_parses, "--read-sector 0x10 /dev/x", |f| f
 /// `--write-sector` and its alias `--repair-sector`.
 const fn write_sector(name: &'static str, usage: &'static str) -> OptionDef {
     OptionDef {
-        built: Built::Yes,
         guard: Guard::YesIKnow,
         clue: Some(14),
         ..long_number(

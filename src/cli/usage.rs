@@ -5,7 +5,7 @@
 //! closing line (DIFFERENCES.md: cli:help-header); `--help` (which hdparm 9.65 rejects as an unknown flag) adds our own
 //! options after hdparm's list. The option lines come from the definitions (`defs.rs`).
 
-use super::defs::{Built, OptionDef, Origin, OPTIONS};
+use super::defs::{OptionDef, Origin, OPTIONS};
 use std::io::{self, Write};
 
 /// What `--help` adds after our options' lines.
@@ -21,15 +21,6 @@ fn usage_lines(origin: Origin) -> impl Iterator<Item = &'static OptionDef> {
         .iter()
         .copied()
         .filter(move |d| d.origin == origin && d.usage.is_some())
-}
-
-/// What `--help` adds to the line of an option that hdparm-rs does not carry out yet.
-fn not_built_mark(def: &OptionDef) -> &'static str {
-    match def.built {
-        Built::Yes => "",
-        Built::No => "  [not built in hdparm-rs yet]",
-        Built::GetOnly => "  [setting it is not built in hdparm-rs yet]",
-    }
 }
 
 /// The header of `-h` and `--help`: it names the program that runs, as `-V` does. A usage
@@ -64,20 +55,14 @@ pub fn write_usage(
     }
     write!(out, "Usage:  {program}  [options] [device ...]\n\n")?;
     writeln!(out, "Options:")?;
-    // -h is hdparm's text byte for byte; --help marks what is not built yet.
+    // hdparm's option lines byte for byte, in -h and --help alike.
     for def in usage_lines(Origin::Hdparm) {
-        let mark = if extended { not_built_mark(def) } else { "" };
-        writeln!(out, "{}{mark}", def.usage.unwrap_or_default())?;
+        writeln!(out, "{}", def.usage.unwrap_or_default())?;
     }
     if extended {
         writeln!(out, "\nOptions of hdparm-rs (not in hdparm 9.65):")?;
         for def in usage_lines(Origin::Ours) {
-            writeln!(
-                out,
-                "{}{}",
-                def.usage.unwrap_or_default(),
-                not_built_mark(def)
-            )?;
+            writeln!(out, "{}", def.usage.unwrap_or_default())?;
         }
         for line in EXTENSION_TRAILER {
             writeln!(out, "{line}")?;

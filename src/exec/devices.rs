@@ -55,6 +55,7 @@ impl Opener for RealOpener {
             multcount_via_ata: RealDevice::multcount_needs_ata(&run.path),
             in_use,
             visible_sectors,
+            nvme: RealDevice::takes_nvme(&run.path),
         }
     }
 
@@ -91,17 +92,6 @@ pub fn run_devices_with(runs: &[DeviceRun], out: &mut Output, opener: &mut dyn O
             }
         }
         all_facts.push(facts);
-    }
-    // Then options that are recognised but not built yet: refused before anything is sent.
-    for run in runs {
-        if let Some(option) = guards::unbuilt_option(&run.flags) {
-            let message = format!(
-                "{}: {option} is not implemented in hdparm-rs yet; nothing was sent to any device",
-                run.path.to_string_lossy()
-            );
-            out.error(&Error::not_applicable(message));
-            return;
-        }
     }
     for (index, run) in runs.iter().enumerate() {
         let name = run.path.to_string_lossy().into_owned();

@@ -9,8 +9,9 @@
 //! Owns: the recording device and the run of one device's steps in dry-run mode. Must not:
 //! send an ATA command, or change anything in the kernel.
 
-use super::access::{AtaFailure, AtaOutput, DeviceAccess, Geometry, HdioSetting};
+use super::access::{AtaFailure, AtaOutput, DeviceAccess, Geometry, HdioSetting, NvmeFailure};
 use crate::ata::command::{op, Protocol, TaskFile};
+use crate::nvme::command::{DataDirection, NvmeCommand};
 use crate::report::dry_run::{DataOut, Planned};
 use std::cell::RefCell;
 use std::io;
@@ -247,6 +248,31 @@ impl DeviceAccess for Recorder<'_> {
     }
     fn cdrom_select_speed(&self, speed: u32) -> io::Result<()> {
         self.call(format!("CDROM_SELECT_SPEED {speed}"))
+    }
+
+    // ---- NVMe: the commands are planned like ATA's; the kernel's views pass through ----
+    fn nvme_capable(&self) -> bool {
+        self.inner.nvme_capable()
+    }
+    fn nvme_nsid(&mut self) -> Option<u32> {
+        self.inner.nvme_nsid()
+    }
+    fn nvme(&mut self, cmd: &NvmeCommand, data: &mut [u8]) -> Result<u32, NvmeFailure> {
+        let data_out = (cmd.direction() == DataDirection::ToDevice).then(|| DataOut::of(data));
+        self.planned.borrow_mut().push(Planned::Nvme {
+            command: *cmd,
+            data_out,
+        });
+        if cmd.direction() == DataDirection::FromDevice {
+            data.fill(0);
+        }
+        Ok(0)
+    }
+    fn nvme_controller_attr(&self, attr: &str) -> io::Result<String> {
+        self.inner.nvme_controller_attr(attr)
+    }
+    fn nvme_partition_of(&self) -> Option<String> {
+        self.inner.nvme_partition_of()
     }
 }
 

@@ -61,6 +61,8 @@ pub enum Call {
     AtaSgOnly(TaskFile),
     CdromSetStreaming(u32),
     CdromSelectSpeed(u32),
+    /// An NVMe command, with the data it sent (empty for commands that read or send none).
+    Nvme(crate::nvme::command::NvmeCommand, Vec<u8>),
 }
 
 /// A kernel-side setting a set left behind, read back instead of the scripted value.
@@ -165,6 +167,8 @@ pub struct FakeDevice {
     pub stdin: Vec<u8>,
     /// The data-out bytes of every ATA command that writes, in order.
     data_out: Rc<RefCell<Vec<Vec<u8>>>>,
+    /// NVMe (issue 10): the controller behind an NVMe node.
+    pub nvme: Option<super::fake_nvme::FakeNvme>,
 }
 
 /// A failure as the real device reports a command the drive aborted (ERR in status).
@@ -234,6 +238,7 @@ impl FakeDevice {
             max_sectors_kb: Some(512),
             stdin: Vec::new(),
             data_out: Rc::new(RefCell::new(Vec::new())),
+            nvme: None,
         }
     }
 
@@ -272,6 +277,7 @@ impl FakeDevice {
         FakeDevice {
             kind: "nvme".into(),
             queue_depth_path: "/sys/block/nvme0n1/device/queue_depth".into(),
+            nvme: Some(super::fake_nvme::FakeNvme::qemu()),
             ..FakeDevice::without_ata("/dev/x is an NVMe namespace")
         }
     }
@@ -655,6 +661,49 @@ impl DeviceAccess for FakeDevice {
     fn cdrom_select_speed(&self, speed: u32) -> io::Result<()> {
         self.record(Call::CdromSelectSpeed(speed))
     }
+
+    // ---- NVMe (issue 10) ----
+    fn nvme_capable(&self) -> bool {
+        self.nvme.is_some()
+    }
+
+    fn nvme_nsid(&mut self) -> Option<u32> {
+        self.nvme.as_ref().and_then(|n| n.nsid)
+    }
+
+    fn nvme(
+        &mut self,
+        cmd: &crate::nvme::command::NvmeCommand,
+        data: &mut [u8],
+    ) -> Result<u32, super::access::NvmeFailure> {
+        use crate::nvme::command::DataDirection;
+        let sent = if cmd.direction() == DataDirection::ToDevice {
+            data.to_vec()
+        } else {
+            Vec::new()
+        };
+        self.log.borrow_mut().push(Call::Nvme(*cmd, sent));
+        match self.nvme.as_mut() {
+            Some(n) => n.answer(cmd, data),
+            None => Err(super::access::NvmeFailure {
+                reason: format!("{}; it takes no NVMe commands", self.plain_description),
+                status: None,
+                class: crate::error::ErrorClass::NotApplicable,
+            }),
+        }
+    }
+
+    fn nvme_controller_attr(&self, attr: &str) -> io::Result<String> {
+        self.nvme
+            .as_ref()
+            .and_then(|n| n.sysfs.iter().find(|(a, _)| a == attr))
+            .map(|(_, v)| v.clone())
+            .ok_or_else(|| errno(libc::ENOENT))
+    }
+
+    fn nvme_partition_of(&self) -> Option<String> {
+        self.nvme.as_ref().and_then(|n| n.partition_of.clone())
+    }
 }
 
 /// What one run over fakes produced.
@@ -725,6 +774,7 @@ impl Opener for FakeOpener {
                 let words = f.identify.as_ref().ok()?;
                 Some(crate::ata::identify::Identify::from_words(*words).capacity_sectors())
             }),
+            nvme: fake.is_some_and(|f| f.nvme.is_some()),
         }
     }
 

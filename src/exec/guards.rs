@@ -2,7 +2,7 @@
 //! any device: a refused invocation changes nothing anywhere. The list of guarded operations is
 //! exactly hdparm 9.65's, so boot scripts that work with hdparm keep working.
 
-use crate::cli::{DeviceRun, SanitizeCommand};
+use crate::cli::{DeviceRun, SanitizeCommand, SecurityCommand};
 
 /// A refusal: the text hdparm prints (several lines, no final newline).
 pub struct Refusal {
@@ -36,6 +36,8 @@ pub struct DeviceFacts {
     /// (`-N`, `--dco-setmax` shrinking the drive); None when the device gives no IDENTIFY,
     /// where hdparm skips those options, guard and all.
     pub visible_sectors: Option<u64>,
+    /// NVMe (issue 10): the node takes NVMe commands, so the NVMe steps run for it.
+    pub nvme: bool,
 }
 
 /// hdparm's warning for a max-address set that would hide sectors.
@@ -90,6 +92,20 @@ pub fn check(run: &DeviceRun, facts: &DeviceFacts) -> Option<Refusal> {
             ));
         }
     }
+    // NVMe (issue 10): the ATA erase needs a password set beforehand, which makes it hard to
+    // run by accident; NVMe's Format NVM needs nothing, so it asks for this flag instead.
+    if facts.nvme
+        && matches!(
+            f.security,
+            Some((SecurityCommand::Erase | SecurityCommand::EraseEnhanced, _))
+        )
+        && !know
+    {
+        return Some(yes_i_know(
+            "--security-erase",
+            "On NVMe this is FORMAT NVM with secure erase: it destroys all data in the namespace at once, and no drive password protects it.",
+        ));
+    }
     if f.dco_restore && !know {
         return Some(yes_i_know(
             "--dco-restore",
@@ -136,12 +152,6 @@ pub fn check(run: &DeviceRun, facts: &DeviceFacts) -> Option<Refusal> {
             ));
         }
     }
-    None
-}
-
-/// The first option of a plan whose capability is not built yet. Such an invocation is refused
-/// before anything is sent to any device, so an option is never half done or silently ignored.
-pub fn unbuilt_option(_f: &crate::cli::Flags) -> Option<&'static str> {
     None
 }
 
@@ -243,6 +253,7 @@ mod tests {
             multcount_via_ata: true,
             in_use: None,
             visible_sectors: Some(1 << 40),
+            nvme: false,
         };
         let mut f = Flags {
             write_sector: Some(5),
@@ -271,6 +282,7 @@ mod tests {
                     multcount_via_ata: false,
                     in_use: None,
                     visible_sectors: None,
+                    nvme: false,
                 }
             )
             .is_none(),
@@ -296,11 +308,12 @@ mod tests {
     /// for a sample invocation of each (at values the guard applies to).
     #[test]
     fn guards_agree_with_the_option_definitions() {
-        use crate::cli::defs::{Built, Guard, Role, Value, OPTIONS};
+        use crate::cli::defs::{Guard, Role, Value, OPTIONS};
         let facts = DeviceFacts {
             multcount_via_ata: true,
             in_use: None,
             visible_sectors: Some(1 << 40),
+            nvme: false,
         };
         let run_of = |words: &[String]| {
             let argv: Vec<std::ffi::OsString> = std::iter::once("hdparm".to_string())
@@ -350,15 +363,6 @@ mod tests {
             let know = "--yes-i-know-what-i-am-doing";
             let destroy = "--please-destroy-my-drive";
             let spelled = def.spelling();
-            if def.role != Role::Modifier {
-                // What the definition says is built is what the executor does not refuse.
-                let unbuilt = unbuilt_option(&run_of(&words).flags).is_some();
-                assert_eq!(unbuilt, def.built != Built::Yes, "{spelled} is built?");
-                if def.built == Built::GetOnly {
-                    let bare = run_of(std::slice::from_ref(&spelled));
-                    assert!(unbuilt_option(&bare.flags).is_none(), "{spelled} get");
-                }
-            }
             assert_eq!(refused(&words), def.guard != Guard::None, "{spelled}");
             assert!(!refused(&with(&[know, destroy])), "{spelled} with both");
             match def.guard {

@@ -249,6 +249,8 @@ mod dry_run;
 mod experiment;
 #[cfg(test)]
 mod fake;
+#[cfg(test)]
+mod fake_nvme;
 mod filemap;
 mod get_value;
 mod guards;

@@ -3,13 +3,14 @@
 //! IDENTIFY per device as hdparm does, and never sends an ATA command to a device that cannot
 //! take one.
 
-use super::access::{AtaFailure, AtaOutput, DeviceAccess, Geometry, HdioSetting};
+use super::access::{AtaFailure, AtaOutput, DeviceAccess, Geometry, HdioSetting, NvmeFailure};
 use super::output::SharedStderr;
 use crate::ata::command::{AtaRegisters, TaskFile};
 use crate::cli::Flags;
 use crate::device::{
     self, AtaError, AtaOptions, Device, DeviceKind, HdioGet, HdioSet, OpenMode, StartLba,
 };
+use crate::nvme::command::NvmeCommand;
 use std::ffi::OsString;
 use std::io::{self, Write};
 use std::os::fd::{AsFd, BorrowedFd};
@@ -84,6 +85,12 @@ impl<'w> RealDevice<'w> {
         };
         let words = dev.identify(&mut opts).ok()?;
         Some(crate::ata::identify::Identify::from_words(words).capacity_sectors())
+    }
+
+    /// NVMe (issue 10): whether the node takes NVMe commands. Reads only the node's kind.
+    pub fn takes_nvme(path: &OsString) -> bool {
+        Device::open(Path::new(path), OpenMode::default())
+            .is_ok_and(|dev| matches!(dev.kind(), DeviceKind::Nvme))
     }
 
     pub fn kind_name_string(&self) -> String {
@@ -439,6 +446,63 @@ impl DeviceAccess for RealDevice<'_> {
 
     fn cdrom_select_speed(&self, speed: u32) -> io::Result<()> {
         self.dev.cdrom_select_speed(speed)
+    }
+
+    // ---- NVMe (issue 10) ----
+    fn nvme_capable(&self) -> bool {
+        matches!(self.dev.kind(), DeviceKind::Nvme)
+    }
+
+    fn nvme_nsid(&mut self) -> Option<u32> {
+        device::nvme::namespace_id(&self.dev)
+    }
+
+    fn nvme(&mut self, cmd: &NvmeCommand, data: &mut [u8]) -> Result<u32, NvmeFailure> {
+        if !self.nvme_capable() {
+            return Err(NvmeFailure {
+                reason: format!("{}; it takes no NVMe commands", self.dev.describe_plain()),
+                status: None,
+                class: crate::error::ErrorClass::NotApplicable,
+            });
+        }
+        if let Some(trace) = self.trace.as_mut() {
+            let _ = writeln!(
+                trace,
+                "nvme {:?} opcode 0x{:02x} nsid 0x{:x} cdw10-15 {:08x?} data {} bytes",
+                cmd.queue,
+                cmd.opcode,
+                cmd.nsid,
+                cmd.cdws(),
+                data.len()
+            );
+        }
+        match device::nvme::submit(&self.dev, cmd, data) {
+            Ok(c) if c.status == 0 => Ok(c.result),
+            Ok(c) => Err(NvmeFailure {
+                reason: crate::nvme::command::status_text(c.status),
+                status: Some(c.status),
+                class: crate::error::ErrorClass::Failed,
+            }),
+            Err(e) => Err(NvmeFailure {
+                reason: crate::error::strerror(&e),
+                status: None,
+                class: crate::error::ErrorClass::of_io(&e),
+            }),
+        }
+    }
+
+    fn nvme_controller_attr(&self, attr: &str) -> io::Result<String> {
+        if attr == "kname" {
+            // Not a file: the controller's kernel name, from the node's.
+            let node = self.dev.path().file_name().unwrap_or_default();
+            return device::nvme::controller_name(&node.to_string_lossy())
+                .ok_or_else(|| io::Error::from_raw_os_error(libc::ENODEV));
+        }
+        device::nvme::controller_attr(self.dev.path(), attr)
+    }
+
+    fn nvme_partition_of(&self) -> Option<String> {
+        self.dev.partition_of().map(|d| format!("/dev/{d}"))
     }
 }
 

@@ -10,12 +10,15 @@
 //! an ATA command `{"kind": "ata", "name", "command", "feature", "count", "lba", "device",
 //! "lba48", "protocol", "timeout_seconds", "data_out_bytes", "data_out_head_hex",
 //! "data_out_fnv1a64"}` (registers as numbers; the data fields null without data out), for a
-//! kernel call `{"kind": "kernel", "call"}`, for a timing `{"kind": "reads", "what"}`.
+//! NVMe command `{"kind": "nvme", "name", "queue" (`admin` or `io`), "opcode", "nsid",
+//! "cdw10"..."cdw15", and the same three data fields}`, for a kernel call
+//! `{"kind": "kernel", "call"}`, for a timing `{"kind": "reads", "what"}`.
 //!
 //! Owns: the plan types and both renderings. Must not: reach a device.
 
 use crate::ata::command::{Protocol, TaskFile, DEFAULT_TIMEOUT_SECS};
 use crate::ata::names::command_name;
+use crate::nvme::command::{admin, io, NvmeCommand, Queue};
 use serde_json::{json, Value};
 
 /// One thing the run would do.
@@ -24,6 +27,11 @@ pub enum Planned {
     /// An ATA command, with the data it would write.
     Ata {
         taskfile: TaskFile,
+        data_out: Option<DataOut>,
+    },
+    /// An NVMe admin or I/O command, with the data it would write.
+    Nvme {
+        command: NvmeCommand,
         data_out: Option<DataOut>,
     },
     /// A kernel call that changes a setting (`BLKRASET 256 (read-ahead)`).
@@ -109,6 +117,25 @@ fn timeout(tf: &TaskFile) -> u32 {
     }
 }
 
+/// The name of an NVMe command (NVMe base spec 2.0 §5 and NVM command set §3).
+fn nvme_name(c: &NvmeCommand) -> &'static str {
+    match (c.queue, c.opcode) {
+        (Queue::Admin, admin::GET_LOG_PAGE) => "GET LOG PAGE",
+        (Queue::Admin, admin::IDENTIFY) => "IDENTIFY",
+        (Queue::Admin, admin::SET_FEATURES) => "SET FEATURES",
+        (Queue::Admin, admin::GET_FEATURES) => "GET FEATURES",
+        (Queue::Admin, admin::FIRMWARE_COMMIT) => "FIRMWARE COMMIT",
+        (Queue::Admin, admin::FIRMWARE_IMAGE_DOWNLOAD) => "FIRMWARE IMAGE DOWNLOAD",
+        (Queue::Admin, admin::FORMAT_NVM) => "FORMAT NVM",
+        (Queue::Admin, admin::SANITIZE) => "SANITIZE",
+        (Queue::Io, io::FLUSH) => "FLUSH",
+        (Queue::Io, io::WRITE) => "WRITE",
+        (Queue::Io, io::READ) => "READ",
+        (Queue::Io, io::DATASET_MANAGEMENT) => "DATASET MANAGEMENT",
+        _ => "command",
+    }
+}
+
 /// The plan as text, one line per item, each starting with a space as hdparm's device lines do.
 pub fn text(plan: &Plan) -> String {
     let mut s = String::from(" dry run: nothing was sent to the drive\n");
@@ -165,6 +192,33 @@ pub fn text(plan: &Plan) -> String {
                 }
                 s.push('\n');
             }
+            Planned::Nvme {
+                command: c,
+                data_out,
+            } => {
+                s.push_str(&format!(
+                    " would send NVMe {}: {} queue, opcode 0x{:02x}, nsid 0x{:x}, cdw10 0x{:08x}, cdw11 0x{:08x}, cdw12 0x{:08x}, cdw13 0x{:08x}, cdw14 0x{:08x}, cdw15 0x{:08x}",
+                    nvme_name(c),
+                    if c.queue == Queue::Admin { "admin" } else { "I/O" },
+                    c.opcode,
+                    c.nsid,
+                    c.cdw10,
+                    c.cdw11,
+                    c.cdw12,
+                    c.cdw13,
+                    c.cdw14,
+                    c.cdw15
+                ));
+                if let Some(data) = data_out {
+                    s.push_str(&format!(
+                        ", data out {} bytes ({} ...; fnv1a64 {:016x})",
+                        data.bytes,
+                        data.head_hex(),
+                        data.fnv1a64
+                    ));
+                }
+                s.push('\n');
+            }
             Planned::Kernel(call) => s.push_str(&format!(" would call {call}\n")),
             Planned::Reads(what) => s.push_str(&format!(" would time {what}\n")),
         }
@@ -192,6 +246,25 @@ pub fn json(plan: &Plan) -> Value {
                 "lba48": tf.lba48,
                 "protocol": protocol_key(tf.protocol),
                 "timeout_seconds": timeout(tf),
+                "data_out_bytes": data_out.as_ref().map(|d| d.bytes),
+                "data_out_head_hex": data_out.as_ref().map(DataOut::head_hex),
+                "data_out_fnv1a64": data_out.as_ref().map(|d| format!("{:016x}", d.fnv1a64)),
+            }),
+            Planned::Nvme {
+                command: c,
+                data_out,
+            } => json!({
+                "kind": "nvme",
+                "name": nvme_name(c),
+                "queue": if c.queue == Queue::Admin { "admin" } else { "io" },
+                "opcode": c.opcode,
+                "nsid": c.nsid,
+                "cdw10": c.cdw10,
+                "cdw11": c.cdw11,
+                "cdw12": c.cdw12,
+                "cdw13": c.cdw13,
+                "cdw14": c.cdw14,
+                "cdw15": c.cdw15,
                 "data_out_bytes": data_out.as_ref().map(|d| d.bytes),
                 "data_out_head_hex": data_out.as_ref().map(DataOut::head_hex),
                 "data_out_fnv1a64": data_out.as_ref().map(|d| format!("{:016x}", d.fnv1a64)),

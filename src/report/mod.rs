@@ -10,6 +10,7 @@ pub mod hexdump;
 pub mod identify;
 pub mod json;
 pub mod kernel_identity;
+pub mod nvme;
 pub mod prometheus;
 pub mod settings;
 pub mod surface;

@@ -10,6 +10,7 @@
 #                     2048 on an IDE and an AHCI disk) | unplug (AHCI, NVMe and virtio-blk
 #                     drives that scenarios remove with `!host device_del ...`) | demo (IDE
 #                     and AHCI disks, the IDE ATAPI CD-ROM, NVMe: the drives scripts/demo shows)
+#                     | nvme (the NVMe drive, with nvme-cli and tools/nvme-model: tests/vm_nvme.rs)
 #   --scenarios FILE  scenario list (default tests/vm/scenarios/<profile>.tsv)
 #   --out DIR         results (default tests/vm/out/<profile>); emptied first
 #   --accel A         auto (default) | tcg | kvm; auto takes KVM only when /dev/kvm is usable
@@ -100,6 +101,23 @@ put_exe "$BIN" /opt/hdparm-rs/hdparm
 cp "$KDIR"/modules/*.ko "$R/lib/modules/"
 cp "$KDIR/modules.load" "$R/etc/bench/modules.load"
 cp "$SCEN" "$R/etc/bench/scenarios.tsv"
+# ---- NVMe (issue 10), profile nvme only: Debian's nvme-cli (the oracle, at /usr/sbin/nvme
+# with its libraries) and the NVMe controller model's interposer (tools/nvme-model), which
+# tests/vm/scenarios/nvme.tsv preloads into both tools. ----
+if [ "$PROFILE" = nvme ]; then
+	# type -P: this script defines a function named nvme (the drive)
+	NVME_CLI=$(type -P nvme || true)
+	if [ -z "$NVME_CLI" ] && [ "$(id -u)" = 0 ]; then
+		env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -y install nvme-cli >&2 || true
+		NVME_CLI=$(type -P nvme || true)
+	fi
+	[ -n "$NVME_CLI" ] || { echo "run.sh: UNAVAILABLE: no nvme-cli on the host (Debian: nvme-cli)" >&2; exit 77; }
+	MODEL=${HDPARM_RS_NVME_MODEL:-$(dirname "$BIN")/libnvme_model.so}
+	[ -r "$MODEL" ] || { echo "run.sh: no NVMe model $MODEL (cargo build --release -p nvme-model)" >&2; exit 1; }
+	put_exe "$NVME_CLI" /usr/sbin/nvme
+	put_exe "$MODEL" /opt/nvme-model/libnvme_model.so
+	mkdir -p "$R/etc/nvme"
+fi
 INITRD=$WORK/initrd.gz
 (cd "$R" && find . | LC_ALL=C sort | busybox cpio -o -H newc 2>/dev/null | gzip -1 > "$INITRD")
 log "initramfs: $(($(stat -c %s "$INITRD") / 1024)) KiB (ours: $BIN, reference: $REF)"
@@ -155,6 +173,10 @@ ahci_cd() { mkimg ahci-cd 64M; EXPECT+=(ahci-cd)
 	    -device "ide-cd,drive=ahcicd,bus=ahci.1,serial=HRS-AHCICD-01"); }
 nvme() { mkimg nvme 1G; EXPECT+=(nvme)
 	Q+=(-drive "if=none,id=nvme0,format=raw,file=$IMG/nvme.raw" -device "nvme,id=nvme,drive=nvme0,serial=HRSNVME0001"); }
+# NVMe (issue 10): the same drive, with discards passed to the image (discard=unmap), so that a
+# deallocated range reads back as zeros
+nvme_unmap() { mkimg nvme 1G; EXPECT+=(nvme)
+	Q+=(-drive "if=none,id=nvme0,format=raw,discard=unmap,file=$IMG/nvme.raw" -device "nvme,id=nvme,drive=nvme0,serial=HRSNVME0001"); }
 virtio_scsi() { mkimg virtio-scsi 1G; EXPECT+=(virtio-scsi)
 	Q+=(-device virtio-scsi-pci,id=vscsi -drive "if=none,id=vscsihd,format=raw,file=$IMG/virtio-scsi.raw"
 	    -device "scsi-hd,drive=vscsihd,bus=vscsi.0,serial=HRS-VSCSI-0001"); }
@@ -170,6 +192,8 @@ faults) FAULT=1; ide_hd; ahci; ahci_hd;;
 unplug) ahci; ahci_hd; nvme; virtio_blk;;
 # scripts/demo: the drive kinds a newcomer has (SATA and PATA disks, an optical drive, NVMe)
 demo) ide_hd; ide_cd; ahci; ahci_hd; nvme;;
+# NVMe (issue 10): the NVMe drive alone, with nvme-cli and the controller model in the guest
+nvme) nvme_unmap;;
 *) echo "run.sh: unknown profile $PROFILE" >&2; exit 1;;
 esac
 KINDS=$(IFS=,; echo "${EXPECT[*]}")

@@ -11,6 +11,7 @@
 pub mod fsmap;
 pub mod ioc;
 pub mod mem;
+pub mod nvme;
 pub mod sg;
 pub mod signal;
 pub mod tty;

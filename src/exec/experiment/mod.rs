@@ -125,6 +125,7 @@ fn guard_refusal(request: &ExperimentRequest, arm: &Arm) -> Option<String> {
         in_use: None,
         // An experiment's arms cannot set -N (not restorable).
         visible_sectors: None,
+        nvme: super::real::RealDevice::takes_nvme(&run.path),
     };
     if let Some(refusal) = super::guards::check(&run, &facts) {
         return Some(refusal.text);

@@ -16,6 +16,7 @@
 mod features;
 mod firmware;
 mod hpa;
+mod nvme;
 mod power;
 mod reports;
 mod sanitize;
@@ -77,9 +78,7 @@ impl<'d, 'o, 'w> Ctx<'d, 'o, 'w> {
 /// A step: does its part when its option was asked for, nothing otherwise.
 type Step = fn(&mut Ctx);
 
-/// hdparm's per-device order (reference §3): the step number there, and the step. Steps of
-/// options not built yet are refused before anything runs (see `guards::unbuilt_option`) and
-/// have no entry.
+/// hdparm's per-device order (reference §3): the step number there, and the step.
 const STEPS: &[(u8, Step)] = &[
     (2, sectors::set_sector_size),
     (3, sectors::trim_ranges_stdin),
@@ -158,12 +157,33 @@ const STEPS: &[(u8, Step)] = &[
 
 /// Runs every requested step for one opened device.
 pub fn run(ctx: &mut Ctx) {
-    for (_, step) in STEPS {
-        step(ctx);
-        // An error belongs to the set or action of its own step (JSON's `outcome`).
-        ctx.out.end_step();
-        if ctx.stopped {
-            break;
+    // NVMe (issue 10): where the device kind is decided. On a node that takes NVMe commands,
+    // a step with an NVMe twin (`nvme::STEPS`, same §3 number) runs in place of the ATA one,
+    // and NVMe steps whose number has no ATA step yet run at their place in the order.
+    let nvme = ctx.dev.nvme_capable();
+    let mut numbers: Vec<u8> = STEPS.iter().map(|(n, _)| *n).collect();
+    if nvme {
+        numbers.extend(nvme::STEPS.iter().map(|(n, _)| *n));
+        numbers.sort_unstable();
+    }
+    numbers.dedup();
+    for number in numbers {
+        let steps: Vec<Step> = match nvme.then(|| nvme::step(number)).flatten() {
+            Some(step) => vec![step],
+            None => STEPS
+                .iter()
+                .filter(|(n, _)| *n == number)
+                .map(|(_, s)| *s)
+                .collect(),
+        };
+        for step in steps {
+            step(ctx);
+            // An error belongs to the set or action of its own step (JSON's `outcome`).
+            ctx.out.end_step();
+            // An exclusive operation (hdparm exits after it) ends the device's steps.
+            if ctx.stopped {
+                return;
+            }
         }
     }
 }

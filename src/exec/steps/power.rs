@@ -16,6 +16,10 @@ use crate::report::settings::{PowerState, SettingsItem};
 
 /// FLUSH CACHE (EXT when the drive has it), as `-F` and `-W0` send it.
 pub fn flush_drive_cache(ctx: &mut Ctx) {
+    // NVMe (issue 10): the Flush command.
+    if ctx.dev.nvme_capable() {
+        return super::nvme::flush(ctx);
+    }
     let ext = ctx
         .identify()
         .is_some_and(|id| id.flush_cache_ext_supported());

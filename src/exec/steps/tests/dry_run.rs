@@ -110,3 +110,20 @@ fn json_carries_the_plan_per_device() {
     assert_eq!(plan["commands"][0]["feature"], 0x02);
     assert!(sent_nothing(&o.calls));
 }
+
+#[test]
+fn nvme_commands_are_planned_with_every_dword_and_not_sent() {
+    let o = run_on(FakeDevice::nvme(), "--dry-run -W0 /dev/x");
+    assert!(
+        o.stdout.contains(
+            " would send NVMe SET FEATURES: admin queue, opcode 0x09, nsid 0x0, cdw10 0x00000006, cdw11 0x00000000,"
+        ),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        !o.calls.iter().any(|c| matches!(c, Call::Nvme(..))),
+        "{:?}",
+        o.calls
+    );
+}

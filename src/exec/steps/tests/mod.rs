@@ -10,6 +10,7 @@ mod explanations;
 mod features;
 mod hpa;
 mod in_use;
+mod nvme;
 mod power;
 mod read_back;
 mod reports;
