@@ -779,6 +779,12 @@ impl Identify {
         self.word(84) != 0
     }
 
+    /// Whether the Host Protected Area feature set is supported (word 82 bit 10), or the drive
+    /// has its ACS-3 successor, Accessible Max Address: then the native maximum can be read.
+    pub fn native_max_readable(&self) -> bool {
+        (self.word_reported(82) && self.bit(82, 10)) || self.supports_accessible_max_address()
+    }
+
     /// Whether the SCT status page can be read for the temperature: SMART enabled (word 85
     /// bit 0) and SCT Command Transport supported (word 206 bit 0, ACS-3 §7.12.7.82; the word
     /// has no validity bits, so 0xFFFF counts as not reported).

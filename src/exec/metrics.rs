@@ -18,6 +18,7 @@ use super::access::DeviceAccess;
 use super::output::Output;
 use super::real::RealDevice;
 use crate::ata::command::{op, TaskFile};
+use crate::ata::hpa::NativeMaxKind;
 use crate::ata::identify::Identify;
 use crate::ata::smart;
 use crate::ata::values::Apm;
@@ -80,6 +81,15 @@ pub fn query(device: &str, dev: &mut dyn DeviceAccess, no_wake: bool) -> DriveMe
     };
     m.aam_level = id.acoustic_level();
     m.write_cache = id.write_cache().enabled();
+    if id.native_max_readable() {
+        let kind = NativeMaxKind::of(id.supports_accessible_max_address(), id.supports_48bit());
+        if let Ok(out) = dev.ata(&kind.taskfile(), &mut none) {
+            let native = kind.native_sectors(out.lba);
+            let visible = id.capacity_sectors();
+            m.native_max_sectors = Some(native);
+            m.visible_sectors = Some(visible);
+        }
+    }
     if id.sct_status_readable() {
         let mut page = [0u8; 512];
         if dev
@@ -344,6 +354,32 @@ mod tests {
         // Without SCT in IDENTIFY nothing is asked and no temperature is made up.
         let mut dev = answering(0xff);
         assert_eq!(query("/dev/sda", &mut dev, false).temperature_celsius, None);
+    }
+
+    #[test]
+    fn a_host_protected_area_shows_as_fewer_visible_than_native_sectors() {
+        let mut words = identify_words();
+        words[82] |= 1 << 10; // HPA feature set
+        words[83] |= 1 << 10; // 48-bit
+        words[86] |= 1 << 10;
+        words[49] = 1 << 9; // LBA
+        words[100] = 1000; // visible: 1000 sectors
+        let mut dev = FakeDevice::libata_disk(words).on_ata(
+            op::READ_NATIVE_MAX_EXT,
+            None,
+            Ok(AtaOutput {
+                lba: 1999,
+                ..AtaOutput::default()
+            }),
+        );
+        let m = query("/dev/sda", &mut dev, false);
+        assert_eq!(
+            (m.visible_sectors, m.native_max_sectors),
+            (Some(1000), Some(2000))
+        );
+        // A drive without HPA is not asked.
+        let mut dev = answering(0xff);
+        assert_eq!(query("/dev/sda", &mut dev, false).native_max_sectors, None);
     }
 
     #[test]

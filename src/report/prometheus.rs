@@ -12,6 +12,10 @@
 //! - `hdparm_apm_level` (0 when APM is off), `hdparm_aam_level`, `hdparm_write_cache_enabled`;
 //! - `hdparm_security_enabled`, `hdparm_security_locked`, `hdparm_security_frozen`;
 //! - `hdparm_sata_link_speed_gbps`;
+//! - `hdparm_hpa_enabled` (1 when the drive shows fewer sectors than its native maximum: a
+//!   Host Protected Area or a lowered Accessible Max Address), `hdparm_visible_sectors` and
+//!   `hdparm_native_max_sectors` (READ NATIVE MAX ADDRESS (EXT), or GET NATIVE MAX ADDRESS
+//!   EXT, as `-N` reads it);
 //! - `hdparm_temperature_celsius` (the SCT status page's current temperature: SMART READ LOG
 //!   of log E0h, read only from a drive that is not in standby);
 //! - `hdparm_read_bytes_per_second` (with `-t`: hdparm's buffered-read timing, in bytes per
@@ -39,6 +43,9 @@ pub struct DriveMetrics {
     pub security_locked: Option<bool>,
     pub security_frozen: Option<bool>,
     pub link_speed_gbps: Option<f64>,
+    /// What IDENTIFY shows, and the native maximum, in sectors (for the HPA state).
+    pub visible_sectors: Option<u64>,
+    pub native_max_sectors: Option<u64>,
     /// The SCT status page's current temperature.
     pub temperature_celsius: Option<i8>,
     /// `-t`'s read rate, in bytes per second.
@@ -146,6 +153,24 @@ pub fn render(drives: &[DriveMetrics]) -> String {
         numbers(|d| d.link_speed_gbps),
     );
     family(
+        "hdparm_hpa_enabled",
+        "Whether the drive hides sectors beyond what it shows (HPA, or a lowered Accessible Max Address).",
+        numbers(|d| {
+            let (visible, native) = (d.visible_sectors?, d.native_max_sectors?);
+            Some(f64::from(u8::from(visible < native)))
+        }),
+    );
+    family(
+        "hdparm_visible_sectors",
+        "Sectors the drive shows (IDENTIFY).",
+        numbers(|d| d.visible_sectors.map(|v| v as f64)),
+    );
+    family(
+        "hdparm_native_max_sectors",
+        "The drive's native maximum, in sectors (READ NATIVE MAX ADDRESS).",
+        numbers(|d| d.native_max_sectors.map(|v| v as f64)),
+    );
+    family(
         "hdparm_temperature_celsius",
         "Current drive temperature from the SCT status page (SMART READ LOG E0h), in degrees Celsius.",
         numbers(|d| d.temperature_celsius.map(f64::from)),
@@ -228,12 +253,16 @@ mod tests {
             security_frozen: Some(true),
             link_speed_gbps: Some(6.0),
             temperature_celsius: Some(38),
+            visible_sectors: Some(1000),
+            native_max_sectors: Some(2000),
             read_bytes_per_second: Some(1.5e8),
             success: true,
             skipped: None,
         };
         let text = render(&[d]);
         assert!(text.contains("hdparm_temperature_celsius{device=\"/dev/sda\"} 38\n"));
+        assert!(text.contains("hdparm_hpa_enabled{device=\"/dev/sda\"} 1\n"));
+        assert!(text.contains("hdparm_native_max_sectors{device=\"/dev/sda\"} 2000\n"));
         assert!(text.contains("hdparm_read_bytes_per_second{device=\"/dev/sda\"} 150000000\n"));
         assert!(text.contains("# TYPE hdparm_drive_info gauge\n"));
         assert!(text.contains(
