@@ -117,6 +117,43 @@ fn timeout(tf: &TaskFile) -> u32 {
     }
 }
 
+/// What a command would write, as the end of its plan line (nothing without data out).
+fn data_out_text(data_out: &Option<DataOut>) -> String {
+    data_out.as_ref().map_or(String::new(), |data| {
+        format!(
+            ", data out {} bytes ({} ...; fnv1a64 {:016x})",
+            data.bytes,
+            data.head_hex(),
+            data.fnv1a64
+        )
+    })
+}
+
+/// The data fields of a command in JSON (null without data out).
+fn data_out_json(data_out: &Option<DataOut>) -> [(&'static str, Value); 3] {
+    [
+        ("data_out_bytes", json!(data_out.as_ref().map(|d| d.bytes))),
+        (
+            "data_out_head_hex",
+            json!(data_out.as_ref().map(DataOut::head_hex)),
+        ),
+        (
+            "data_out_fnv1a64",
+            json!(data_out.as_ref().map(|d| format!("{:016x}", d.fnv1a64))),
+        ),
+    ]
+}
+
+/// A JSON object with the data fields added.
+fn with_data_out(mut object: Value, data_out: &Option<DataOut>) -> Value {
+    if let Some(map) = object.as_object_mut() {
+        for (key, value) in data_out_json(data_out) {
+            map.insert(key.to_string(), value);
+        }
+    }
+    object
+}
+
 /// The name of an NVMe command (NVMe base spec 2.0 §5 and NVM command set §3).
 fn nvme_name(c: &NvmeCommand) -> &'static str {
     match (c.queue, c.opcode) {
@@ -182,14 +219,7 @@ pub fn text(plan: &Plan) -> String {
                     protocol_text(tf.protocol),
                     timeout(tf),
                 ));
-                if let Some(data) = data_out {
-                    s.push_str(&format!(
-                        ", data out {} bytes ({} ...; fnv1a64 {:016x})",
-                        data.bytes,
-                        data.head_hex(),
-                        data.fnv1a64
-                    ));
-                }
+                s.push_str(&data_out_text(data_out));
                 s.push('\n');
             }
             Planned::Nvme {
@@ -209,14 +239,7 @@ pub fn text(plan: &Plan) -> String {
                     c.cdw14,
                     c.cdw15
                 ));
-                if let Some(data) = data_out {
-                    s.push_str(&format!(
-                        ", data out {} bytes ({} ...; fnv1a64 {:016x})",
-                        data.bytes,
-                        data.head_hex(),
-                        data.fnv1a64
-                    ));
-                }
+                s.push_str(&data_out_text(data_out));
                 s.push('\n');
             }
             Planned::Kernel(call) => s.push_str(&format!(" would call {call}\n")),
@@ -235,40 +258,40 @@ pub fn json(plan: &Plan) -> Value {
             Planned::Ata {
                 taskfile: tf,
                 data_out,
-            } => json!({
-                "kind": "ata",
-                "name": command_name(tf.command, tf.feature),
-                "command": tf.command,
-                "feature": tf.feature,
-                "count": tf.count,
-                "lba": tf.lba,
-                "device": tf.device,
-                "lba48": tf.lba48,
-                "protocol": protocol_key(tf.protocol),
-                "timeout_seconds": timeout(tf),
-                "data_out_bytes": data_out.as_ref().map(|d| d.bytes),
-                "data_out_head_hex": data_out.as_ref().map(DataOut::head_hex),
-                "data_out_fnv1a64": data_out.as_ref().map(|d| format!("{:016x}", d.fnv1a64)),
-            }),
+            } => with_data_out(
+                json!({
+                    "kind": "ata",
+                    "name": command_name(tf.command, tf.feature),
+                    "command": tf.command,
+                    "feature": tf.feature,
+                    "count": tf.count,
+                    "lba": tf.lba,
+                    "device": tf.device,
+                    "lba48": tf.lba48,
+                    "protocol": protocol_key(tf.protocol),
+                    "timeout_seconds": timeout(tf),
+                }),
+                data_out,
+            ),
             Planned::Nvme {
                 command: c,
                 data_out,
-            } => json!({
-                "kind": "nvme",
-                "name": nvme_name(c),
-                "queue": if c.queue == Queue::Admin { "admin" } else { "io" },
-                "opcode": c.opcode,
-                "nsid": c.nsid,
-                "cdw10": c.cdw10,
-                "cdw11": c.cdw11,
-                "cdw12": c.cdw12,
-                "cdw13": c.cdw13,
-                "cdw14": c.cdw14,
-                "cdw15": c.cdw15,
-                "data_out_bytes": data_out.as_ref().map(|d| d.bytes),
-                "data_out_head_hex": data_out.as_ref().map(DataOut::head_hex),
-                "data_out_fnv1a64": data_out.as_ref().map(|d| format!("{:016x}", d.fnv1a64)),
-            }),
+            } => with_data_out(
+                json!({
+                    "kind": "nvme",
+                    "name": nvme_name(c),
+                    "queue": if c.queue == Queue::Admin { "admin" } else { "io" },
+                    "opcode": c.opcode,
+                    "nsid": c.nsid,
+                    "cdw10": c.cdw10,
+                    "cdw11": c.cdw11,
+                    "cdw12": c.cdw12,
+                    "cdw13": c.cdw13,
+                    "cdw14": c.cdw14,
+                    "cdw15": c.cdw15,
+                }),
+                data_out,
+            ),
             Planned::Kernel(call) => json!({"kind": "kernel", "call": call}),
             Planned::Reads(what) => json!({"kind": "reads", "what": what}),
         })
