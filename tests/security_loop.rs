@@ -116,7 +116,8 @@ fn security_and_sanitize_on_a_loop_device_print_what_hdparm_prints() {
         }
         let theirs_err = String::from_utf8_lossy(&theirs_out.stderr);
         let ours_err = String::from_utf8_lossy(&ours_out.stderr);
-        if !label.is_empty() && !(theirs_err.contains(label) && ours_err.contains(label)) {
+        let both_carry = theirs_err.contains(label) && ours_err.contains(label);
+        if !label.is_empty() && !both_carry {
             failures.push(format!(
                 "{name}: both stderr should carry {label:?}:\n hdparm: {theirs_err:?}\n ours:   {ours_err:?}"
             ));
