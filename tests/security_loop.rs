@@ -125,3 +125,82 @@ fn security_and_sanitize_on_a_loop_device_print_what_hdparm_prints() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// IDENTIFY words as hdparm's `--Istdin` reads them (eight words a line, the checksum set), of
+/// an ATA disk with the Security feature set whose word 128 is `security`.
+fn identify_hex(security: u16, erase: u16, enhanced: u16, revision: u16) -> String {
+    let mut w = [0u16; 256];
+    w[0] = 0x0040;
+    w[1] = 16383;
+    w[3] = 16;
+    w[6] = 63;
+    w[49] = 0x0300;
+    w[53] = 0x0007;
+    w[60] = 0xFFFF;
+    w[61] = 0x0FFF;
+    w[80] = 0x01F0;
+    w[82] = 0x746B;
+    w[83] = 0x7F69;
+    w[84] = 0x6163;
+    w[85] = 0x7469;
+    w[86] = 0xBC49;
+    w[87] = 0x6163;
+    w[89] = erase;
+    w[90] = enhanced;
+    w[92] = revision;
+    w[128] = security;
+    let sum: u32 = w[..255]
+        .iter()
+        .map(|x| u32::from(x & 0xFF) + u32::from(x >> 8))
+        .sum::<u32>()
+        + 0xA5;
+    w[255] = ((0x100 - (sum & 0xFF)) as u16 & 0xFF) << 8 | 0xA5;
+    w.chunks(8)
+        .map(|c| {
+            c.iter()
+                .map(|x| format!("{x:04x}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+                + "\n"
+        })
+        .collect()
+}
+
+/// `-I`'s Security section decodes the locked, frozen and count-expired states, the level and
+/// the erase times as hdparm does (through `--Istdin`, which needs no drive).
+#[test]
+fn identify_security_states_decode_as_hdparm_decodes_them() {
+    let Some(reference) = common::reference_hdparm() else {
+        return common::skip("security_loop", "no reference hdparm 9.65");
+    };
+    let cases = [
+        identify_hex(0x0137, 0x8010, 0x00FF, 0x0007),
+        identify_hex(0x0029, 0x0000, 0x8000 | 0x7FFF, 0xFFFE),
+        identify_hex(0x0001, 0x001E, 0x0000, 0x0000),
+        identify_hex(0x0000, 0x0010, 0x0000, 0xFFFF),
+    ];
+    for hex in cases {
+        let run = |program: &std::path::Path| {
+            let mut child = Command::new(program)
+                .arg("--Istdin")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("run");
+            if let Some(mut input) = child.stdin.take() {
+                let _ = input.write_all(hex.as_bytes());
+            }
+            child.wait_with_output().expect("wait")
+        };
+        let theirs = run(&reference);
+        let ours = run(&common::our_hdparm());
+        let text = String::from_utf8_lossy(&ours.stdout);
+        assert!(text.contains("Security: "), "{text}");
+        assert_eq!(
+            String::from_utf8_lossy(&theirs.stdout),
+            text,
+            "word 128 and friends decode differently"
+        );
+    }
+}

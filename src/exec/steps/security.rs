@@ -250,7 +250,9 @@ fn erase(
     tf.timeout_secs = timeout;
     let terminal = ctx.out.stderr_is_terminal();
     let name = ctx.name.clone();
-    let result = watched(terminal, &name, estimate, || ctx.dev.ata(&tf, &mut data));
+    let result = watched(terminal, &name, estimate, std::io::stderr(), || {
+        ctx.dev.ata(&tf, &mut data)
+    });
     match result {
         Ok(_) => true,
         Err(f) => {
@@ -261,13 +263,15 @@ fn erase(
 }
 
 /// Runs the blocking `command` on this thread while a watcher thread draws the progress line
-/// (on a terminal) and says what a SIGINT or SIGTERM means. The signals are blocked in this
-/// thread during the command so that the kernel delivers them to the watcher's process-wide
-/// handler at once, not after the ioctl returns.
-fn watched(
+/// on `err` (when it is a terminal) and says what a SIGINT or SIGTERM means. The signals are
+/// blocked in this thread during the command so that the kernel delivers them to the
+/// process-wide handler at once, not after the ioctl returns. `err` is the process's stderr:
+/// the watcher thread cannot share the run's writer, which is not `Send`.
+pub fn watched(
     terminal: bool,
     name: &str,
     estimate: Option<EraseEstimate>,
+    mut err: impl Write + Send,
     command: impl FnOnce() -> Result<AtaOutput, AtaFailure>,
 ) -> Result<AtaOutput, AtaFailure> {
     let stop = StopWatch::install();
@@ -277,7 +281,6 @@ fn watched(
         let watcher = s.spawn(|| {
             let mut said = false;
             let mut drawn: Option<Instant> = None;
-            let mut err = std::io::stderr();
             while !done.load(Ordering::SeqCst) {
                 std::thread::sleep(Duration::from_millis(100));
                 if !said && stop.requested() {
