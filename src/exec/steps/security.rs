@@ -16,8 +16,8 @@ use super::Ctx;
 use crate::ata::identify::Identify;
 use crate::ata::security::{
     data_sector, erase_estimate, erase_prepare_taskfile, erase_timeout_secs, frozen,
-    next_master_revision, password_taskfile, EraseEstimate, Operation, Options,
-    PASSWORD_TIMEOUT_SECS,
+    next_master_revision, oflags, password_taskfile, taskfile_flags_dump, EraseEstimate, Operation,
+    Options, PASSWORD_TIMEOUT_SECS,
 };
 use crate::cli::{SecurityCommand, SecurityLevel, SecurityUser};
 use crate::error::{Error, ErrorClass};
@@ -148,12 +148,20 @@ fn issuing_line(ctx: &mut Ctx, operation: Operation, password: &[u8; 32], option
 /// frozen-drive sentence when IDENTIFY says that is why.
 fn send(ctx: &mut Ctx, opcode: u8, mut data: [u8; 512], label: &str) -> bool {
     let tf = password_taskfile(opcode, PASSWORD_TIMEOUT_SECS);
+    verbose_dump(ctx);
     match ctx.dev.ata(&tf, &mut data) {
         Ok(_) => true,
         Err(f) => {
             failed(ctx, label, &f);
             false
         }
+    }
+}
+
+/// hdparm's `--verbose` lines on stdout before a password command (its taskfile path).
+fn verbose_dump(ctx: &mut Ctx) {
+    if ctx.flags.verbose {
+        ctx.out.text(&taskfile_flags_dump(oflags::PASSWORD, 0));
     }
 }
 
@@ -248,6 +256,7 @@ fn erase(
     }
     let mut tf = password_taskfile(crate::ata::command::op::SECURITY_ERASE_UNIT, timeout);
     tf.timeout_secs = timeout;
+    verbose_dump(ctx);
     let terminal = ctx.out.stderr_is_terminal();
     let name = ctx.name.clone();
     let result = watched(terminal, &name, estimate, std::io::stderr(), || {

@@ -201,3 +201,12 @@ fn json_status() {
     assert_eq!(s["progress"], 0x8000);
     assert_eq!(doc["devices"][0]["actions"][0]["action"], "sanitize_status");
 }
+
+#[test]
+fn verbose_adds_hdparms_taskfile_lines_on_stdout() {
+    let fake = sanitizer().on_ata_registers(0xB4, None, vec![status_regs(0, 0)]);
+    let o = run_on(fake, "--verbose --sanitize-status /dev/x");
+    assert!(o.stdout.starts_with(&format!(
+        "{HEADER}Issuing SANITIZE_STATUS command\noflags.bits.lob_all=0xb6, flags={{ feat lbal lbam lbah command }}\noflags.bits.hob_all=0x34, flags={{ lbal lbam lbah }}\nSanitize status:\n"
+    )), "{}", o.stdout);
+}

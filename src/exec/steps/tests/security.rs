@@ -341,3 +341,15 @@ fn the_erase_progress_is_drawn_on_a_terminal_while_the_command_waits() {
     assert!(result.is_err());
     assert!(err.0.lock().map(|v| v.is_empty()).unwrap_or(false));
 }
+
+#[test]
+fn verbose_adds_hdparms_taskfile_lines_before_each_password_command() {
+    let o = run_on(secure(0, 0), "--verbose --security-disable pw /dev/x");
+    let dump = "oflags.bits.lob_all=0x8a, flags={ feat nsect command }\noflags.bits.hob_all=0x00, flags={ }\n";
+    assert_eq!(
+        o.stdout,
+        format!(
+            "{HEADER} Issuing SECURITY_DISABLE command, password=\"pw\", user=user\n{dump}{dump}"
+        )
+    );
+}
