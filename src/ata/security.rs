@@ -125,6 +125,49 @@ pub fn erase_prepare_taskfile() -> TaskFile {
     TaskFile::drive_cmd([op::SECURITY_ERASE_PREPARE, 0, 0, 0])
 }
 
+/// The registers hdparm's `do_taskfile_cmd` is told to write (its `oflags`), as it numbers
+/// them: bit 1 feature, 2 LBA low, 3 count, 4 LBA mid, 5 LBA high, 6 device, 7 command (the
+/// same bits for the HOB bytes, without the command).
+pub mod oflags {
+    pub const FEATURE: u8 = 1 << 1;
+    pub const LBA_LOW: u8 = 1 << 2;
+    pub const COUNT: u8 = 1 << 3;
+    pub const LBA_MID: u8 = 1 << 4;
+    pub const LBA_HIGH: u8 = 1 << 5;
+    pub const DEVICE: u8 = 1 << 6;
+    pub const COMMAND: u8 = 1 << 7;
+    /// The password commands: command, feature and count.
+    pub const PASSWORD: u8 = COMMAND | FEATURE | COUNT;
+}
+
+/// The two lines hdparm's `do_taskfile_cmd` prints on stdout under `--verbose`, before it
+/// sends a taskfile command: which current (`lob`) and HOB registers it writes.
+pub fn taskfile_flags_dump(lob: u8, hob: u8) -> String {
+    let names = |bits: u8, with_command: bool| {
+        let mut list = String::new();
+        for (bit, name) in [
+            (oflags::FEATURE, "feat"),
+            (oflags::COUNT, "nsect"),
+            (oflags::LBA_LOW, "lbal"),
+            (oflags::LBA_MID, "lbam"),
+            (oflags::LBA_HIGH, "lbah"),
+            (oflags::DEVICE, "dev"),
+            (oflags::COMMAND, "command"),
+        ] {
+            if bits & bit != 0 && (with_command || bit != oflags::COMMAND) {
+                list.push(' ');
+                list.push_str(name);
+            }
+        }
+        list
+    };
+    format!(
+        "oflags.bits.lob_all=0x{lob:02x}, flags={{{} }}\noflags.bits.hob_all=0x{hob:02x}, flags={{{} }}\n",
+        names(lob, true),
+        names(hob, false)
+    )
+}
+
 /// hdparm's timeout for SET PASSWORD, UNLOCK and DISABLE PASSWORD.
 pub const PASSWORD_TIMEOUT_SECS: u32 = 15;
 
@@ -298,6 +341,19 @@ mod tests {
         let id = id_with(|w| w[90] = 0x8000 | 3);
         assert_eq!(erase_estimate(&id, true), EraseEstimate::Minutes(6));
         assert_eq!(erase_timeout_secs(Some(&id), true), 66 * 60);
+    }
+
+    #[test]
+    fn verbose_flags_dump_as_hdparm_prints_it() {
+        assert_eq!(
+            taskfile_flags_dump(oflags::PASSWORD, 0),
+            "oflags.bits.lob_all=0x8a, flags={ feat nsect command }\noflags.bits.hob_all=0x00, flags={ }\n"
+        );
+        let lba = oflags::LBA_LOW | oflags::LBA_MID | oflags::LBA_HIGH;
+        assert_eq!(
+            taskfile_flags_dump(oflags::COMMAND | oflags::FEATURE | lba, lba),
+            "oflags.bits.lob_all=0xb6, flags={ feat lbal lbam lbah command }\noflags.bits.hob_all=0x34, flags={ lbal lbam lbah }\n"
+        );
     }
 
     #[test]

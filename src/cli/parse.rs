@@ -1056,9 +1056,9 @@ impl<'a> Parser<'a> {
                 line.push_str(&format!(" {b:02x}"));
             }
             self.stdout_lines.push(line);
-            let shown = String::from_utf8_lossy(&bytes)
-                .trim_end_matches('\0')
-                .to_string();
+            // C's "%s" stops at the first NUL.
+            let shown_len = bytes.iter().position(|&b| b == 0).unwrap_or(32);
+            let shown = String::from_utf8_lossy(&bytes[..shown_len]).into_owned();
             return Ok(Password { bytes, shown });
         }
         if word.len() > 32 {

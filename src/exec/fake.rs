@@ -795,6 +795,15 @@ impl Opener for FakeOpener {
 /// and the per-device processing of the binary, each device being the next of `fakes`; a
 /// device with no fake left fails to open with ENOENT.
 pub fn run_on_all(fakes: Vec<FakeDevice>, command_line: &str) -> Outcome {
+    run_on_all_with(fakes, command_line, false)
+}
+
+/// [`run_on`] with a stderr that counts as a terminal (progress lines are drawn).
+pub fn run_on_terminal(fake: FakeDevice, command_line: &str) -> Outcome {
+    run_on_all_with(vec![fake], command_line, true)
+}
+
+fn run_on_all_with(fakes: Vec<FakeDevice>, command_line: &str, terminal: bool) -> Outcome {
     let logs: Vec<_> = fakes.iter().map(FakeDevice::log).collect();
     let data_outs: Vec<_> = fakes.iter().map(|f| Rc::clone(&f.data_out)).collect();
     let argv: Vec<OsString> = std::iter::once("hdparm")
@@ -821,6 +830,7 @@ pub fn run_on_all(fakes: Vec<FakeDevice>, command_line: &str) -> Outcome {
         .collect();
     let exit = {
         let mut out = Output::new(json, argv, &mut stdout, &mut stderr);
+        out.set_stderr_is_terminal(terminal);
         let mut opener = FakeOpener {
             fakes,
             facts_next: 0,

@@ -6,7 +6,7 @@
 //! caller's).
 
 use std::fs::OpenOptions;
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, Read, Write};
 use std::os::fd::AsRawFd;
 
 /// Echo (and signal keys, as glibc) switched off on a terminal while alive; restored on drop.
@@ -48,7 +48,24 @@ pub fn read_password(prompt: &str) -> io::Result<Vec<u8>> {
             let fd = tty.as_raw_fd();
             read_line(prompt, fd, tty, &mut output)
         }
-        Err(_) => read_line(prompt, libc::STDIN_FILENO, io::stdin(), &mut io::stderr()),
+        // Not `io::stdin()`: the run holds its lock (for `--Istdin`), and a second lock would
+        // wait forever.
+        Err(_) => read_line(prompt, libc::STDIN_FILENO, RawStdin, &mut io::stderr()),
+    }
+}
+
+/// Standard input read through its descriptor, one call per read.
+struct RawStdin;
+
+impl Read for RawStdin {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        // SAFETY: `buf` is a live, writable buffer of `buf.len()` bytes for the call.
+        let n = unsafe { libc::read(libc::STDIN_FILENO, buf.as_mut_ptr().cast(), buf.len()) };
+        if n < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(n as usize)
+        }
     }
 }
 
@@ -62,7 +79,8 @@ fn read_line(
     output.flush()?;
     let echo = EchoOff::on(fd);
     let mut line = Vec::new();
-    let read = BufReader::new(input).read_until(b'\n', &mut line);
+    // One byte at a time: what follows the line stays unread, as for getpass.
+    let read = read_until_newline(input, &mut line);
     let changed = echo.is_some();
     drop(echo);
     read?;
@@ -73,4 +91,21 @@ fn read_line(
         }
     }
     Ok(line)
+}
+
+fn read_until_newline(mut input: impl Read, line: &mut Vec<u8>) -> io::Result<()> {
+    let mut byte = [0u8; 1];
+    loop {
+        match input.read(&mut byte) {
+            Ok(0) => return Ok(()),
+            Ok(_) => {
+                line.push(byte[0]);
+                if byte[0] == b'\n' {
+                    return Ok(());
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
 }

@@ -4,7 +4,8 @@
 //! Owns: the order ([`STEPS`], one entry per step with its §3 number), the per-device context
 //! [`Ctx`], and the few helpers every step uses to send a command or report a failure. The
 //! steps themselves live in one small file per family: `settings` (kernel and HDIO sets),
-//! `features` (drive settings sent as ATA commands), `reports` (gets and the identification
+//! `features` (drive settings sent as ATA commands), `security` and `sanitize` (the ATA
+//! Security password commands and SANITIZE DEVICE), `reports` (gets and the identification
 //! reports), `power` (power-state commands and the end-of-device actions), `vendor` (the WD
 //! idle3 timer, the CD/DVD speed, head unload), `firmware` (DOWNLOAD MICROCODE).
 //!

@@ -13,6 +13,7 @@
 use super::Ctx;
 use crate::ata::command::AtaRegisters;
 use crate::ata::sanitize::{remaining_secs, Reason, State, Status, Sub};
+use crate::ata::security::{oflags, taskfile_flags_dump};
 use crate::cli::SanitizeCommand;
 use crate::error::{Error, ErrorClass};
 use std::time::{Duration, Instant};
@@ -136,6 +137,15 @@ fn status_json(sub: Sub, s: &Status) -> serde_json::Value {
 /// (from LBA 7:0 of the registers the drive returned; none returned: not reported).
 fn send(ctx: &mut Ctx, sub: Sub) -> Option<AtaRegisters> {
     let mut none = [0u8; 0];
+    if ctx.flags.verbose {
+        // hdparm's taskfile path prints which registers it writes, on stdout.
+        let lba = oflags::LBA_LOW | oflags::LBA_MID | oflags::LBA_HIGH;
+        let mut lob = oflags::COMMAND | oflags::FEATURE | lba;
+        if matches!(sub, Sub::Overwrite { .. }) {
+            lob |= oflags::COUNT;
+        }
+        ctx.out.text(&taskfile_flags_dump(lob, lba));
+    }
     match ctx.dev.ata_registers(&sub.taskfile(), &mut none) {
         Ok(r) => Some(r),
         Err((f, registers)) => {

@@ -16,8 +16,8 @@ use super::Ctx;
 use crate::ata::identify::Identify;
 use crate::ata::security::{
     data_sector, erase_estimate, erase_prepare_taskfile, erase_timeout_secs, frozen,
-    next_master_revision, password_taskfile, EraseEstimate, Operation, Options,
-    PASSWORD_TIMEOUT_SECS,
+    next_master_revision, oflags, password_taskfile, taskfile_flags_dump, EraseEstimate, Operation,
+    Options, PASSWORD_TIMEOUT_SECS,
 };
 use crate::cli::{SecurityCommand, SecurityLevel, SecurityUser};
 use crate::error::{Error, ErrorClass};
@@ -148,12 +148,20 @@ fn issuing_line(ctx: &mut Ctx, operation: Operation, password: &[u8; 32], option
 /// frozen-drive sentence when IDENTIFY says that is why.
 fn send(ctx: &mut Ctx, opcode: u8, mut data: [u8; 512], label: &str) -> bool {
     let tf = password_taskfile(opcode, PASSWORD_TIMEOUT_SECS);
+    verbose_dump(ctx);
     match ctx.dev.ata(&tf, &mut data) {
         Ok(_) => true,
         Err(f) => {
             failed(ctx, label, &f);
             false
         }
+    }
+}
+
+/// hdparm's `--verbose` lines on stdout before a password command (its taskfile path).
+fn verbose_dump(ctx: &mut Ctx) {
+    if ctx.flags.verbose {
+        ctx.out.text(&taskfile_flags_dump(oflags::PASSWORD, 0));
     }
 }
 
@@ -248,9 +256,12 @@ fn erase(
     }
     let mut tf = password_taskfile(crate::ata::command::op::SECURITY_ERASE_UNIT, timeout);
     tf.timeout_secs = timeout;
+    verbose_dump(ctx);
     let terminal = ctx.out.stderr_is_terminal();
     let name = ctx.name.clone();
-    let result = watched(terminal, &name, estimate, || ctx.dev.ata(&tf, &mut data));
+    let result = watched(terminal, &name, estimate, std::io::stderr(), || {
+        ctx.dev.ata(&tf, &mut data)
+    });
     match result {
         Ok(_) => true,
         Err(f) => {
@@ -261,13 +272,15 @@ fn erase(
 }
 
 /// Runs the blocking `command` on this thread while a watcher thread draws the progress line
-/// (on a terminal) and says what a SIGINT or SIGTERM means. The signals are blocked in this
-/// thread during the command so that the kernel delivers them to the watcher's process-wide
-/// handler at once, not after the ioctl returns.
-fn watched(
+/// on `err` (when it is a terminal) and says what a SIGINT or SIGTERM means. The signals are
+/// blocked in this thread during the command so that the kernel delivers them to the
+/// process-wide handler at once, not after the ioctl returns. `err` is the process's stderr:
+/// the watcher thread cannot share the run's writer, which is not `Send`.
+pub fn watched(
     terminal: bool,
     name: &str,
     estimate: Option<EraseEstimate>,
+    mut err: impl Write + Send,
     command: impl FnOnce() -> Result<AtaOutput, AtaFailure>,
 ) -> Result<AtaOutput, AtaFailure> {
     let stop = StopWatch::install();
@@ -277,7 +290,6 @@ fn watched(
         let watcher = s.spawn(|| {
             let mut said = false;
             let mut drawn: Option<Instant> = None;
-            let mut err = std::io::stderr();
             while !done.load(Ordering::SeqCst) {
                 std::thread::sleep(Duration::from_millis(100));
                 if !said && stop.requested() {

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::ata::command::{AtaRegisters, Protocol, TaskFile};
+use crate::exec::fake::run_on_terminal;
 use crate::exec::steps::sanitize::wait_line;
 
 /// A SATA disk with the SANITIZE feature set (word 59 bit 12).
@@ -200,4 +201,37 @@ fn json_status() {
     assert_eq!(s["percent"], 50);
     assert_eq!(s["progress"], 0x8000);
     assert_eq!(doc["devices"][0]["actions"][0]["action"], "sanitize_status");
+}
+
+#[test]
+fn verbose_adds_hdparms_taskfile_lines_on_stdout() {
+    let fake = sanitizer().on_ata_registers(0xB4, None, vec![status_regs(0, 0)]);
+    let o = run_on(fake, "--verbose --sanitize-status /dev/x");
+    assert!(o.stdout.starts_with(&format!(
+        "{HEADER}Issuing SANITIZE_STATUS command\noflags.bits.lob_all=0xb6, flags={{ feat lbal lbam lbah command }}\noflags.bits.hob_all=0x34, flags={{ lbal lbam lbah }}\nSanitize status:\n"
+    )), "{}", o.stdout);
+}
+
+#[test]
+fn wait_draws_its_progress_on_a_terminal_and_clears_it() {
+    let fake = sanitizer().on_ata_registers(
+        0xB4,
+        None,
+        vec![
+            status_regs(0x4000, 0x1000),
+            status_regs(0x4000, 0x8000),
+            status_regs(0x8000, 0),
+        ],
+    );
+    let o = run_on_terminal(fake, "--sanitize-status --wait /dev/x");
+    assert!(
+        o.stderr
+            .starts_with("\r\x1b[K sanitize: 6% done\r\x1b[K sanitize: 50% done"),
+        "{:?}",
+        o.stderr
+    );
+    assert!(o.stderr.ends_with("\r\x1b[K"), "{:?}", o.stderr);
+    assert!(o.stdout.ends_with(
+        "    State:    SD0 Sanitize Idle\n    Last Sanitize Operation Completed Without Error\n"
+    ));
 }

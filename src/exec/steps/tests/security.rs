@@ -4,7 +4,9 @@
 use super::*;
 use crate::ata::command::{Protocol, TaskFile};
 use crate::ata::security::EraseEstimate;
-use crate::exec::steps::security::{estimate_line, interrupt_line, progress_line, UNFREEZE_HINT};
+use crate::exec::steps::security::{
+    estimate_line, interrupt_line, progress_line, watched, UNFREEZE_HINT,
+};
 use std::time::Duration;
 
 /// A SATA disk with the Security feature set, supported and not frozen, and the erase times
@@ -285,4 +287,69 @@ fn our_texts() {
     );
     let line = interrupt_line("/dev/x");
     assert!(line.contains("keeps erasing") && line.contains("stays locked with this password"));
+}
+
+/// A writer the watcher thread can own, read back by the test.
+#[derive(Clone, Default)]
+struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if let Ok(mut v) = self.0.lock() {
+            v.extend_from_slice(buf);
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn the_erase_progress_is_drawn_on_a_terminal_while_the_command_waits() {
+    let err = Shared::default();
+    let result = watched(
+        true,
+        "/dev/x",
+        Some(EraseEstimate::Minutes(120)),
+        err.clone(),
+        || {
+            std::thread::sleep(Duration::from_millis(1300));
+            Ok(AtaOutput::default())
+        },
+    );
+    assert!(result.is_ok());
+    let text =
+        String::from_utf8(err.0.lock().map(|v| v.clone()).unwrap_or_default()).unwrap_or_default();
+    let draw = "\r\x1b[K security erase: 0:00:0";
+    assert!(text.matches(draw).count() >= 2, "{text:?}");
+    assert!(
+        text.contains("elapsed, the drive estimated about 120 min"),
+        "{text:?}"
+    );
+    assert!(
+        text.ends_with("\r\x1b[K"),
+        "the line is cleared at the end: {text:?}"
+    );
+
+    // Not a terminal: nothing at all.
+    let err = Shared::default();
+    let result = watched(false, "/dev/x", None, err.clone(), || {
+        std::thread::sleep(Duration::from_millis(250));
+        Err(aborted(0xF4))
+    });
+    assert!(result.is_err());
+    assert!(err.0.lock().map(|v| v.is_empty()).unwrap_or(false));
+}
+
+#[test]
+fn verbose_adds_hdparms_taskfile_lines_before_each_password_command() {
+    let o = run_on(secure(0, 0), "--verbose --security-disable pw /dev/x");
+    let dump = "oflags.bits.lob_all=0x8a, flags={ feat nsect command }\noflags.bits.hob_all=0x00, flags={ }\n";
+    assert_eq!(
+        o.stdout,
+        format!(
+            "{HEADER} Issuing SECURITY_DISABLE command, password=\"pw\", user=user\n{dump}{dump}"
+        )
+    );
 }
