@@ -158,7 +158,7 @@ pub fn check(run: &DeviceRun, facts: &DeviceFacts) -> Option<Refusal> {
 // ---- in use: the refusal of a drive this system is using (ours; DIFFERENCES.md "in use") ----
 
 /// The destructive operation asked for, by the name the refusal gives it, or None. `-N` is
-/// destructive only when it shrinks what the kernel sees (`visible_sectors`, when known).
+/// destructive only when it shrinks what IDENTIFY shows (`visible_sectors`), or that is not known.
 pub fn destructive_option(
     f: &crate::cli::Flags,
     visible_sectors: Option<u64>,
@@ -176,8 +176,9 @@ pub fn destructive_option(
         Some(SanitizeCommand::Overwrite { .. }) => Some("--sanitize-overwrite"),
         _ => None,
     };
+    // A size not known (no IDENTIFY) counts as shrinking: refusing a drive in use costs nothing.
     let shrinks =
-        f.max_sectors.set && visible_sectors.is_some_and(|visible| f.max_sectors.value < visible);
+        f.max_sectors.set && visible_sectors.is_none_or(|visible| f.max_sectors.value < visible);
     let asked = [
         (security.is_some(), security.unwrap_or_default()),
         (sanitize.is_some(), sanitize.unwrap_or_default()),
