@@ -9,14 +9,16 @@
 fn main() -> std::process::ExitCode {
     use std::io::IsTerminal;
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let stdin = std::io::stdin();
+    // Not locked for the whole run: `--trim-sector-ranges-stdin` reads it from the device
+    // steps (each read takes the lock for itself).
+    let mut stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
     let stderr_is_terminal = stderr.is_terminal();
     let status = hdparm::run_streams(
         &args,
         hdparm::Streams {
-            stdin: &mut stdin.lock(),
+            stdin: &mut stdin,
             stdout: &mut stdout.lock(),
             stderr: &mut stderr.lock(),
             stderr_is_terminal,

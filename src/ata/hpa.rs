@@ -56,6 +56,26 @@ impl NativeMaxKind {
         }
     }
 
+    /// hdparm's `--verbose` line (on stdout) with the returned LBA bytes, HOB first; the
+    /// 28-bit command has none.
+    pub fn verbose_line(self, returned_lba: u64) -> Option<String> {
+        let name = match self {
+            NativeMaxKind::Amax => "GET_NATIVE_MAX_ADDRESS_EXT",
+            NativeMaxKind::Ext => "READ_NATIVE_MAX_ADDRESS_EXT",
+            NativeMaxKind::Lba28 => return None,
+        };
+        let b = |i: u32| (returned_lba >> (8 * i)) as u8;
+        Some(format!(
+            "{name} response: hob={{{:02x} {:02x} {:02x}}} lob={{{:02x} {:02x} {:02x}}}\n",
+            b(5),
+            b(4),
+            b(3),
+            b(2),
+            b(1),
+            b(0)
+        ))
+    }
+
     /// The native sector count (max LBA + 1) from the returned LBA registers (47:0, the HOB
     /// bytes included when the drive returned them). For the 28-bit command hdparm takes
     /// LBA 27:24 from the low nibble of the HOB LBA-low byte, not from the device register
@@ -192,6 +212,18 @@ mod tests {
             NativeMaxKind::Lba28.native_sectors(0x00FF_FFFF),
             0x0100_0000
         );
+    }
+
+    #[test]
+    fn verbose_lines() {
+        assert_eq!(
+            NativeMaxKind::Ext.verbose_line(0x0102_0304_0506).as_deref(),
+            Some("READ_NATIVE_MAX_ADDRESS_EXT response: hob={01 02 03} lob={04 05 06}\n")
+        );
+        assert!(NativeMaxKind::Amax
+            .verbose_line(0)
+            .is_some_and(|l| l.starts_with("GET_NATIVE_MAX_ADDRESS_EXT response: ")));
+        assert_eq!(NativeMaxKind::Lba28.verbose_line(0), None);
     }
 
     #[test]

@@ -504,6 +504,12 @@ for i, doc in enumerate(json.load(sys.stdin)):
             "--json -q -a128 -q -W0 -q -y -Y -z /dev/x",
             "--json -B254 -M128 -S5 -P1 -D1 -K1 -L1 -A1 /dev/x",
             "--json --yes-i-know-what-i-am-doing -m8 -X udma5 -p pio4 /dev/x",
+            // sectors: the actions of the sector options
+            "--json --yes-i-know-what-i-am-doing -N 1000 --make-bad-sector 5 /dev/x",
+            "--json --yes-i-know-what-i-am-doing --write-sector 5 /dev/x",
+            "--json --please-destroy-my-drive --trim-sector-ranges 1:8 /dev/x",
+            "--json --please-destroy-my-drive --set-sector-size 4096 /dev/x",
+            "--json --yes-i-know-what-i-am-doing --dco-setmax 1000 /dev/x",
         ] {
             lines.push(line.to_string());
         }

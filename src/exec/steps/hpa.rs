@@ -149,10 +149,17 @@ pub fn set_max_sectors(ctx: &mut Ctx) {
     if set.needs_native_read_first {
         // ATA-8: SET MAX ADDRESS must immediately follow READ NATIVE MAX ADDRESS.
         let read = NativeMaxKind::of(false, lba48);
-        if let Err(f) = ctx.dev.ata(&read.taskfile(), &mut none) {
-            ctx.ata_failed(read.failure_label(), &f);
-            ctx.dev.forget_identify();
-            return;
+        match ctx.dev.ata(&read.taskfile(), &mut none) {
+            Ok(out) => {
+                if let Some(line) = read.verbose_line(out.lba).filter(|_| ctx.flags.verbose) {
+                    ctx.out.text(&line);
+                }
+            }
+            Err(f) => {
+                ctx.ata_failed(read.failure_label(), &f);
+                ctx.dev.forget_identify();
+                return;
+            }
         }
     }
     if let Err(f) = ctx.dev.ata(&set.taskfile, &mut none) {

@@ -367,6 +367,11 @@ pub fn get_max_sectors(ctx: &mut Ctx) {
             return;
         }
     };
+    if ctx.flags.verbose {
+        if let Some(line) = kind.verbose_line(out.lba) {
+            ctx.out.text(&line);
+        }
+    }
     let native = kind.native_sectors(out.lba);
     let visible = id.capacity_sectors();
     // More visible than native: what DCO says the real maximum is, asked quietly.

@@ -6,7 +6,9 @@ use super::*;
 use crate::ata::command::{Protocol, TaskFile, DEV_LBA, DEV_LBA_OBSOLETE};
 use crate::ata::dco;
 
-/// A real drive's words (tests/fixtures/identify/real, SOURCES.md there).
+/// A real drive's words (tests/fixtures/identify/real, SOURCES.md there): "samsung" (SSD 860
+/// EVO 500GB), "maxtor" (96147H8: 28-bit, no WRITE UNCORRECTABLE EXT), anything else the
+/// ST3160023AS (48-bit, 312500000 sectors, no WRITE UNCORRECTABLE EXT).
 pub(super) fn real(name: &str) -> [u16; 256] {
     let text = match name {
         "samsung" => &include_bytes!(

@@ -139,6 +139,19 @@ This operation will probably fail (continuing regardless).\n\
 Corrupting sector 100 (WRITE_UNC_EXT as flagged): succeeded\n"
         )
     );
+    // Past 28 bits on a drive without WRITE UNCORRECTABLE EXT (the ST3160023AS): WRITE LONG
+    // cannot address it, so the warning and WRITE UNCORRECTABLE EXT regardless.
+    let o = run_on(
+        FakeDevice::libata_disk(real("st3160023as")),
+        &format!("{KNOW} --make-bad-sector 300000000 /dev/x"),
+    );
+    assert!(o.stdout.ends_with(
+        "This operation will probably fail (continuing regardless).\n\
+Corrupting sector 300000000 (WRITE_UNC_EXT as pseudo): succeeded\n"
+    ));
+    let mut unc = tf(0x45, 300_000_000, true, Protocol::NonData, 60);
+    unc.feature = 0x55;
+    assert_eq!(o.taskfiles(), vec![unc]);
     // Without IDENTIFY hdparm skips it silently; we say why nothing was done.
     let o = run_on(
         FakeDevice::loop_device(),
