@@ -41,7 +41,8 @@ impl Opener for RealOpener {
     fn facts(&mut self, run: &DeviceRun) -> DeviceFacts {
         let f = &run.flags;
         // Only the options whose guard depends on the drive's size ask it anything.
-        let needs_size = f.max_sectors.set || f.dco_setmax.is_some();
+        // A dry run sends nothing, IDENTIFY included: its plan counts the size as unknown.
+        let needs_size = (f.max_sectors.set || f.dco_setmax.is_some()) && !f.dry_run;
         let visible_sectors = needs_size
             .then(|| RealDevice::visible_sectors(&run.path, f))
             .flatten();

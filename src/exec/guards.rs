@@ -197,7 +197,8 @@ pub fn destructive_option(
 
 /// The guard flags a real run of `run` needs (for `--dry-run`'s plan): those hdparm checks
 /// before anything is sent, and `--yes-i-know-what-i-am-doing` for a `-N` or `--dco-setmax`
-/// below what the drive shows, which hdparm checks once it knows the size.
+/// below what the drive shows, which hdparm checks once it knows the size (and, the size not
+/// being known, for any).
 pub fn needed_flags(run: &DeviceRun, facts: &DeviceFacts) -> Vec<&'static str> {
     const KNOW: &str = "--yes-i-know-what-i-am-doing";
     const DESTROY: &str = "--please-destroy-my-drive";
@@ -208,10 +209,14 @@ pub fn needed_flags(run: &DeviceRun, facts: &DeviceFacts) -> Vec<&'static str> {
         check(&with, facts).is_none()
     };
     let f = &run.flags;
-    let shrinks = facts.visible_sectors.is_some_and(|visible| {
-        (f.max_sectors.set && f.max_sectors.value < visible)
-            || f.dco_setmax.is_some_and(|n| n < visible)
-    });
+    // Unknown (a dry run reads no IDENTIFY): the flag is named, as the shrink may need it.
+    let shrinks = match facts.visible_sectors {
+        Some(visible) => {
+            (f.max_sectors.set && f.max_sectors.value < visible)
+                || f.dco_setmax.is_some_and(|n| n < visible)
+        }
+        None => f.max_sectors.set || f.dco_setmax.is_some(),
+    };
     if passes(false, false) {
         if shrinks {
             vec![KNOW]
