@@ -178,7 +178,7 @@ pub fn destructive_option(
     };
     // A size not known (no IDENTIFY) counts as shrinking: refusing a drive in use costs nothing.
     let shrinks =
-        f.max_sectors.set && visible_sectors.is_none_or(|visible| f.max_sectors.value < visible);
+        f.max_sectors.set && !visible_sectors.is_some_and(|visible| f.max_sectors.value >= visible);
     let asked = [
         (security.is_some(), security.unwrap_or_default()),
         (sanitize.is_some(), sanitize.unwrap_or_default()),
