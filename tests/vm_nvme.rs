@@ -68,12 +68,17 @@ fn boot(out: &Path) -> Result<(), String> {
         .arg(&bin)
         .arg("--out")
         .arg(out)
-        .env("HDPARM_RS_NVME_MODEL", target.join("release/libnvme_model.so"))
+        .env(
+            "HDPARM_RS_NVME_MODEL",
+            target.join("release/libnvme_model.so"),
+        )
         .status()
         .map_err(|e| format!("cannot start tests/vm/run.sh: {e}"))?;
     match status.code() {
         Some(0) => Ok(()),
-        Some(EXIT_UNAVAILABLE) => Err("tests/vm/run.sh --profile nvme: a component is missing".into()),
+        Some(EXIT_UNAVAILABLE) => {
+            Err("tests/vm/run.sh --profile nvme: a component is missing".into())
+        }
         _ => panic!("tests/vm/run.sh --profile nvme failed: {status}"),
     }
 }
@@ -142,8 +147,10 @@ impl Tally {
             self.equal += 1;
             self.lines.push(format!("  = {name}: {ours}"));
         } else {
-            self.lines.push(format!("  ! {name}: ours {ours}, nvme-cli {theirs}"));
-            self.failures.push(format!("{name}: ours {ours}, nvme-cli {theirs}"));
+            self.lines
+                .push(format!("  ! {name}: ours {ours}, nvme-cli {theirs}"));
+            self.failures
+                .push(format!("{name}: ours {ours}, nvme-cli {theirs}"));
         }
     }
 
@@ -161,7 +168,11 @@ impl Tally {
             }
             (Value::Array(o), Value::Array(t)) => {
                 if o.len() != t.len() {
-                    self.check(&format!("{path}.len"), &o.len().to_string(), &t.len().to_string());
+                    self.check(
+                        &format!("{path}.len"),
+                        &o.len().to_string(),
+                        &t.len().to_string(),
+                    );
                 }
                 for (i, (a, b)) in o.iter().zip(t).enumerate() {
                     self.compare(&format!("{path}[{i}]"), a, b);
@@ -185,9 +196,14 @@ fn admin_lines(text: &str) -> Vec<String> {
 
 #[test]
 fn vm_nvme_matches_nvme_cli() {
-    let reuse = std::env::var("HDPARM_RS_VM_RESULTS").ok().filter(|v| !v.is_empty());
+    let reuse = std::env::var("HDPARM_RS_VM_RESULTS")
+        .ok()
+        .filter(|v| !v.is_empty());
     if reuse.is_none() && !env_set("HDPARM_RS_VM") && !common::require_all() {
-        common::skip(TEST, "boots QEMU for about a minute; set HDPARM_RS_VM=1 to run it");
+        common::skip(
+            TEST,
+            "boots QEMU for about a minute; set HDPARM_RS_VM=1 to run it",
+        );
         return;
     }
     let root = match reuse {
@@ -209,21 +225,33 @@ fn vm_nvme_matches_nvme_cli() {
     let ours = r.json("identify", 3);
     let nvme = &ours["devices"][0]["identify"]["nvme"];
     assert!(nvme.is_object(), "no identify.nvme in ours: {ours}");
-    t.lines.push("identify controller (-I --json .nvme.controller vs nvme id-ctrl -o json):".into());
+    t.lines
+        .push("identify controller (-I --json .nvme.controller vs nvme id-ctrl -o json):".into());
     t.compare("controller", &nvme["controller"], &id_ctrl);
-    t.lines.push("identify namespace (.nvme.namespace vs nvme id-ns -o json):".into());
+    t.lines
+        .push("identify namespace (.nvme.namespace vs nvme id-ns -o json):".into());
     t.compare("namespace", &nvme["namespace"], &id_ns);
     t.lines.push("derived values:".into());
     let n = |v: &Value| v.as_u64().unwrap_or(u64::MAX).to_string();
     let flbas = id_ns["flbas"].as_u64().unwrap_or(0);
-    let ds = id_ns["lbafs"][(flbas & 0xF) as usize]["ds"].as_u64().unwrap_or(0);
-    t.check("capacity.sectors = nsze", &n(&nvme["capacity"]["sectors"]), &n(&id_ns["nsze"]));
+    let ds = id_ns["lbafs"][(flbas & 0xF) as usize]["ds"]
+        .as_u64()
+        .unwrap_or(0);
+    t.check(
+        "capacity.sectors = nsze",
+        &n(&nvme["capacity"]["sectors"]),
+        &n(&id_ns["nsze"]),
+    );
     t.check(
         "capacity.logical_block_bytes = 2^lbafs[flbas].ds",
         &n(&nvme["capacity"]["logical_block_bytes"]),
         &(1u64 << ds).to_string(),
     );
-    t.check("lba_format_in_use = flbas & 0xf", &n(&nvme["lba_format_in_use"]), &(flbas & 0xF).to_string());
+    t.check(
+        "lba_format_in_use = flbas & 0xf",
+        &n(&nvme["lba_format_in_use"]),
+        &(flbas & 0xF).to_string(),
+    );
     t.check(
         "temperature_thresholds_kelvin.warning = wctemp",
         &n(&nvme["temperature_thresholds_kelvin"]["warning"]),
@@ -248,12 +276,17 @@ fn vm_nvme_matches_nvme_cli() {
     let sn = id_ctrl["sn"].as_str().unwrap_or("").trim_end().to_string();
     t.check(
         "-I text: Serial Number line",
-        &text.lines().find(|l| l.starts_with("\tSerial Number:")).unwrap_or("").to_string(),
+        &text
+            .lines()
+            .find(|l| l.starts_with("\tSerial Number:"))
+            .unwrap_or("")
+            .to_string(),
         &format!("\tSerial Number:      {sn}"),
     );
 
     // -W0 / -W1 against get-feature 6.
-    t.lines.push("write cache (-W0, -W1 vs nvme get-feature -f 6):".into());
+    t.lines
+        .push("write cache (-W0, -W1 vs nvme get-feature -f 6):".into());
     let v0 = feature_value(&r.stdout("write-cache", 2));
     let v1 = feature_value(&r.stdout("write-cache", 4));
     t.check("after -W0, get-feature 6", &format!("{v0:?}"), "Some(0)");
@@ -276,43 +309,103 @@ fn vm_nvme_matches_nvme_cli() {
     );
 
     // -H against smart-log.
-    t.lines.push("temperature (-H vs nvme smart-log -o json):".into());
+    t.lines
+        .push("temperature (-H vs nvme smart-log -o json):".into());
     let h = r.json("smart", 1);
     let smart = r.json("smart", 2);
     let k = smart["temperature"].as_i64().unwrap_or(-1);
     let temp = &h["devices"][0]["drive_temperature"];
-    t.check("-H kelvin = smart-log temperature", &temp["kelvin"].to_string(), &k.to_string());
-    t.check("-H celsius = temperature - 273", &temp["celsius"].to_string(), &(k - 273).to_string());
+    t.check(
+        "-H kelvin = smart-log temperature",
+        &temp["kelvin"].to_string(),
+        &k.to_string(),
+    );
+    t.check(
+        "-H celsius = temperature - 273",
+        &temp["celsius"].to_string(),
+        &(k - 273).to_string(),
+    );
     t.check(
         "-H critical_warning = smart-log critical_warning",
         &temp["critical_warning"].to_string(),
         &smart["critical_warning"].to_string(),
     );
-    t.check("nvme flush: success", r.stdout("flush", 2).trim(), "NVMe Flush: success");
+    t.check(
+        "nvme flush: success",
+        r.stdout("flush", 2).trim(),
+        "NVMe Flush: success",
+    );
 
     // Trim, write-sector, format: what the blocks read back as (non-zero byte counts).
-    t.lines.push("data (non-zero bytes read back through the block device):".into());
+    t.lines
+        .push("data (non-zero bytes read back through the block device):".into());
     let nonzero_before = r.number("trim", 2);
-    t.check("before trim, the range holds data", &(nonzero_before > 0).to_string(), "true");
-    t.check("trimmed 4096:32 reads as zeros", &r.number("trim", 4).to_string(), "0");
-    t.check("4128:32, not trimmed, still holds data", &(r.number("trim", 5) > 0).to_string(), "true");
-    t.check("before --write-sector, 5000 holds data", &(r.number("sectors", 2) > 0).to_string(), "true");
-    t.check("after --write-sector, 5000 reads as zeros", &r.number("sectors", 4).to_string(), "0");
-    t.check("before --security-erase, 8192:64 holds data", &(r.number("format", 2) > 0).to_string(), "true");
-    t.check("after --security-erase (Format NVM), 8192:64 reads as zeros", &r.number("format", 4).to_string(), "0");
+    t.check(
+        "before trim, the range holds data",
+        &(nonzero_before > 0).to_string(),
+        "true",
+    );
+    t.check(
+        "trimmed 4096:32 reads as zeros",
+        &r.number("trim", 4).to_string(),
+        "0",
+    );
+    t.check(
+        "4128:32, not trimmed, still holds data",
+        &(r.number("trim", 5) > 0).to_string(),
+        "true",
+    );
+    t.check(
+        "before --write-sector, 5000 holds data",
+        &(r.number("sectors", 2) > 0).to_string(),
+        "true",
+    );
+    t.check(
+        "after --write-sector, 5000 reads as zeros",
+        &r.number("sectors", 4).to_string(),
+        "0",
+    );
+    t.check(
+        "before --security-erase, 8192:64 holds data",
+        &(r.number("format", 2) > 0).to_string(),
+        "true",
+    );
+    t.check(
+        "after --security-erase (Format NVM), 8192:64 reads as zeros",
+        &r.number("format", 4).to_string(),
+        "0",
+    );
 
     // What reached the controller: ours and nvme-cli, the same admin commands.
-    t.lines.push("admin commands logged by tools/nvme-model (ours vs nvme-cli):".into());
+    t.lines
+        .push("admin commands logged by tools/nvme-model (ours vs nvme-cli):".into());
     let pairs: [(&str, &str, u32, u32); 3] = [
         ("--security-erase vs nvme format -s 1", "format", 3, 5),
-        ("--sanitize-crypto-scramble vs nvme sanitize -a 4", "sanitize", 2, 1),
-        ("--fwdownload vs nvme fw-download + fw-commit", "fwdownload", 3, 2),
+        (
+            "--sanitize-crypto-scramble vs nvme sanitize -a 4",
+            "sanitize",
+            2,
+            1,
+        ),
+        (
+            "--fwdownload vs nvme fw-download + fw-commit",
+            "fwdownload",
+            3,
+            2,
+        ),
     ];
     for (name, scenario, ours_step, theirs_step) in pairs {
         let ours = admin_lines(&r.stdout(scenario, ours_step));
         let theirs = admin_lines(&r.stdout(scenario, theirs_step));
-        assert!(!theirs.is_empty(), "{name}: nvme-cli sent nothing the model logged");
-        t.check(&format!("{name}: command count"), &ours.len().to_string(), &theirs.len().to_string());
+        assert!(
+            !theirs.is_empty(),
+            "{name}: nvme-cli sent nothing the model logged"
+        );
+        t.check(
+            &format!("{name}: command count"),
+            &ours.len().to_string(),
+            &theirs.len().to_string(),
+        );
         for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
             t.check(&format!("{name}: command {i}"), a, b);
         }
@@ -326,7 +419,11 @@ fn vm_nvme_matches_nvme_cli() {
     );
     let status = r.json("sanitize", 3);
     let log = r.json("sanitize", 4);
-    let log = log.as_object().and_then(|o| o.values().next()).cloned().unwrap_or_default();
+    let log = log
+        .as_object()
+        .and_then(|o| o.values().next())
+        .cloned()
+        .unwrap_or_default();
     t.check(
         "--sanitize-status sprog = sanitize-log sprog",
         &status["devices"][0]["sanitize_status"]["log"]["sprog"].to_string(),
@@ -339,7 +436,8 @@ fn vm_nvme_matches_nvme_cli() {
     );
 
     // APST through -S and -B, read back by nvme-cli.
-    t.lines.push("APST (-S, -B vs nvme get-feature -f 0xc, on the model):".into());
+    t.lines
+        .push("APST (-S, -B vs nvme get-feature -f 0xc, on the model):".into());
     let a1 = feature_value(&r.stdout("apst", 2));
     let a2 = feature_value(&r.stdout("apst", 5));
     let a3 = feature_value(&r.stdout("apst", 7));
@@ -355,12 +453,21 @@ fn vm_nvme_matches_nvme_cli() {
     // -S 12 is 60 s to the deepest non-operational state (PS2): ITPT 60000 ms, ITPS 2.
     t.check(
         "-S 12's table entry for PS0 (get-feature 0xc's first bytes)",
-        r.stdout("apst", 2).lines().nth(2).unwrap_or("").get(6..29).unwrap_or(""),
+        r.stdout("apst", 2)
+            .lines()
+            .nth(2)
+            .unwrap_or("")
+            .get(6..29)
+            .unwrap_or(""),
         "10 60 ea 00 00 00 00 00",
     );
 
     let mut report = String::new();
-    let _ = writeln!(report, "== NVMe: hdparm-rs against nvme-cli ({})", root.join("nvme").display());
+    let _ = writeln!(
+        report,
+        "== NVMe: hdparm-rs against nvme-cli ({})",
+        root.join("nvme").display()
+    );
     for l in &t.lines {
         let _ = writeln!(report, "{l}");
     }
@@ -373,5 +480,9 @@ fn vm_nvme_matches_nvme_cli() {
     eprint!("{report}");
     let _ = std::fs::write(root.join("nvme/report.txt"), &report);
     assert!(t.compared >= 100, "only {} values compared", t.compared);
-    assert!(t.failures.is_empty(), "differences:\n  {}", t.failures.join("\n  "));
+    assert!(
+        t.failures.is_empty(),
+        "differences:\n  {}",
+        t.failures.join("\n  ")
+    );
 }

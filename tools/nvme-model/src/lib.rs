@@ -124,7 +124,10 @@ fn load() -> State {
 
 fn save(s: &State) {
     let table: String = s.apst_table.iter().map(|b| format!("{b:02x}")).collect();
-    let mut text = format!("apst {}\napst_table {table}\nfw_bytes {}\n", s.apst, s.fw_bytes);
+    let mut text = format!(
+        "apst {}\napst_table {table}\nfw_bytes {}\n",
+        s.apst, s.fw_bytes
+    );
     if let Some(c) = s.sanitize_cdw10 {
         text.push_str(&format!("sanitize {c}\n"));
     }
@@ -169,10 +172,14 @@ fn id_ctrl() -> Vec<u8> {
     put32(&mut b, 516, 1); // NN
     put16(&mut b, 520, 0x0004); // ONCS: DSM
     b[525] = 1; // VWC
-    // Power states: PS0 9 W, PS1 4.6 W (operational), PS2 5 mW non-operational.
-    for (i, (mp, nops, enlat, exlat)) in [(900u16, 0u8, 0u32, 0u32), (460, 0, 0, 0), (50, 1, 2000, 2000)]
-        .iter()
-        .enumerate()
+                // Power states: PS0 9 W, PS1 4.6 W (operational), PS2 5 mW non-operational.
+    for (i, (mp, nops, enlat, exlat)) in [
+        (900u16, 0u8, 0u32, 0u32),
+        (460, 0, 0, 0),
+        (50, 1, 2000, 2000),
+    ]
+    .iter()
+    .enumerate()
     {
         let p = 2048 + 32 * i;
         put16(&mut b, p, *mp);
@@ -265,7 +272,11 @@ pub unsafe extern "C" fn ioctl(fd: c_int, request: c_ulong, arg: *mut c_void) ->
         unsafe { std::slice::from_raw_parts_mut(cmd.addr as *mut u8, cmd.data_len as usize) }
     };
     let host_to_ctrl = cmd.opcode & 3 == 1;
-    let sent = if host_to_ctrl { data.to_vec() } else { Vec::new() };
+    let sent = if host_to_ctrl {
+        data.to_vec()
+    } else {
+        Vec::new()
+    };
     let mut s = load();
     match answer(&mut s, cmd, data) {
         Some((status, result)) => {
