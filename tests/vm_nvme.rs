@@ -276,11 +276,9 @@ fn vm_nvme_matches_nvme_cli() {
     let sn = id_ctrl["sn"].as_str().unwrap_or("").trim_end().to_string();
     t.check(
         "-I text: Serial Number line",
-        &text
-            .lines()
+        text.lines()
             .find(|l| l.starts_with("\tSerial Number:"))
-            .unwrap_or("")
-            .to_string(),
+            .unwrap_or(""),
         &format!("\tSerial Number:      {sn}"),
     );
 
