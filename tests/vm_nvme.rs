@@ -282,6 +282,39 @@ fn vm_nvme_matches_nvme_cli() {
         &format!("\tSerial Number:      {sn}"),
     );
 
+    // --Istdout against `nvme id-ctrl -b`, byte by byte; -I on the controller's node; -i.
+    let hex_bytes = |text: &str, skip_offset: bool| -> Vec<u8> {
+        text.lines()
+            .flat_map(|l| {
+                let l = if skip_offset { l.split_once(':').map_or("", |(_, b)| b) } else { l };
+                l.split_whitespace()
+                    .filter_map(|w| u8::from_str_radix(w, 16).ok())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let ours_raw = hex_bytes(&r.stdout("identify", 5), true);
+    let theirs_raw = hex_bytes(&r.stdout("identify", 6), false);
+    t.check("--Istdout: 4096 bytes", &ours_raw.len().to_string(), "4096");
+    t.check(
+        "--Istdout = nvme id-ctrl -b, bytes equal",
+        &(ours_raw == theirs_raw).to_string(),
+        "true",
+    );
+    let ctrl_text = r.stdout("identify", 7);
+    t.check(
+        "-I /dev/nvme0: header",
+        ctrl_text.lines().nth(3).unwrap_or(""),
+        "NVMe device, controller nvme0",
+    );
+    let mn = id_ctrl["mn"].as_str().unwrap_or("").trim_end().to_string();
+    let fr = id_ctrl["fr"].as_str().unwrap_or("").trim_end().to_string();
+    t.check(
+        "-i: Model, FwRev, SerialNo from sysfs",
+        r.stdout("identify", 8).lines().nth(3).unwrap_or(""),
+        &format!(" Model={mn}, FwRev={fr}, SerialNo={sn}"),
+    );
+
     // -W0 / -W1 against get-feature 6.
     t.lines
         .push("write cache (-W0, -W1 vs nvme get-feature -f 6):".into());
