@@ -83,7 +83,7 @@ fn boot(out: &Path) -> Result<(), String> {
     }
 }
 
-/// One step's record of the hdparm-rs pass.
+/// The records of the nvme profile's run: `dir/nvme/<scenario>/hdparm-rs.<step>.*`.
 struct Records {
     dir: PathBuf,
 }
@@ -216,7 +216,10 @@ fn vm_nvme_matches_nvme_cli() {
             root
         }
     };
-    let r = Records { dir: root.clone() };
+    // DIR/nvme (the profile's results), whose nvme/ holds the drive kind's scenarios.
+    let r = Records {
+        dir: root.join("nvme"),
+    };
     let mut t = Tally::default();
 
     // -I --json against id-ctrl and id-ns, field by field.
@@ -272,6 +275,24 @@ fn vm_nvme_matches_nvme_cli() {
         &nvme["apst"]["supported"].to_string(),
         &(id_ctrl["apsta"].as_u64().unwrap_or(0) & 1 == 1).to_string(),
     );
+    // nvme-cli prints a power state's byte 3 raw as `flags`: MXPS (bit 0) and NOPS (bit 1).
+    let empty = Vec::new();
+    let theirs_ps = id_ctrl["psds"].as_array().unwrap_or(&empty);
+    for (i, ps) in nvme["controller"]["psds"]
+        .as_array()
+        .unwrap_or(&empty)
+        .iter()
+        .enumerate()
+    {
+        let flags = ps["max_power_scale"].as_u64().unwrap_or(9)
+            | (ps["non-operational_state"].as_u64().unwrap_or(9) << 1);
+        let theirs = theirs_ps.get(i).map_or(Value::Null, |p| p["flags"].clone());
+        t.check(
+            &format!("controller.psds[{i}]: max_power_scale | non-operational_state << 1 = flags"),
+            &flags.to_string(),
+            &scalar(&theirs).unwrap_or_default(),
+        );
+    }
     let text = r.stdout("identify", 4);
     let sn = id_ctrl["sn"].as_str().unwrap_or("").trim_end().to_string();
     t.check(
@@ -280,6 +301,43 @@ fn vm_nvme_matches_nvme_cli() {
             .find(|l| l.starts_with("\tSerial Number:"))
             .unwrap_or(""),
         &format!("\tSerial Number:      {sn}"),
+    );
+
+    // --Istdout against `nvme id-ctrl -b`, byte by byte; -I on the controller's node; -i.
+    let hex_bytes = |text: &str, skip_offset: bool| -> Vec<u8> {
+        text.lines()
+            .flat_map(|l| {
+                let l = if skip_offset {
+                    l.split_once(':').map_or("", |(_, b)| b)
+                } else {
+                    l
+                };
+                l.split_whitespace()
+                    .filter_map(|w| u8::from_str_radix(w, 16).ok())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let ours_raw = hex_bytes(&r.stdout("identify", 5), true);
+    let theirs_raw = hex_bytes(&r.stdout("identify", 6), false);
+    t.check("--Istdout: 4096 bytes", &ours_raw.len().to_string(), "4096");
+    t.check(
+        "--Istdout = nvme id-ctrl -b, bytes equal",
+        &(ours_raw == theirs_raw).to_string(),
+        "true",
+    );
+    let ctrl_text = r.stdout("identify", 7);
+    t.check(
+        "-I /dev/nvme0: header",
+        ctrl_text.lines().nth(3).unwrap_or(""),
+        "NVMe device, controller nvme0",
+    );
+    let mn = id_ctrl["mn"].as_str().unwrap_or("").trim_end().to_string();
+    let fr = id_ctrl["fr"].as_str().unwrap_or("").trim_end().to_string();
+    t.check(
+        "-i: Model, FwRev, SerialNo from sysfs",
+        r.stdout("identify", 8).lines().nth(3).unwrap_or(""),
+        &format!(" Model={mn}, FwRev={fr}, SerialNo={sn}"),
     );
 
     // -W0 / -W1 against get-feature 6.
@@ -483,4 +541,20 @@ fn vm_nvme_matches_nvme_cli() {
         "differences:\n  {}",
         t.failures.join("\n  ")
     );
+}
+
+#[test]
+fn the_comparison_sees_a_difference_and_a_missing_key() {
+    let mut t = Tally::default();
+    let ours = serde_json::json!({"sn": "A1", "vid": 1, "x": 2, "lbafs": [{"ds": 9}, {"ds": 12}]});
+    let theirs = serde_json::json!({"sn": "A1   ", "vid": "2", "lbafs": [{"ds": 9}]});
+    t.compare("c", &ours, &theirs);
+    assert_eq!((t.compared, t.equal), (4, 2), "{:?}", t.lines);
+    assert_eq!(t.failures.len(), 2);
+    assert_eq!(t.not_in_nvme_cli, vec!["c.x".to_string()]);
+    assert_eq!(
+        feature_value("get-feature:0x06 (Volatile Write Cache), Current value:00000000"),
+        Some(0)
+    );
+    assert_eq!(feature_value("x, Current value:0x0000000c\n"), Some(12));
 }

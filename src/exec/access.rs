@@ -164,38 +164,24 @@ pub trait DeviceAccess {
     fn cdrom_set_streaming(&self, speed: u32) -> io::Result<()>;
     /// `-E`: the cdrom driver's `CDROM_SELECT_SPEED`.
     fn cdrom_select_speed(&self, speed: u32) -> io::Result<()>;
-    // ---- NVMe (issue 10): the NVMe passthrough, for the steps in steps/nvme.rs. ----
+    // ---- NVMe (issue 10): the NVMe passthrough, for the steps in steps/nvme.rs. No default
+    // bodies: a wrapper (`--dry-run`) must forward these, or NVMe devices would silently look
+    // like devices that take no NVMe commands. ----
     /// Whether NVMe commands can be sent (an NVMe namespace or controller node, or a
     /// partition of a namespace, where whole-namespace jobs are refused by the steps).
-    fn nvme_capable(&self) -> bool {
-        false
-    }
+    fn nvme_capable(&self) -> bool;
     /// The namespace the node is (`NVME_IOCTL_ID`); None on the controller's node, where the
     /// steps use namespace 1.
-    fn nvme_nsid(&mut self) -> Option<u32> {
-        None
-    }
+    fn nvme_nsid(&mut self) -> Option<u32>;
     /// One NVMe admin or I/O command (by `cmd.queue`) with its data buffer; answers completion
     /// dword 0. Every NVMe command goes through here, so a wrapper (`--dry-run`) sees them all.
-    fn nvme(&mut self, cmd: &NvmeCommand, data: &mut [u8]) -> Result<u32, NvmeFailure> {
-        let _ = (cmd, data);
-        Err(NvmeFailure {
-            reason: self.plain_description() + "; it takes no NVMe commands",
-            status: None,
-            class: ErrorClass::NotApplicable,
-        })
-    }
+    fn nvme(&mut self, cmd: &NvmeCommand, data: &mut [u8]) -> Result<u32, NvmeFailure>;
     /// An attribute of the NVMe controller in sysfs (`model`, `serial`, `firmware_rev`,
-    /// `device/current_link_speed`), trimmed.
-    fn nvme_controller_attr(&self, attr: &str) -> io::Result<String> {
-        let _ = attr;
-        Err(io::Error::from_raw_os_error(libc::ENOENT))
-    }
+    /// `device/current_link_speed`), trimmed; `kname` is the controller's kernel name.
+    fn nvme_controller_attr(&self, attr: &str) -> io::Result<String>;
     /// The whole namespace's node when this node is one of its partitions (`/dev/nvme0n1`
     /// for `/dev/nvme0n1p1`), for the jobs that work on a whole namespace.
-    fn nvme_partition_of(&self) -> Option<String> {
-        None
-    }
+    fn nvme_partition_of(&self) -> Option<String>;
 }
 
 /// A failed NVMe command, as the steps report it (NVMe, issue 10).

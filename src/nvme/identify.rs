@@ -107,7 +107,9 @@ pub struct IdCtrl {
     pub hmpre: u32,
     pub hmmin: u32,
     /// Total and unallocated NVM capacity, bytes.
+    #[serde(serialize_with = "wide_number")]
     pub tnvmcap: u128,
+    #[serde(serialize_with = "wide_number")]
     pub unvmcap: u128,
     pub rpmbs: u32,
     pub edstt: u16,
@@ -136,6 +138,16 @@ pub struct IdCtrl {
     #[serde(serialize_with = "bytes_as_string")]
     pub subnqn: Vec<u8>,
     pub psds: Vec<PowerState>,
+}
+
+/// A 128-bit counter as a JSON number when it fits in 64 bits (always, for capacities below
+/// 16 EiB), else as its decimal string (what nvme-cli prints for all of them): JSON numbers
+/// past 2^64 are not portable, and serde_json refuses them.
+fn wide_number<S: serde::Serializer>(v: &u128, s: S) -> Result<S::Ok, S::Error> {
+    match u64::try_from(*v) {
+        Ok(n) => s.serialize_u64(n),
+        Err(_) => s.serialize_str(&v.to_string()),
+    }
 }
 
 fn bytes_as_string<S: serde::Serializer>(b: &[u8], s: S) -> Result<S::Ok, S::Error> {
@@ -334,6 +346,7 @@ pub struct IdNs {
     pub nabo: u16,
     pub nabspf: u16,
     pub noiob: u16,
+    #[serde(serialize_with = "wide_number")]
     pub nvmcap: u128,
     pub npwg: u16,
     pub npwa: u16,
@@ -560,6 +573,16 @@ pub(crate) mod tests {
             (ps.active_power, ps.active_power_work, ps.active_power_scale),
             (9, 2, 1)
         );
+    }
+
+    #[test]
+    fn capacities_past_64_bits_are_strings() {
+        let mut b = qemu_ctrl();
+        b[280..288].copy_from_slice(&1_000_204_886_016u64.to_le_bytes());
+        b[296 + 8] = 1;
+        let v = serde_json::to_value(IdCtrl::decode(&b)).unwrap();
+        assert_eq!(v["tnvmcap"], 1_000_204_886_016u64);
+        assert_eq!(v["unvmcap"], "18446744073709551616");
     }
 
     #[test]

@@ -267,7 +267,7 @@ fn kernel_identity(ctx: &mut Ctx) {
     text.push('\n');
     ctx.out.text(&text);
     ctx.out.section(
-        "kernel_identity",
+        "nvme_kernel_identity",
         json!({"model": model, "firmware_rev": fw, "serial": serial,
                "size_512_byte_sectors": sectors, "logical_block_bytes": block}),
     );

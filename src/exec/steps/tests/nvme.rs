@@ -212,6 +212,43 @@ fn identify_text_and_json() {
 }
 
 #[test]
+fn identify_on_the_controller_node() {
+    let o = run_on(with(|n| n.nsid = None), "-I /dev/x");
+    assert!(
+        o.stdout
+            .starts_with(&format!("{HEADER}\nNVMe device, controller nvme0\n")),
+        "{}",
+        o.stdout
+    );
+    assert!(o
+        .stdout
+        .contains("\tno namespace (the controller's node): use /dev/nvmeXnY for the capacity\n"));
+    assert_eq!(sent(&o)[0], (A, 0x06, 0, 1, 0, 0));
+    assert!(
+        !sent(&o).iter().any(|c| c.1 == 0x06 && c.3 == 0),
+        "no Identify Namespace"
+    );
+    assert_eq!(o.exit, 0);
+    // The flush still names namespace 1 there.
+    let o = run_on(with(|n| n.nsid = None), "-F /dev/x");
+    assert_eq!(actions(&o), vec![(IO, 0x00, 1, 0, 0, 0)]);
+}
+
+#[test]
+fn identify_failure_is_reported() {
+    let o = run_on(
+        with(|n| n.failing.push((Queue::Admin, 0x06, 0x0002))),
+        "-I /dev/x",
+    );
+    assert_eq!(o.stdout, HEADER);
+    assert_eq!(
+        o.stderr,
+        "/dev/x: Identify Controller failed: NVMe status 0x0002: Invalid Field in Command\n"
+    );
+    assert_eq!(o.exit, 5);
+}
+
+#[test]
 fn identify_stdout_dumps_the_4096_bytes() {
     let o = run_on(FakeDevice::nvme(), "--Istdout /dev/x");
     let lines: Vec<&str> = o.stdout.lines().collect();
