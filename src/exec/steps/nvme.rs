@@ -35,6 +35,7 @@ use serde_json::json;
 /// number on an NVMe device; numbers the ATA table lacks (options built for NVMe first) run at
 /// their place in the order.
 pub const STEPS: &[(u8, Step)] = &[
+    (3, trim_stdin),
     (22, set_apst_from_apm),
     (26, set_write_cache),
     (27, set_apst_from_standby),
@@ -664,6 +665,64 @@ fn trim(ctx: &mut Ctx) {
         return;
     }
     ctx.out.action("trim", "--trim-sector-ranges");
+    deallocate(ctx, &ranges);
+}
+
+/// Step 3: `--trim-sector-ranges-stdin`: the `lba:count` pairs on standard input, read as the
+/// ATA version reads them (hdparm's `scanf`), deallocated 256 ranges per command, each batch
+/// reported as hdparm reports one. Exclusive, as in hdparm: nothing else runs after it.
+fn trim_stdin(ctx: &mut Ctx) {
+    if !ctx.flags.trim_ranges_stdin {
+        return;
+    }
+    ctx.stop_device();
+    if !ctx.nvme_whole_namespace("--trim-sector-ranges-stdin") {
+        return;
+    }
+    ctx.out.action("trim", "--trim-sector-ranges-stdin");
+    let blocks = ctx.dev.size_sectors().unwrap_or(u64::MAX) * 512 / block_bytes(ctx) as u64;
+    let text = match ctx.dev.stdin_bytes() {
+        Ok(text) => text,
+        Err(e) => {
+            ctx.out.error(&Error::os(ErrorClass::Failed, "stdin", &e));
+            return;
+        }
+    };
+    let mut reader = crate::ata::trim::PairReader::new(&text);
+    let mut batch = Vec::new();
+    let mut read = 0usize;
+    while let Some(pair) = reader.next_pair(blocks) {
+        match pair {
+            Ok(range) => batch.push(range),
+            Err(e) => {
+                let errno = std::io::Error::from_raw_os_error(e.errno());
+                ctx.out.error(&Error::new(
+                    ErrorClass::Usage,
+                    format!(
+                        "stdin: error at lba:count pair #{}: {}",
+                        read + 1,
+                        crate::error::strerror(&errno)
+                    ),
+                ));
+                return;
+            }
+        }
+        read += 1;
+        if batch.len() == cmd::DSM_MAX_RANGES {
+            if !deallocate(ctx, &batch) {
+                return;
+            }
+            batch.clear();
+        }
+    }
+    if !batch.is_empty() {
+        deallocate(ctx, &batch);
+    }
+}
+
+/// Deallocates `ranges` (LBA, count), 256 to a Dataset Management command, with hdparm's
+/// `trimming N sectors from M ranges` and `succeeded`; false when a command failed.
+fn deallocate(ctx: &mut Ctx, ranges: &[(u64, u64)]) -> bool {
     let total: u64 = ranges.iter().map(|r| r.1).sum();
     ctx.out.text(&format!(
         "trimming {total} sectors from {} ranges\n",
@@ -679,10 +738,11 @@ fn trim(ctx: &mut Ctx) {
             .nvme_cmd(&c, &mut data, "Dataset Management (deallocate) FAILED")
             .is_none()
         {
-            return;
+            return false;
         }
     }
     ctx.out.text("succeeded\n");
+    true
 }
 
 /// The logical block size of the node's namespace.

@@ -270,6 +270,42 @@ fn kernel_identity_from_sysfs() {
 }
 
 #[test]
+fn trim_from_stdin_is_the_same_deallocate_in_batches_of_256() {
+    let mut fake = FakeDevice::nvme();
+    let pairs: String = (0..300).map(|i| format!("{}:1 ", i * 10)).collect();
+    fake.stdin = pairs.into_bytes();
+    let o = run_on(
+        fake,
+        "--please-destroy-my-drive --trim-sector-ranges-stdin /dev/x",
+    );
+    assert_eq!(
+        o.stdout,
+        format!("{HEADER}trimming 256 sectors from 256 ranges\nsucceeded\ntrimming 44 sectors from 44 ranges\nsucceeded\n")
+    );
+    let calls = nvme_calls(&o);
+    assert_eq!(calls.len(), 2);
+    // Dataset Management, deallocate, NR 0-based: 256 then 44 ranges.
+    assert_eq!(
+        (calls[0].0.opcode, calls[0].0.cdw10, calls[0].0.cdw11),
+        (0x09, 255, 4)
+    );
+    assert_eq!((calls[1].0.opcode, calls[1].0.cdw10), (0x09, 43));
+    assert_eq!(o.exit, 0);
+    // A bad pair stops before anything is sent, with hdparm's words.
+    let mut fake = FakeDevice::nvme();
+    fake.stdin = b"8:16 x".to_vec();
+    let o = run_on(
+        fake,
+        "--please-destroy-my-drive --trim-sector-ranges-stdin /dev/x",
+    );
+    assert_eq!(
+        o.stderr,
+        "stdin: error at lba:count pair #2: Invalid argument\n"
+    );
+    assert!(nvme_calls(&o).is_empty());
+}
+
+#[test]
 fn trim_is_dataset_management_deallocate() {
     let o = run_on(
         FakeDevice::nvme(),
