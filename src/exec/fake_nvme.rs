@@ -21,6 +21,9 @@ pub struct FakeNvme {
     /// Feature data (APST's table) by FID.
     pub feature_data: BTreeMap<u8, Vec<u8>>,
     pub logs: BTreeMap<u8, Vec<u8>>,
+    /// Pages a log reads as next, in order, each after one read of the one before (a
+    /// sanitize that moves on while `--wait` polls).
+    pub later_logs: Vec<(u8, Vec<u8>)>,
     /// Logical blocks written (LBA -> contents); others read as `fill`.
     pub blocks: BTreeMap<u64, Vec<u8>>,
     pub fill: u8,
@@ -93,6 +96,7 @@ impl FakeNvme {
                 ("kname".into(), "nvme0".into()),
             ],
             partition_of: None,
+            later_logs: Vec::new(),
         }
     }
 
@@ -140,6 +144,10 @@ impl FakeNvme {
                 let lid = (cmd.cdw10 & 0xFF) as u8;
                 let log = self.logs.get(&lid).ok_or_else(invalid_field)?;
                 copy(data, log);
+                if let Some(i) = self.later_logs.iter().position(|(l, _)| *l == lid) {
+                    let (_, next) = self.later_logs.remove(i);
+                    self.logs.insert(lid, next);
+                }
             }
             (Queue::Admin, admin::FORMAT_NVM) => {
                 self.blocks.clear();

@@ -957,7 +957,13 @@ fn sanitize_status(ctx: &mut Ctx, c: &IdCtrl) {
     {
         return;
     }
-    let st = SanitizeStatus::decode(&log);
+    let mut st = SanitizeStatus::decode(&log);
+    if ctx.flags.sanitize_wait {
+        st = match wait_for_sanitize(ctx, st, &g) {
+            Some(st) => st,
+            None => return,
+        };
+    }
     let mut text = format!("Sanitize status:\n    State:    {}\n", st.state_text());
     if st.state() == crate::nvme::log::SanitizeState::InProgress {
         text.push_str(&format!(
@@ -971,6 +977,48 @@ fn sanitize_status(ctx: &mut Ctx, c: &IdCtrl) {
         "sanitize_status",
         json!({"state": st.state(), "progress_percent": st.percent(), "log": st}),
     );
+}
+
+/// `--sanitize-status --wait` (ours) on NVMe: reads the Sanitize Status log every second
+/// while a sanitize is in progress, with the percentage done and an estimate of the time left
+/// on stderr when it is a terminal (as for ATA); the last status, or None when a read failed.
+fn wait_for_sanitize(
+    ctx: &mut Ctx,
+    first: SanitizeStatus,
+    get_log: &NvmeCommand,
+) -> Option<SanitizeStatus> {
+    let terminal = ctx.out.stderr_is_terminal();
+    let start = std::time::Instant::now();
+    let mut seen: Option<(f64, f64)> = None;
+    let mut st = first;
+    while st.state() == crate::nvme::log::SanitizeState::InProgress {
+        let now = (start.elapsed().as_secs_f64(), st.percent() / 100.0);
+        let first_seen = *seen.get_or_insert(now);
+        if terminal {
+            let left = crate::ata::sanitize::remaining_secs(first_seen, now)
+                .map(|s| {
+                    let s = s.round() as u64;
+                    format!(", about {}:{:02}:{:02} left", s / 3600, s / 60 % 60, s % 60)
+                })
+                .unwrap_or_default();
+            let (_, err) = ctx.out.streams();
+            let _ = write!(
+                err,
+                "\r\x1b[K sanitize: {}% done{left}",
+                st.percent() as u32
+            );
+            let _ = err.flush();
+        }
+        ctx.dev.pause(std::time::Duration::from_secs(1));
+        let mut log = vec![0u8; LOG_BYTES];
+        ctx.nvme_cmd(get_log, &mut log, "Get Log Page (sanitize status) failed")?;
+        st = SanitizeStatus::decode(&log);
+    }
+    if terminal && seen.is_some() {
+        let (_, err) = ctx.out.streams();
+        let _ = write!(err, "\r\x1b[K");
+    }
+    Some(st)
 }
 
 /// Step 41: `--fwdownload FILE`: Firmware Image Download in chunks of FWUG (4 KiB when the

@@ -413,6 +413,31 @@ fn security_erase_is_format_nvm() {
 }
 
 #[test]
+fn sanitize_status_wait_reads_the_log_until_the_sanitize_ends() {
+    let mut fake = capable();
+    let nvme = fake.nvme.as_mut().unwrap();
+    let page = |progress: u16, status: u8| {
+        let mut s = vec![0u8; 512];
+        s[0..2].copy_from_slice(&progress.to_le_bytes());
+        s[2] = status;
+        s
+    };
+    nvme.later_logs = vec![(0x81, page(0x8000, 0x02)), (0x81, page(0xFFFF, 0x01))];
+    let o = run_on(fake, "--sanitize-status --wait /dev/x");
+    // Three reads of the log: 25%, 50%, then completed; the last status is printed.
+    let reads = sent(&o).iter().filter(|c| c.1 == 0x02).count();
+    assert_eq!(reads, 3, "{:?}", sent(&o));
+    assert!(!o.stdout.contains("in progress"), "{}", o.stdout);
+    assert!(
+        o.stdout
+            .starts_with(&format!("{HEADER}Sanitize status:\n    State:    ")),
+        "{}",
+        o.stdout
+    );
+    assert_eq!(o.exit, 0, "{}", o.stderr);
+}
+
+#[test]
 fn sanitize_actions_and_status() {
     let o = run_on(
         FakeDevice::nvme(),
