@@ -7,10 +7,12 @@
 
 mod explanations;
 mod features;
+mod firmware;
 mod power;
 mod read_back;
 mod reports;
 mod settings;
+mod vendor;
 
 use super::STEPS;
 use crate::ata::command::op;
