@@ -10,6 +10,7 @@ pub mod fwdownload;
 pub mod hdio;
 pub mod identify;
 pub mod identify_hex;
+pub mod jmicron;
 pub mod mmc;
 pub mod sat;
 pub mod sense;

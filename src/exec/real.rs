@@ -40,12 +40,16 @@ impl<'w> RealDevice<'w> {
             write: flags.trim_ranges.is_some(),
         };
         let dev = Device::open(Path::new(path), mode)?;
-        Ok(RealDevice {
+        let mut real = RealDevice {
             dev,
             prefer_ata12: flags.prefer_ata12,
             trace: flags.verbose.then_some(stderr),
             identify: None,
-        })
+        };
+        // hdparm's APT probe (reference §2.6): a JMicron/ioSafe bridge gets its port found
+        // now, and a failed probe is an open failure, as in hdparm.
+        real.with_options(|dev, opts| dev.apt_detect(opts))?;
+        Ok(real)
     }
 
     /// Whether `-m N` would go through SET MULTIPLE MODE, which hdparm guards: it does so when
