@@ -169,6 +169,58 @@ impl Device {
         }
     }
 
+    /// The lines hdparm's `apt_detect` prints on stdout under `--verbose`, after the device's
+    /// header: whether a USB bridge was found, its id, and the JMicron port.
+    pub fn apt_lines(&self) -> Vec<String> {
+        use super::kind::{DeviceKind, ScsiHost};
+        let usb = match &self.kind {
+            DeviceKind::Scsi {
+                host: ScsiHost::Usb {
+                    vendor, product, ..
+                },
+                ..
+            }
+            | DeviceKind::ScsiGeneric {
+                host: ScsiHost::Usb {
+                    vendor, product, ..
+                },
+                ..
+            } => Some((*vendor, *product)),
+            _ => None,
+        };
+        let Some((vendor, product)) = usb else {
+            return vec!["APT: No idVendor found -> not USB bridge device".to_string()];
+        };
+        // bcdDevice sits beside idVendor, in the usb_device above the interface.
+        let mut version = None;
+        if let Ok(dir) = self.sysfs_dir() {
+            let mut dir = super::sysfs::canonical(&dir).unwrap_or(dir);
+            while dir.pop() && dir.as_os_str().len() > "/sys/devices".len() {
+                if super::sysfs::read_attr(&dir, "idVendor").is_ok() {
+                    version = super::sysfs::read_attr(&dir, "bcdDevice")
+                        .ok()
+                        .and_then(|v| u16::from_str_radix(v.trim(), 16).ok());
+                    break;
+                }
+            }
+        }
+        let Some(version) = version else {
+            return Vec::new();
+        };
+        let mut lines = vec![format!(
+            "APT: USB ID = 0x{vendor:04x}:0x{product:04x} (0x{version:03x})"
+        )];
+        if jmicron::is_bridge(vendor, product) {
+            lines.push("APT: Found supported device jmicron".to_string());
+            if let Some(port) = self.apt_port.get() {
+                lines.push(format!("APT: JMicron Port: 0x{port:X}"));
+            }
+        } else {
+            lines.push("APT: Unsupported device".to_string());
+        }
+        lines
+    }
+
     /// hdparm's `apt_detect`, done once when the device is opened: on a JMicron/ioSafe
     /// bridge, reads the bridge's register 0x720F to find the drive's port, and from then on
     /// sends every ATA command through the vendor CDB. An error (the probe failed, or no

@@ -129,4 +129,6 @@ pub trait DeviceAccess {
     fn cdrom_set_streaming(&self, speed: u32) -> io::Result<()>;
     /// `-E`: the cdrom driver's `CDROM_SELECT_SPEED`.
     fn cdrom_select_speed(&self, speed: u32) -> io::Result<()>;
+    /// hdparm's `--verbose` lines about the USB bridge probe (`APT: ...`).
+    fn apt_lines(&self) -> Vec<String>;
 }

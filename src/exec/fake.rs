@@ -138,6 +138,8 @@ pub struct FakeDevice {
     pub partition_refusal: Option<String>,
     /// HDIO get answers; a setting not listed answers ENOTTY (what libata says).
     pub hdio: Vec<(HdioSetting, i64)>,
+    /// What `--verbose` says about the USB bridge probe (hdparm's `APT:` lines).
+    pub apt_lines: Vec<String>,
     /// Calls that fail, with their errno (compared exactly, arguments included). ATA commands
     /// are scripted with [`FakeDevice::on_ata`] instead, since they fail with registers.
     failing: Vec<(Call, i32)>,
@@ -207,6 +209,7 @@ impl FakeDevice {
             logical_sector_size: Ok(512),
             partition_refusal: None,
             hdio: vec![(HdioSetting::Io32bit, 1)],
+            apt_lines: vec!["APT: No idVendor found -> not USB bridge device".into()],
             failing: Vec::new(),
             ata_rules: Vec::new(),
             reject_all_ata: None,
@@ -575,6 +578,9 @@ impl DeviceAccess for FakeDevice {
     }
     fn cdrom_select_speed(&self, speed: u32) -> io::Result<()> {
         self.record(Call::CdromSelectSpeed(speed))
+    }
+    fn apt_lines(&self) -> Vec<String> {
+        self.apt_lines.clone()
     }
 }
 

@@ -390,6 +390,10 @@ impl DeviceAccess for RealDevice<'_> {
     fn cdrom_select_speed(&self, speed: u32) -> io::Result<()> {
         self.dev.cdrom_select_speed(speed)
     }
+
+    fn apt_lines(&self) -> Vec<String> {
+        self.dev.apt_lines()
+    }
 }
 
 #[cfg(test)]

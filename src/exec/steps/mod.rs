@@ -73,6 +73,7 @@ type Step = fn(&mut Ctx);
 /// options not built yet are refused before anything runs (see `guards::unbuilt_option`) and
 /// have no entry.
 const STEPS: &[(u8, Step)] = &[
+    (1, vendor::apt_report),
     (4, vendor::set_wdidle3),
     (5, settings::set_readahead),
     (6, settings::set_pio_mode),

@@ -123,7 +123,10 @@ fn the_max_and_e_modes_and_mode7() {
     );
     assert_eq!(
         o.stdout,
-        format!("{HEADER}{}: 4096 bytes\n Done.\n", path.display())
+        format!(
+            "{HEADER}APT: No idVendor found -> not USB bridge device\n{}: 4096 bytes\n Done.\n",
+            path.display()
+        )
     );
     let _ = std::fs::remove_file(&path);
 }

@@ -89,7 +89,9 @@ fn idle3_get_reads_the_timer_between_the_vendor_switches() {
     );
     assert_eq!(
         o.stdout,
-        format!("{HEADER} wdidle3      = [raw=0x50] 8.0 secs\n")
+        format!(
+            "{HEADER}APT: No idVendor found -> not USB bridge device\n wdidle3      = [raw=0x50] 8.0 secs\n"
+        )
     );
 }
 
