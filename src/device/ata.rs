@@ -722,6 +722,20 @@ mod tests {
     }
 
     #[test]
+    fn a_device_that_is_no_usb_bridge_says_so_under_verbose() {
+        let d = Device::open("/dev/null", OpenMode::default()).unwrap();
+        assert!(!d.is_apt_bridge());
+        assert_eq!(
+            d.apt_lines(),
+            vec!["APT: No idVendor found -> not USB bridge device".to_string()]
+        );
+        // No probe, no port: commands keep going through SAT.
+        d.apt_detect(&mut AtaOptions::default()).unwrap();
+        assert_eq!(d.apt_port.get(), None);
+        assert_eq!(d.fixed_sense_layout(), FixedLayout::Sat);
+    }
+
+    #[test]
     fn null_device_has_no_ata() {
         let d = Device::open("/dev/null", OpenMode::default()).unwrap();
         let mut trace = Vec::new();
