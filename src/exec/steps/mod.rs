@@ -45,6 +45,9 @@ pub struct Ctx<'d, 'o, 'w> {
     /// The options whose set went through without an error (`-B`, `-m`...), so that the get
     /// after it can say when the value read back is not the one set.
     sets_done: Vec<&'static str>,
+    /// Set by a step after which hdparm exits (a raw-device refusal, a failed firmware
+    /// download): no later step of this device sends anything.
+    stopped: bool,
 }
 
 impl<'d, 'o, 'w> Ctx<'d, 'o, 'w> {
@@ -62,6 +65,7 @@ impl<'d, 'o, 'w> Ctx<'d, 'o, 'w> {
             out,
             multcount: None,
             sets_done: Vec::new(),
+            stopped: false,
         }
     }
 }
@@ -143,6 +147,9 @@ pub fn run(ctx: &mut Ctx) {
         step(ctx);
         // An error belongs to the set or action of its own step (JSON's `outcome`).
         ctx.out.end_step();
+        if ctx.stopped {
+            break;
+        }
     }
 }
 
@@ -352,6 +359,12 @@ impl Ctx<'_, '_, '_> {
         if self.drive_cmd(args, label).is_some() {
             self.set_done(option);
         }
+    }
+
+    /// Ends this device's steps after the current one, where hdparm exits (a raw-device
+    /// refusal, a failed firmware download): what hdparm would not send is not sent.
+    fn stop_device(&mut self) {
+        self.stopped = true;
     }
 
     /// Records that the set of `option` went through without an error.

@@ -149,6 +149,8 @@ pub fn idle_unload(ctx: &mut Ctx) {
         ctx.out.text(" issuing idle_immediate_unload command\n");
     }
     if !crate::exec::sectors::check_whole_device(ctx, 0) {
+        // hdparm exits here: no -Y or -w after it.
+        ctx.stop_device();
         return;
     }
     let mut none = [0u8; 0];
