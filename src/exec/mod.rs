@@ -500,6 +500,8 @@ for i, doc in enumerate(json.load(sys.stdin)):
             "--json -q -a128 -q -W0 -q -y -Y -z /dev/x",
             "--json -B254 -M128 -S5 -P1 -D1 -K1 -L1 -A1 /dev/x",
             "--json --yes-i-know-what-i-am-doing -m8 -X udma5 -p pio4 /dev/x",
+            "--json -J /dev/x",
+            "--json -J30 --please-destroy-my-drive -E4 --idle-unload /dev/x",
         ] {
             lines.push(line.to_string());
         }
