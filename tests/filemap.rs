@@ -198,6 +198,43 @@ fn fibmap_rows_name_the_sectors_that_hold_the_file() {
     }
     // Everything but the hole is found on the disk.
     assert_eq!(covered, 40960 + 4096, "{stdout}");
+    // --json has the same extents.
+    let o = ours(&["--json", "--fibmap", &name]);
+    assert_eq!(o.status.code(), Some(0));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let map = &doc["devices"][0]["fibmap"];
+    assert_eq!(map["start_lba"], 2048);
+    assert_eq!(map["filesystem_block_bytes"], 1024);
+    let extents = map["extents"].as_array().unwrap();
+    let text_rows = self::rows(&stdout);
+    assert_eq!(extents.len(), text_rows.len());
+    for (e, (offset, begin, end, sectors)) in extents.iter().zip(text_rows) {
+        assert_eq!(e["byte_offset"], offset);
+        assert_eq!(e["begin_lba"].as_u64(), begin);
+        assert_eq!(e["end_lba"].as_u64(), end);
+        assert_eq!(e["sectors"].as_u64(), sectors);
+    }
+    // And it is valid against the documented schema, when a validator is at hand.
+    let schema = concat!(env!("CARGO_MANIFEST_DIR"), "/doc/hdparm-rs.schema.json");
+    let check = Command::new("python3")
+        .args([
+            "-c",
+            "import json,sys,jsonschema; jsonschema.validate(json.load(sys.stdin), json.load(open(sys.argv[1])))",
+            schema,
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn();
+    if let Ok(mut child) = check {
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(&o.stdout).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        if !err.contains("No module named") {
+            assert!(out.status.success(), "{err}");
+        }
+    }
 }
 
 #[test]

@@ -12,6 +12,7 @@ pub mod hdio;
 pub mod hpa;
 pub mod identify;
 pub mod identify_hex;
+pub mod jmicron;
 pub mod mmc;
 pub mod names;
 pub mod sanitize;

@@ -17,6 +17,7 @@ use super::sys::{self, IdeTaskRequest};
 use super::Device;
 use crate::ata::command::{op, Cdb, Protocol, TaskFile};
 use crate::ata::hdio::{self, TaskfileRequest};
+use crate::ata::jmicron;
 use crate::ata::sat::{
     self, bad_status, diagnostics, finish, outcome_from_sense, via_of, with_legacy_error,
     SatOutcome, ScsiStatus, SenseReading, DRIVER_SENSE, SAM_STAT_CHECK_CONDITION, SENSE_LEN,
@@ -91,6 +92,9 @@ impl Device {
                 errno: libc::EINVAL,
             });
         }
+        if let Some(port) = self.apt_port.get() {
+            return self.send_jmicron(tf, data, opts, port, legacy_args);
+        }
         if legacy_args.is_none() && tf.lba48 && opts.verbose() {
             // hdparm's taskfile path announces its 48-bit layout.
             opts.trace(format_args!("using LBA48 taskfile\n"));
@@ -143,6 +147,197 @@ impl Device {
                 }
             }
         }
+    }
+
+    /// Whether this is a USB bridge hdparm drives through its vendor CDB (JMicron, ioSafe).
+    pub fn is_apt_bridge(&self) -> bool {
+        use super::kind::{DeviceKind, ScsiHost};
+        match &self.kind {
+            DeviceKind::Scsi {
+                host: ScsiHost::Usb {
+                    vendor, product, ..
+                },
+                ..
+            }
+            | DeviceKind::ScsiGeneric {
+                host: ScsiHost::Usb {
+                    vendor, product, ..
+                },
+                ..
+            } => jmicron::is_bridge(*vendor, *product),
+            _ => false,
+        }
+    }
+
+    /// The lines hdparm's `apt_detect` prints on stdout under `--verbose`, after the device's
+    /// header: whether a USB bridge was found, its id, and the JMicron port.
+    pub fn apt_lines(&self) -> Vec<String> {
+        use super::kind::{DeviceKind, ScsiHost};
+        let usb = match &self.kind {
+            DeviceKind::Scsi {
+                host: ScsiHost::Usb {
+                    vendor, product, ..
+                },
+                ..
+            }
+            | DeviceKind::ScsiGeneric {
+                host: ScsiHost::Usb {
+                    vendor, product, ..
+                },
+                ..
+            } => Some((*vendor, *product)),
+            _ => None,
+        };
+        let Some((vendor, product)) = usb else {
+            return vec!["APT: No idVendor found -> not USB bridge device".to_string()];
+        };
+        // bcdDevice sits beside idVendor, in the usb_device above the interface.
+        let mut version = None;
+        if let Ok(dir) = self.sysfs_dir() {
+            let mut dir = super::sysfs::canonical(&dir).unwrap_or(dir);
+            while dir.pop() && dir.as_os_str().len() > "/sys/devices".len() {
+                if super::sysfs::read_attr(&dir, "idVendor").is_ok() {
+                    version = super::sysfs::read_attr(&dir, "bcdDevice")
+                        .ok()
+                        .and_then(|v| u16::from_str_radix(v.trim(), 16).ok());
+                    break;
+                }
+            }
+        }
+        let Some(version) = version else {
+            return Vec::new();
+        };
+        let mut lines = vec![format!(
+            "APT: USB ID = 0x{vendor:04x}:0x{product:04x} (0x{version:03x})"
+        )];
+        if jmicron::is_bridge(vendor, product) {
+            lines.push("APT: Found supported device jmicron".to_string());
+            if let Some(port) = self.apt_port.get() {
+                lines.push(format!("APT: JMicron Port: 0x{port:X}"));
+            }
+        } else {
+            lines.push("APT: Unsupported device".to_string());
+        }
+        lines
+    }
+
+    /// hdparm's `apt_detect`, done once when the device is opened: on a JMicron/ioSafe
+    /// bridge, reads the bridge's register 0x720F to find the drive's port, and from then on
+    /// sends every ATA command through the vendor CDB. An error (the probe failed, or no
+    /// drive is connected: ENODEV) means the device cannot be used, as in hdparm.
+    pub fn apt_detect(&self, opts: &mut AtaOptions<'_>) -> std::io::Result<()> {
+        if !self.is_apt_bridge() {
+            return Ok(());
+        }
+        let cdb = jmicron::probe_cdb();
+        opts.dump("outgoing cdb", &cdb);
+        let mut register = [0u8; 1];
+        let st = sg::sg_io(
+            self,
+            &cdb,
+            Direction::FromDevice,
+            &mut register,
+            &mut [],
+            jmicron::DEFAULT_TIMEOUT_SECS * 1000,
+            0,
+        )?;
+        if st.host_status != 0 || st.driver_status != 0 {
+            return Err(std::io::Error::from_raw_os_error(libc::EBADE));
+        }
+        let port = jmicron::port_from_register(register[0])
+            .ok_or_else(|| std::io::Error::from_raw_os_error(libc::ENODEV))?;
+        self.apt_port.set(Some(port));
+        Ok(())
+    }
+
+    /// One command through the JMicron vendor CDB. The bridge returns no registers: success
+    /// has none. A 48-bit command, a failed ioctl (EINVAL, ENODEV) or a bad host or driver
+    /// status goes to the legacy ioctl as hdparm's EBADE does (unless the caller forbids it).
+    fn send_jmicron(
+        &self,
+        tf: &TaskFile,
+        data: &mut [u8],
+        opts: &mut AtaOptions<'_>,
+        port: u8,
+        legacy_args: Option<[u8; 4]>,
+    ) -> Result<AtaResult, AtaError> {
+        let command = tf.command;
+        let legacy = |e: AtaError, opts: &mut AtaOptions<'_>, data: &mut [u8]| {
+            if opts.no_legacy_fallback {
+                return Err(e);
+            }
+            match legacy_args {
+                Some(args) => self.legacy_drive_cmd(command, args, data, opts, e),
+                None => self.legacy_taskfile(tf, data, opts, e),
+            }
+        };
+        let Ok(cdb) = jmicron::cdb(tf, data.len(), port) else {
+            if opts.verbose() {
+                opts.trace(format_args!(
+                    "APT: JMicron doesn't support 48-bit ATA commands\n"
+                ));
+            }
+            let e = AtaError::Transport {
+                command,
+                detail: "the JMicron bridge cannot carry 48-bit commands".into(),
+                errno: libc::EBADE,
+            };
+            return legacy(e, opts, data);
+        };
+        let direction = match (tf.protocol.has_data(), tf.protocol.is_write()) {
+            (false, _) => Direction::None,
+            (true, true) => Direction::ToDevice,
+            (true, false) => Direction::FromDevice,
+        };
+        if direction == Direction::FromDevice {
+            data.fill(0);
+        }
+        opts.dump("outgoing cdb", &cdb);
+        let timeout_ms = jmicron::timeout_secs(tf).saturating_mul(1000);
+        let st = match sg::sg_io(self, &cdb, direction, data, &mut [], timeout_ms, 0) {
+            Ok(st) => st,
+            Err(e) => {
+                if opts.verbose() {
+                    opts.trace(format_args!("ioctl(fd,SG_IO): {}\n", strerror(&e)));
+                }
+                let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                let err = AtaError::Transport {
+                    command,
+                    detail: format!("SG_IO failed: {}", strerror(&e)),
+                    errno,
+                };
+                return if matches!(errno, libc::EINVAL | libc::ENODEV) {
+                    legacy(err, opts, data)
+                } else {
+                    Err(err)
+                };
+            }
+        };
+        if opts.verbose() {
+            opts.trace(format_args!(
+                "SG_IO: ATA_12 status=0x{:x}, host_status=0x{:x}, driver_status=0x{:x}\n",
+                st.status, st.host_status, st.driver_status
+            ));
+        }
+        if st.host_status != 0 || st.driver_status != 0 {
+            let scsi = ScsiStatus {
+                status: st.status,
+                host_status: st.host_status,
+                driver_status: st.driver_status,
+            };
+            let (what, value) = if st.host_status != 0 {
+                ("host status", st.host_status)
+            } else {
+                ("driver status", st.driver_status)
+            };
+            return legacy(bad_status(command, &scsi, what, value.into()), opts, data);
+        }
+        Ok(AtaResult {
+            registers: None,
+            via: Via::Ata12,
+            sense: None,
+            diag: None,
+        })
     }
 
     /// Whether a refused PT(16) may be retried as PT(12): only for SCSI targets that are not
@@ -524,6 +719,20 @@ mod tests {
             ),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_device_that_is_no_usb_bridge_says_so_under_verbose() {
+        let d = Device::open("/dev/null", OpenMode::default()).unwrap();
+        assert!(!d.is_apt_bridge());
+        assert_eq!(
+            d.apt_lines(),
+            vec!["APT: No idVendor found -> not USB bridge device".to_string()]
+        );
+        // No probe, no port: commands keep going through SAT.
+        d.apt_detect(&mut AtaOptions::default()).unwrap();
+        assert_eq!(d.apt_port.get(), None);
+        assert_eq!(d.fixed_sense_layout(), FixedLayout::Sat);
     }
 
     #[test]

@@ -55,6 +55,9 @@ pub struct Device {
     /// Set once the target refused ATA PASS-THROUGH(16) but took (12): later 28-bit commands
     /// go straight to (12).
     pt12_learned: Cell<bool>,
+    /// The JMicron/ioSafe bridge's port once [`Device::apt_detect`] found one: every ATA
+    /// command then goes through the bridge's vendor CDB (reference §2.6).
+    apt_port: Cell<Option<u8>>,
 }
 
 impl Device {
@@ -81,6 +84,7 @@ impl Device {
             partition_of: detected.partition_of,
             is_char: meta.file_type().is_char_device(),
             pt12_learned: Cell::new(false),
+            apt_port: Cell::new(None),
         })
     }
 

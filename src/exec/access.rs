@@ -164,6 +164,8 @@ pub trait DeviceAccess {
     fn cdrom_set_streaming(&self, speed: u32) -> io::Result<()>;
     /// `-E`: the cdrom driver's `CDROM_SELECT_SPEED`.
     fn cdrom_select_speed(&self, speed: u32) -> io::Result<()>;
+    /// hdparm's `--verbose` lines about the USB bridge probe (`APT: ...`).
+    fn apt_lines(&self) -> Vec<String>;
     // ---- NVMe (issue 10): the NVMe passthrough, for the steps in steps/nvme.rs. No default
     // bodies: a wrapper (`--dry-run`) must forward these, or NVMe devices would silently look
     // like devices that take no NVMe commands. ----

@@ -250,6 +250,10 @@ impl DeviceAccess for Recorder<'_> {
         self.call(format!("CDROM_SELECT_SPEED {speed}"))
     }
 
+    fn apt_lines(&self) -> Vec<String> {
+        self.inner.apt_lines()
+    }
+
     // ---- NVMe: the commands are planned like ATA's; the kernel's views pass through ----
     fn nvme_capable(&self) -> bool {
         self.inner.nvme_capable()

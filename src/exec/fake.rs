@@ -142,6 +142,8 @@ pub struct FakeDevice {
     pub in_use: Option<String>,
     /// HDIO get answers; a setting not listed answers ENOTTY (what libata says).
     pub hdio: Vec<(HdioSetting, i64)>,
+    /// What `--verbose` says about the USB bridge probe (hdparm's `APT:` lines).
+    pub apt_lines: Vec<String>,
     /// Calls that fail, with their errno (compared exactly, arguments included). ATA commands
     /// are scripted with [`FakeDevice::on_ata`] instead, since they fail with registers.
     failing: Vec<(Call, i32)>,
@@ -226,6 +228,7 @@ impl FakeDevice {
             partition_refusal: None,
             in_use: None,
             hdio: vec![(HdioSetting::Io32bit, 1)],
+            apt_lines: vec!["APT: No idVendor found -> not USB bridge device".into()],
             failing: Vec::new(),
             ata_rules: Vec::new(),
             reject_all_ata: None,
@@ -703,6 +706,10 @@ impl DeviceAccess for FakeDevice {
 
     fn nvme_partition_of(&self) -> Option<String> {
         self.nvme.as_ref().and_then(|n| n.partition_of.clone())
+    }
+
+    fn apt_lines(&self) -> Vec<String> {
+        self.apt_lines.clone()
     }
 }
 

@@ -94,9 +94,13 @@ fn fibmap_file(path: &Path, name: &str, out: &mut Output) {
             let placed = e.first_block != 0;
             serde_json::json!({
                 "byte_offset": e.byte_offset,
-                "begin_lba": placed.then(|| start_lba + e.first_block * spb),
-                "end_lba": placed.then(|| start_lba + (e.last_block + 1) * spb - 1),
-                "sectors": e.block_count * spb,
+                "begin_lba": placed.then(|| start_lba.wrapping_add(e.first_block.wrapping_mul(spb))),
+                "end_lba": placed.then(|| {
+                    start_lba
+                        .wrapping_add(e.last_block.wrapping_add(1).wrapping_mul(spb))
+                        .wrapping_sub(1)
+                }),
+                "sectors": e.block_count.wrapping_mul(spb),
             })
         })
         .collect();

@@ -510,6 +510,8 @@ for i, doc in enumerate(json.load(sys.stdin)):
             "--json --please-destroy-my-drive --trim-sector-ranges 1:8 /dev/x",
             "--json --please-destroy-my-drive --set-sector-size 4096 /dev/x",
             "--json --yes-i-know-what-i-am-doing --dco-setmax 1000 /dev/x",
+            "--json -J /dev/x",
+            "--json -J30 --please-destroy-my-drive -E4 --idle-unload /dev/x",
         ] {
             lines.push(line.to_string());
         }

@@ -41,12 +41,19 @@ impl<'w> RealDevice<'w> {
             write: flags.trim_ranges.is_some(),
         };
         let dev = Device::open(Path::new(path), mode)?;
-        Ok(RealDevice {
+        let mut real = RealDevice {
             dev,
             prefer_ata12: flags.prefer_ata12,
             trace: flags.verbose.then_some(stderr),
             identify: None,
-        })
+        };
+        // hdparm's APT probe (reference §2.6): a JMicron/ioSafe bridge gets its port found
+        // now, and a failed probe is an open failure, as in hdparm. A dry run sends nothing,
+        // the probe included.
+        if !flags.dry_run {
+            real.with_options(|dev, opts| dev.apt_detect(opts))?;
+        }
+        Ok(real)
     }
 
     /// Whether `-m N` would go through SET MULTIPLE MODE, which hdparm guards: it does so when
@@ -503,6 +510,10 @@ impl DeviceAccess for RealDevice<'_> {
 
     fn nvme_partition_of(&self) -> Option<String> {
         self.dev.partition_of().map(|d| format!("/dev/{d}"))
+    }
+
+    fn apt_lines(&self) -> Vec<String> {
+        self.dev.apt_lines()
     }
 }
 

@@ -36,7 +36,7 @@ impl FileExtent {
         FileExtent {
             byte_offset: logical,
             first_block: first,
-            last_block: (first + len).wrapping_sub(1),
+            last_block: first.wrapping_add(len).wrapping_sub(1),
             block_count: len,
         }
     }
@@ -101,7 +101,7 @@ impl FibmapRuns {
         }
         let closed = self.current.take();
         self.current = Some(FileExtent {
-            byte_offset: index * u64::from(blksize),
+            byte_offset: index.wrapping_mul(u64::from(blksize)),
             first_block: block,
             last_block: last,
             block_count: 1,

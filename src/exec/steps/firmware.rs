@@ -40,6 +40,7 @@ pub fn fwdownload(ctx: &mut Ctx) {
     };
     ctx.out.action("fwdownload", "--fwdownload");
     if !whole_device(ctx) {
+        ctx.stop_device();
         return;
     }
     let words = match ctx.dev.identify() {
@@ -51,21 +52,25 @@ pub fn fwdownload(ctx: &mut Ctx) {
             return;
         }
     };
-    download(ctx, mode, &path, &words);
+    // hdparm exits when the download failed.
+    if !download(ctx, mode, &path, &words) {
+        ctx.stop_device();
+    }
 }
 
-fn download(ctx: &mut Ctx, mode: FwMode, path: &std::path::Path, words: &[u16; 256]) {
+/// The download itself; false when it failed (hdparm then exits).
+fn download(ctx: &mut Ctx, mode: FwMode, path: &std::path::Path, words: &[u16; 256]) -> bool {
     let name = path.to_string_lossy().into_owned();
     let file = match files::read_firmware(path, fwdownload::MAX_BYTES) {
         Ok(f) => f,
         Err(e) => {
             ctx.out.error(&Error::os(ErrorClass::CannotOpen, &name, &e));
-            return;
+            return false;
         }
     };
     if let Some(problem) = fwdownload::file_problem(&name, file.is_regular, file.len) {
         ctx.out.error(&Error::usage(problem));
-        return;
+        return false;
     }
     if ctx.flags.verbose {
         ctx.out.text(&format!("{name}: {} bytes\n", file.len));
@@ -74,7 +79,7 @@ fn download(ctx: &mut Ctx, mode: FwMode, path: &std::path::Path, words: &[u16; 2
         ctx.out.error(&Error::not_applicable(
             "DOWNLOAD_MICROCODE: not supported by device",
         ));
-        return;
+        return false;
     }
     let plan = Plan::new(mode, words, file.len);
     ctx.out.note(&plan.banner());
@@ -93,7 +98,7 @@ fn download(ctx: &mut Ctx, mode: FwMode, path: &std::path::Path, words: &[u16; 2
                     ctx.out.text("\n");
                 }
                 ctx.ata_failed("FAILED", &f);
-                return;
+                return false;
             }
         };
         let status = if segmented {
@@ -109,7 +114,7 @@ fn download(ctx: &mut Ctx, mode: FwMode, path: &std::path::Path, words: &[u16; 2
                 ctx.out.text("\n");
             }
             ctx.out.error(&Error::failed(lines.join("\n")));
-            return;
+            return false;
         }
     }
     ctx.out.section(
@@ -122,4 +127,5 @@ fn download(ctx: &mut Ctx, mode: FwMode, path: &std::path::Path, words: &[u16; 2
         }),
     );
     ctx.out.text(" Done.\n");
+    true
 }

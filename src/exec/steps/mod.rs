@@ -81,6 +81,7 @@ type Step = fn(&mut Ctx);
 
 /// hdparm's per-device order (reference §3): the step number there, and the step.
 const STEPS: &[(u8, Step)] = &[
+    (1, vendor::apt_report),
     (2, sectors::set_sector_size),
     (3, sectors::trim_ranges_stdin),
     (4, vendor::set_wdidle3),

@@ -1,4 +1,5 @@
-//! The small vendor and drive-specific steps (reference §3 steps 4, 23, 56 and 74): the WD
+//! The small vendor and drive-specific steps (reference §3 steps 1, 4, 23, 56 and 74): the
+//! `--verbose` report of the USB bridge probe, the WD
 //! Green idle3 timer (`-J` set and get, §4.11), the CD/DVD speed (`-E`), and IDLE IMMEDIATE
 //! with head unload (`--idle-unload`).
 //!
@@ -50,6 +51,17 @@ fn wdidle3_sequence(ctx: &mut Ctx, access: Access, raw: u8) -> Option<u8> {
         return None;
     }
     value
+}
+
+/// Step 1 (its `--verbose` part): hdparm's `APT:` lines about the USB bridge probe, on
+/// stdout after the header (the probe itself ran when the device was opened).
+pub fn apt_report(ctx: &mut Ctx) {
+    if !ctx.flags.verbose {
+        return;
+    }
+    for line in ctx.dev.apt_lines() {
+        ctx.out.text(&format!("{line}\n"));
+    }
 }
 
 /// Step 4: `-J N`, the idle3 timer set (guarded by --please-destroy-my-drive, checked before
@@ -137,6 +149,8 @@ pub fn idle_unload(ctx: &mut Ctx) {
         ctx.out.text(" issuing idle_immediate_unload command\n");
     }
     if !crate::exec::sectors::check_whole_device(ctx, 0) {
+        // hdparm exits here: no -Y or -w after it.
+        ctx.stop_device();
         return;
     }
     let mut none = [0u8; 0];

@@ -8,6 +8,7 @@
 mod dry_run;
 mod explanations;
 mod features;
+mod firmware;
 mod hpa;
 mod in_use;
 mod nvme;
@@ -18,6 +19,7 @@ mod sanitize;
 mod sectors;
 mod security;
 mod settings;
+mod vendor;
 
 use super::STEPS;
 use crate::ata::command::op;

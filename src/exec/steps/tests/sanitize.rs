@@ -208,7 +208,7 @@ fn verbose_adds_hdparms_taskfile_lines_on_stdout() {
     let fake = sanitizer().on_ata_registers(0xB4, None, vec![status_regs(0, 0)]);
     let o = run_on(fake, "--verbose --sanitize-status /dev/x");
     assert!(o.stdout.starts_with(&format!(
-        "{HEADER}Issuing SANITIZE_STATUS command\noflags.bits.lob_all=0xb6, flags={{ feat lbal lbam lbah command }}\noflags.bits.hob_all=0x34, flags={{ lbal lbam lbah }}\nSanitize status:\n"
+        "{HEADER}APT: No idVendor found -> not USB bridge device\nIssuing SANITIZE_STATUS command\noflags.bits.lob_all=0xb6, flags={{ feat lbal lbam lbah command }}\noflags.bits.hob_all=0x34, flags={{ lbal lbam lbah }}\nSanitize status:\n"
     )), "{}", o.stdout);
 }
 

@@ -349,7 +349,7 @@ fn verbose_adds_hdparms_taskfile_lines_before_each_password_command() {
     assert_eq!(
         o.stdout,
         format!(
-            "{HEADER} Issuing SECURITY_DISABLE command, password=\"pw\", user=user\n{dump}{dump}"
+            "{HEADER}APT: No idVendor found -> not USB bridge device\n Issuing SECURITY_DISABLE command, password=\"pw\", user=user\n{dump}{dump}"
         )
     );
 }
