@@ -5,9 +5,10 @@
 //!
 //! mailbox: u16 version @0, u16 flags @2, u32 cmdr_off @4, u32 cmdr_size @8, u32 cmd_head @12,
 //!          u32 cmd_tail @64 (its own cache line, written by us);
-//! entry (packed): u32 len_op @0 (op in the low 3 bits), u16 cmd_id @4, u8 kflags @6,
-//!          u8 uflags @7; request: u32 iov_cnt @8, iov_bidi_cnt @12, iov_dif_cnt @16,
-//!          u64 cdb_off @20, iovecs (u64 base offset, u64 len) from @44;
+//! entry: u32 len_op @0 (op in the low 3 bits), u16 cmd_id @4, u8 kflags @6, u8 uflags @7;
+//!          request: u32 iov_cnt @8, iov_bidi_cnt @12, iov_dif_cnt @16, u64 cdb_off @24,
+//!          iovecs (u64 base offset, u64 len) from @48 (the entry is __packed, but the
+//!          request struct inside it is not: cdb_off is 8-aligned within it);
 //!          response (overlays the request): u8 scsi_status @8, u32 read_len @12,
 //!          sense_buffer[96] @16.
 //! After completing entries we write cmd_tail and write 4 bytes to the uio fd (the kick);
@@ -52,11 +53,14 @@ pub fn create_loopback(backstore: &Path) -> Result<(), String> {
     let tpg = Path::new(LOOP).join("naa.5001405d0d0e0001").join("tpgt_1");
     let lun = tpg.join("lun").join("lun_0");
     fs::create_dir_all(&lun).map_err(|e| format!("mkdir {}: {e}", lun.display()))?;
+    // the I_T nexus first: linking the LUN makes tcm_loop add the SCSI device at once, and
+    // without a nexus the kernel's INQUIRY fails ("TCM_Loop I_T Nexus does not exist")
+    write_attr(&tpg.join("nexus"), "naa.5001405d0d0e0002")?;
     let link = lun.join("drive-model");
     if !link.exists() {
         symlink(backstore, &link).map_err(|e| format!("ln -s {}: {e}", link.display()))?;
     }
-    write_attr(&tpg.join("nexus"), "naa.5001405d0d0e0002")
+    Ok(())
 }
 
 /// Finds /dev/uioN whose name is the backstore's ("tcm-user/<hba>/<name>/<config>").
@@ -193,7 +197,7 @@ pub fn serve<H: Handler>(uio: &Path, map_len: usize, handler: Arc<Mutex<H>>) -> 
                 break;
             }
             let ent = cmdr_off + tail;
-            let hdr = ring.read(ent, 44)?;
+            let hdr = ring.read(ent, 48)?;
             let len_op = le32(&hdr, 0);
             let op = len_op & OP_MASK;
             let len = (len_op & !OP_MASK) as usize;
@@ -224,8 +228,8 @@ fn serve_one<H: Handler>(
     handler: &Arc<Mutex<H>>,
 ) -> Result<(), String> {
     let iov_cnt = le32(hdr, 8) as usize;
-    let cdb_off = le64(hdr, 20) as usize;
-    let iovs = ring.read(ent + 44, 16 * iov_cnt)?;
+    let cdb_off = le64(hdr, 24) as usize;
+    let iovs = ring.read(ent + 48, 16 * iov_cnt)?;
     let iov: Vec<(usize, usize)> = (0..iov_cnt)
         .map(|i| (le64(&iovs, 16 * i) as usize, le64(&iovs, 16 * i + 8) as usize))
         .collect();
