@@ -894,8 +894,9 @@ fn sanitize(s: &mut State, tf: &Taskfile) -> Response {
     }
 }
 
-/// The Sector Configuration log (0x2F): descriptor 0 is 512-byte sectors, 1 is 4096.
-pub const SECTOR_CONFIG: [(u16, u32); 2] = [(0x1E2D, 256), (0x4B5A, 2048)];
+/// The Sector Configuration log (0x2F): descriptor 0 is 512-byte sectors, 1 is 4096 (sizes
+/// in words); the checkwords are the state's.
+pub const SECTOR_CONFIG_WORDS: [u32; 2] = [256, 2048];
 
 fn read_log(s: &mut State, req: &Request) -> Response {
     let tf = &req.tf;
@@ -913,7 +914,8 @@ fn read_log(s: &mut State, req: &Request) -> Response {
             }
         }
         0x2F if s.features.sector_config && page == 0 => {
-            for (i, (check, words)) in SECTOR_CONFIG.iter().enumerate() {
+            let checks = &s.sector_config_checks;
+            for (i, (check, words)) in checks.iter().zip(SECTOR_CONFIG_WORDS).enumerate() {
                 let o = i * 16;
                 d[o] = 0x80;
                 d[o + 2..o + 4].copy_from_slice(&check.to_le_bytes());
@@ -933,8 +935,9 @@ fn set_sector_config(s: &mut State, tf: &Taskfile) -> Response {
         return Response::abort(dev);
     }
     let idx = (tf.count & 0x7) as usize;
-    match SECTOR_CONFIG.get(idx) {
-        Some(&(check, _)) if check == tf.feature => {
+    // ACS: FEATURE(15:0) is the descriptor's command checkword
+    match s.sector_config_checks.get(idx) {
+        Some(&check) if idx < SECTOR_CONFIG_WORDS.len() && check == tf.feature => {
             s.sector_config = idx as u8;
             Response::ok(dev)
         }

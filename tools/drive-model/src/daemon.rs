@@ -181,6 +181,12 @@ pub fn control(m: &mut Model, words: &[&str]) -> Result<String, String> {
                         s.set_max_frozen = true;
                     }
                     "power" => s.power = parse_num(v)? as u8,
+                    "checkwords" => {
+                        s.sector_config_checks = v
+                            .split(',')
+                            .map(|c| parse_num(c).map(|n| n as u16))
+                            .collect::<Result<_, _>>()?;
+                    }
                     _ => return Err(format!("set: unknown {kv}")),
                 }
             }

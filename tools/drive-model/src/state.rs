@@ -149,6 +149,9 @@ pub struct State {
     pub wd: Wd,
     /// Index of the active Sector Configuration descriptor (log 0x2F).
     pub sector_config: u8,
+    /// The descriptors' command checkwords (descriptor 0: 512-byte sectors, 1: 4096).
+    #[serde(default = "default_checks")]
+    pub sector_config_checks: Vec<u16>,
     /// 0xFF active/idle, 0x00 standby, 0x01 sleep (needs a reset).
     pub power: u8,
     pub write_cache: bool,
@@ -169,6 +172,10 @@ pub struct State {
 }
 
 pub const SECTOR: usize = 512;
+
+pub fn default_checks() -> Vec<u16> {
+    vec![0x1E2D, 0x4B5A]
+}
 /// 1 GiB, like the bench's other disks.
 pub const DEFAULT_SECTORS: u64 = 2 * 1024 * 1024;
 pub const ATTEMPTS: u8 = 5;
@@ -229,6 +236,7 @@ impl State {
                 idle3: 0x50,
             },
             sector_config: 0,
+            sector_config_checks: default_checks(),
             power: 0xFF,
             write_cache: true,
             look_ahead: true,
