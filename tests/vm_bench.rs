@@ -498,7 +498,9 @@ fn drive_model_binary() -> Result<PathBuf, String> {
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     if !status.success() {
-        return Err(format!("cargo build --release -p drive-model failed: {status}"));
+        return Err(format!(
+            "cargo build --release -p drive-model failed: {status}"
+        ));
     }
     let target =
         std::env::var("CARGO_TARGET_DIR").map_or_else(|_| repo().join("target"), PathBuf::from);

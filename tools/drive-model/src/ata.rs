@@ -149,8 +149,26 @@ pub fn log_entry(req: &Request, resp: &Response) -> LogEntry {
 fn is_ext(cmd: u8) -> bool {
     matches!(
         cmd,
-        0x06 | 0x24 | 0x25 | 0x27 | 0x29 | 0x2F | 0x34 | 0x35 | 0x37 | 0x39 | 0x3F
-            | 0x42 | 0x45 | 0x47 | 0x57 | 0x78 | 0xB2 | 0xB4 | 0xEA | 0x60 | 0x61
+        0x06 | 0x24
+            | 0x25
+            | 0x27
+            | 0x29
+            | 0x2F
+            | 0x34
+            | 0x35
+            | 0x37
+            | 0x39
+            | 0x3F
+            | 0x42
+            | 0x45
+            | 0x47
+            | 0x57
+            | 0x78
+            | 0xB2
+            | 0xB4
+            | 0xEA
+            | 0x60
+            | 0x61
     )
 }
 
@@ -244,7 +262,7 @@ pub fn execute(s: &mut State, req: &Request) -> Response {
             Response::ok(dev)
         }
         0xE7 | 0xEA => Response::ok(dev),
-        0x00 => Response::abort(dev), // NOP
+        0x00 => Response::abort(dev),     // NOP
         0x10..=0x1F => Response::ok(dev), // RECALIBRATE
         0x90 => {
             let mut r = Response::ok(dev);
@@ -280,22 +298,12 @@ pub fn execute(s: &mut State, req: &Request) -> Response {
         0x2F | 0x47 => read_log(s, req),
         0xB2 => set_sector_config(s, tf),
         0x92 => download_microcode(s, req),
-        _ if locked || sanitizing => {
-            // media access is refused while locked or while a sanitize runs
-            if matches!(
-                tf.command,
-                0x20 | 0x21 | 0x24 | 0x25 | 0x29 | 0x30 | 0x31 | 0x34 | 0x35 | 0x39 | 0xC4
-                    | 0xC5 | 0xC8 | 0xCA | 0x40 | 0x42 | 0x06 | 0x45 | 0x33 | 0x32
-            ) {
-                Response::abort(dev)
-            } else {
-                Response::abort(dev)
-            }
-        }
+        // media access (everything below) is refused while locked or while a sanitize runs
+        _ if locked || sanitizing => Response::abort(dev),
         // READ SECTOR(S) (EXT), READ MULTIPLE (EXT), READ DMA (EXT)
         0x20 | 0x21 | 0x24 | 0x29 | 0xC4 | 0xC8 | 0x25 => read_sectors(s, tf),
         0x30 | 0x31 | 0x34 | 0x39 | 0xC5 | 0xCA | 0x35 => write_sectors(s, req),
-        0x40 | 0x41 | 0x42 => {
+        0x40..=0x42 => {
             let lba = lba_of(tf);
             let n = count_of(tf);
             if lba + n - 1 > s.current_max_lba() {
@@ -368,7 +376,10 @@ fn write_sectors(s: &mut State, req: &Request) -> Response {
         return idnf(tf.device, lba);
     }
     for (i, l) in (lba..lba + n).enumerate() {
-        let chunk = req.data_out.get(i * SECTOR..(i + 1) * SECTOR).unwrap_or(&[]);
+        let chunk = req
+            .data_out
+            .get(i * SECTOR..(i + 1) * SECTOR)
+            .unwrap_or(&[]);
         s.write_sector(l, chunk);
     }
     Response::ok(tf.device)
@@ -379,7 +390,11 @@ fn dsm(s: &mut State, req: &Request) -> Response {
     if !s.features.trim || tf.feature & 1 == 0 {
         return Response::abort(tf.device);
     }
-    let blocks = if tf.count == 0 { 65536 } else { tf.count as usize };
+    let blocks = if tf.count == 0 {
+        65536
+    } else {
+        tf.count as usize
+    };
     let data = &req.data_out[..req.data_out.len().min(blocks * SECTOR)];
     for e in data.chunks(8) {
         if e.len() < 8 {
@@ -400,8 +415,7 @@ fn dsm(s: &mut State, req: &Request) -> Response {
 }
 
 fn write_uncorrectable(s: &mut State, tf: &Taskfile) -> Response {
-    if !s.features.write_uncorrectable || !matches!(tf.feature & 0xFF, 0x55 | 0x5A | 0xA5 | 0xAA)
-    {
+    if !s.features.write_uncorrectable || !matches!(tf.feature & 0xFF, 0x55 | 0x5A | 0xA5 | 0xAA) {
         return Response::abort(tf.device);
     }
     let lba = lba_of(tf);
@@ -813,7 +827,11 @@ fn sanitize(s: &mut State, tf: &Taskfile) -> Response {
                 if sz.steps_left == 0 {
                     sz.operation = None;
                     sz.last_completed_ok = true;
-                    let pattern = if op == "overwrite" { sz.overwrite_pattern } else { 0 };
+                    let pattern = if op == "overwrite" {
+                        sz.overwrite_pattern
+                    } else {
+                        0
+                    };
                     s.wipe(pattern);
                 }
             }
@@ -961,7 +979,9 @@ fn download_microcode(s: &mut State, req: &Request) -> Response {
     let fw = &mut s.firmware;
     let finish = |fw: &mut state::Firmware| {
         if fw.image.len() >= 24 && &fw.image[..8] == b"DMIMAGE1" {
-            fw.revision = String::from_utf8_lossy(&fw.image[12..20]).trim_end().to_string();
+            fw.revision = String::from_utf8_lossy(&fw.image[12..20])
+                .trim_end()
+                .to_string();
         }
         fw.digest = Some(state::digest(&fw.image));
         fw.downloads_completed += 1;
@@ -1064,7 +1084,10 @@ mod tests {
         assert!(s.security.enabled && !s.security.locked);
         s.power_cycle();
         assert!(s.security.locked);
-        assert!(execute(&mut s, &nd(0x20, 0, 1, 0)).is_error(), "locked: no reads");
+        assert!(
+            execute(&mut s, &nd(0x20, 0, 1, 0)).is_error(),
+            "locked: no reads"
+        );
         assert!(execute(&mut s, &pw(0xF2, false, false, "bad")).is_error());
         assert_eq!(s.security.attempts_left, 4);
         assert!(!execute(&mut s, &pw(0xF2, false, false, "abc")).is_error());
@@ -1204,7 +1227,10 @@ mod tests {
         w.data_out = vec![0x8A; 512];
         assert!(!execute(&mut s, &w).is_error());
         execute(&mut s, &key(1));
-        assert_eq!(execute(&mut s, &nd(0xB0, 0xD5, 1, 0xC24FBF)).data_in[0], 0x8A);
+        assert_eq!(
+            execute(&mut s, &nd(0xB0, 0xD5, 1, 0xC24FBF)).data_in[0],
+            0x8A
+        );
         execute(&mut s, &nd(0x80, 0x44, 0, 0x574400));
         assert!(!s.wd.vsc_enabled);
     }
@@ -1214,7 +1240,10 @@ mod tests {
         let mut s = st();
         let mut r = nd(0xB1, 0xC2, 1, 0);
         let d = execute(&mut s, &r).data_in;
-        let mut w: Vec<u16> = d.chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+        let mut w: Vec<u16> = d
+            .chunks(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .collect();
         w[3] = 9999;
         w[4] = 0;
         identify::checksum(&mut w);

@@ -61,7 +61,13 @@ fn parse_num(s: &str) -> Result<u64, String> {
 
 fn set_feature(f: &mut Features, name: &str, on: bool) -> Result<(), String> {
     match name {
-        "all" => *f = if on { Features::all() } else { Features::none() },
+        "all" => {
+            *f = if on {
+                Features::all()
+            } else {
+                Features::none()
+            }
+        }
         "security" => f.security = on,
         "hpa" => f.hpa = on,
         "amax" => f.amax = on,
@@ -216,12 +222,21 @@ pub fn control(m: &mut Model, words: &[&str]) -> Result<String, String> {
         }
         ["log"] => m.log.iter().map(|l| format!("{l}\n")).collect(),
         ["dump", lbas @ ..] => {
-            let extra: Vec<u64> = lbas.iter().map(|l| parse_num(l)).collect::<Result<_, _>>()?;
+            let extra: Vec<u64> = lbas
+                .iter()
+                .map(|l| parse_num(l))
+                .collect::<Result<_, _>>()?;
             let v = end_state(s, &extra);
-            format!("{}\n", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?)
+            format!(
+                "{}\n",
+                serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+            )
         }
         ["end", lbas @ ..] => {
-            let extra: Vec<u64> = lbas.iter().map(|l| parse_num(l)).collect::<Result<_, _>>()?;
+            let extra: Vec<u64> = lbas
+                .iter()
+                .map(|l| parse_num(l))
+                .collect::<Result<_, _>>()?;
             let mut t = format!("# ATA commands received: {}\n", m.log.len());
             for l in &m.log {
                 t.push_str(l);
@@ -264,7 +279,9 @@ mod tests {
         assert_eq!(m.state.personality.sense, "fixed");
         assert!(!m.state.features.security);
         control(&mut m, &["fault", "abort", "0xe5"]).unwrap();
-        let cdb = [0x85, 0x06, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, 0xe5, 0];
+        let cdb = [
+            0x85, 0x06, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, 0xe5, 0,
+        ];
         let (st, _, sense, _) = crate::tcmu::Handler::command(&mut m, &cdb, &[], 0);
         assert_eq!((st, sense[0], sense[3]), (2, 0x70, 0x04));
         let end = control(&mut m, &["end"]).unwrap();

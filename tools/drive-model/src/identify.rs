@@ -117,7 +117,10 @@ pub fn identify(s: &State) -> Vec<u16> {
         w[118] = (words >> 16) as u16;
     }
     // firmware revision (words 23-26, 8 ASCII characters)
-    let rev: Vec<u8> = format!("{:<8}", s.firmware.revision).bytes().take(8).collect();
+    let rev: Vec<u8> = format!("{:<8}", s.firmware.revision)
+        .bytes()
+        .take(8)
+        .collect();
     for i in 0..4 {
         w[23 + i] = (u16::from(rev[2 * i]) << 8) | u16::from(rev[2 * i + 1]);
     }
@@ -130,7 +133,9 @@ pub fn checksum(w: &mut [u16]) {
     w[255] = (w[255] & 0xFF00) | 0x00A5;
     let mut sum: u8 = 0;
     for &x in &w[..255] {
-        sum = sum.wrapping_add((x & 0xFF) as u8).wrapping_add((x >> 8) as u8);
+        sum = sum
+            .wrapping_add((x & 0xFF) as u8)
+            .wrapping_add((x >> 8) as u8);
     }
     sum = sum.wrapping_add(0xA5);
     w[255] = (u16::from(sum.wrapping_neg()) << 8) | 0xA5;

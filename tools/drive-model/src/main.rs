@@ -64,7 +64,8 @@ fn cmd_serve(args: &[String]) -> Result<(), String> {
     let name = opt(args, "--name").unwrap_or_else(|| "model".into());
     let socket = opt(args, "--socket").unwrap_or_else(|| SOCKET.into());
     let log_path = PathBuf::from(
-        opt(args, "--log").unwrap_or_else(|| state_path.with_extension("log").display().to_string()),
+        opt(args, "--log")
+            .unwrap_or_else(|| state_path.with_extension("log").display().to_string()),
     );
     let text = std::fs::read_to_string(&state_path)
         .map_err(|e| format!("{}: {e}", state_path.display()))?;
@@ -91,7 +92,10 @@ fn cmd_serve(args: &[String]) -> Result<(), String> {
     let m3 = Arc::clone(&model);
     let ring = std::thread::spawn(move || tcmu::serve(&uio, len, m3));
     tcmu::create_loopback(&backstore)?;
-    eprintln!("drive-model: serving {name} (backstore {})", backstore.display());
+    eprintln!(
+        "drive-model: serving {name} (backstore {})",
+        backstore.display()
+    );
     match ring.join() {
         Ok(r) => r,
         Err(_) => Err("ring thread panicked".into()),
@@ -118,7 +122,10 @@ fn serve_control(model: &Arc<Mutex<Model>>, conn: UnixStream) {
 
 fn cmd_ctl(args: &[String]) -> Result<(), String> {
     let (socket, words) = if args.first().map(String::as_str) == Some("--socket") {
-        (args.get(1).cloned().ok_or(USAGE)?, &args[2.min(args.len())..])
+        (
+            args.get(1).cloned().ok_or(USAGE)?,
+            &args[2.min(args.len())..],
+        )
     } else {
         (SOCKET.to_string(), args)
     };

@@ -89,11 +89,18 @@ fn inquiry(s: &State, cdb: &[u8]) -> Outcome {
         d[3] = 0x02;
         d[4] = 31;
         let (vendor, product, rev) = if s.personality.inquiry == "usb" {
-            ("JMicron".to_string(), "Generic".to_string(), "0508".to_string())
+            (
+                "JMicron".to_string(),
+                "Generic".to_string(),
+                "0508".to_string(),
+            )
         } else {
             let model = ascii(&w, 27, 47);
             let fw = ascii(&w, 23, 27);
-            let rev = fw.get(fw.len().saturating_sub(4)..).unwrap_or("").to_string();
+            let rev = fw
+                .get(fw.len().saturating_sub(4)..)
+                .unwrap_or("")
+                .to_string();
             ("ATA".to_string(), model, rev)
         };
         d[8..16].copy_from_slice(&pad(&vendor, 8));
@@ -127,7 +134,11 @@ fn inquiry(s: &State, cdb: &[u8]) -> Outcome {
 
 fn mode_sense(s: &State, cdb: &[u8], ten: bool) -> Outcome {
     let page = cdb[2] & 0x3F;
-    let alloc = if ten { be16(&cdb[7..9]) } else { u64::from(cdb[4]) } as usize;
+    let alloc = if ten {
+        be16(&cdb[7..9])
+    } else {
+        u64::from(cdb[4])
+    } as usize;
     let mut pages = Vec::new();
     if page == 0x08 || page == 0x3F {
         let mut p = vec![0u8; 20];
@@ -424,7 +435,9 @@ mod tests {
     #[test]
     fn identify_through_ata16_is_good_with_data() {
         let mut s = st();
-        let cdb = [0x85, 0x08, 0x0e, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0x40, 0xec, 0];
+        let cdb = [
+            0x85, 0x08, 0x0e, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0x40, 0xec, 0,
+        ];
         let o = handle(&mut s, &cdb, &[], 512);
         assert_eq!(o.status, GOOD);
         assert_eq!(o.data_in.len(), 512);
@@ -434,7 +447,9 @@ mod tests {
     #[test]
     fn check_power_mode_descriptor_and_fixed() {
         let mut s = st();
-        let cdb = [0x85, 0x06, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, 0xe5, 0];
+        let cdb = [
+            0x85, 0x06, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, 0xe5, 0,
+        ];
         let o = handle(&mut s, &cdb, &[], 0);
         assert_eq!(o.status, CHECK_CONDITION);
         assert_eq!(&o.sense[..4], &[0x72, 0x01, 0x00, 0x1D]);
@@ -449,7 +464,9 @@ mod tests {
     #[test]
     fn read_native_max_ext_registers() {
         let mut s = st();
-        let cdb = [0x85, 0x07, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, 0x27, 0];
+        let cdb = [
+            0x85, 0x07, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, 0x27, 0,
+        ];
         let o = handle(&mut s, &cdb, &[], 0);
         let d = &o.sense[8..];
         let lba = u64::from(d[7])
@@ -463,7 +480,9 @@ mod tests {
     fn aborted_command_has_abort_in_descriptor() {
         let mut s = st();
         s.features = crate::state::Features::none();
-        let cdb = [0x85, 0x06, 0x20, 0, 0x12, 0, 0, 0, 0x72, 0, 0x45, 0, 0x6B, 0x40, 0xb4, 0];
+        let cdb = [
+            0x85, 0x06, 0x20, 0, 0x12, 0, 0, 0, 0x72, 0, 0x45, 0, 0x6B, 0x40, 0xb4, 0,
+        ];
         let o = handle(&mut s, &cdb, &[], 0);
         assert_eq!(o.sense[1], 0x0B);
         assert_eq!((o.sense[8 + 3], o.sense[8 + 13]), (0x04, 0x51));

@@ -291,7 +291,13 @@ impl State {
             return vec![0; SECTOR];
         }
         if let Some(p) = self.wiped {
-            return p.to_le_bytes().iter().copied().cycle().take(SECTOR).collect();
+            return p
+                .to_le_bytes()
+                .iter()
+                .copied()
+                .cycle()
+                .take(SECTOR)
+                .collect();
         }
         base_sector(lba)
     }
@@ -343,7 +349,7 @@ pub fn hex(b: &[u8]) -> String {
 }
 
 pub fn unhex(s: &str) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 {
+    if s.len() & 1 != 0 {
         return None;
     }
     (0..s.len())

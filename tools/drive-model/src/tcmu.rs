@@ -164,8 +164,12 @@ fn le64(b: &[u8], o: usize) -> u64 {
 /// What the front-end asks of the model for each command.
 pub trait Handler: Send {
     /// cdb, data out, bytes of data in offered → (status, data in, sense, delay seconds).
-    fn command(&mut self, cdb: &[u8], data_out: &[u8], data_in_len: usize)
-        -> (u8, Vec<u8>, Vec<u8>, u64);
+    fn command(
+        &mut self,
+        cdb: &[u8],
+        data_out: &[u8],
+        data_in_len: usize,
+    ) -> (u8, Vec<u8>, Vec<u8>, u64);
 }
 
 /// Serves the ring until an error.
@@ -231,7 +235,12 @@ fn serve_one<H: Handler>(
     let cdb_off = le64(hdr, 24) as usize;
     let iovs = ring.read(ent + 48, 16 * iov_cnt)?;
     let iov: Vec<(usize, usize)> = (0..iov_cnt)
-        .map(|i| (le64(&iovs, 16 * i) as usize, le64(&iovs, 16 * i + 8) as usize))
+        .map(|i| {
+            (
+                le64(&iovs, 16 * i) as usize,
+                le64(&iovs, 16 * i + 8) as usize,
+            )
+        })
         .collect();
     // the CDB's length follows from its group code
     let first = ring.read(cdb_off, 1)?[0];
@@ -249,7 +258,9 @@ fn serve_one<H: Handler>(
         data_out.extend(ring.read(b, l)?);
     }
     let (status, data_in, sense, delay) = {
-        let mut h = handler.lock().map_err(|_| "model lock poisoned".to_string())?;
+        let mut h = handler
+            .lock()
+            .map_err(|_| "model lock poisoned".to_string())?;
         h.command(&cdb, &data_out, total)
     };
     if delay > 0 {
