@@ -95,7 +95,8 @@ pub struct LogEntry {
     pub ck_cond: bool,
     pub data_out_len: usize,
     pub data_out_digest: Option<String>,
-    pub data_in_len: usize,
+    /// The host's transfer buffer (SG_IO's dxfer_len), whatever the direction.
+    pub xfer_len: usize,
     pub status: String,
     pub error: String,
     pub out_count: String,
@@ -138,7 +139,7 @@ pub fn log_entry(req: &Request, resp: &Response) -> LogEntry {
         ck_cond: req.ck_cond,
         data_out_len: req.data_out.len(),
         data_out_digest: (!req.data_out.is_empty()).then(|| state::digest(&req.data_out)),
-        data_in_len: req.data_in_len,
+        xfer_len: req.data_in_len,
         status: format!("0x{:02x}", resp.status),
         error: format!("0x{:02x}", resp.error),
         out_count: format!("0x{:04x}", resp.count),
