@@ -890,6 +890,8 @@ fn sanitize(s: &mut State, tf: &Taskfile) -> Response {
             sz.steps_total = SANITIZE_STEPS;
             sz.steps_left = SANITIZE_STEPS;
             sz.last_completed_ok = false;
+            // a new operation leaves SD3
+            sz.failed = false;
             Response::ok(dev)
         }
         0x0020 => {

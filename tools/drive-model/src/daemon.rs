@@ -187,6 +187,9 @@ pub fn control(m: &mut Model, words: &[&str]) -> Result<String, String> {
                         s.set_max_frozen = true;
                     }
                     "power" => s.power = parse_num(v)? as u8,
+                    // SD3: the last sanitize failed (status aborts with reason 1 until a
+                    // status with the CLEAR SANITIZE OPERATION FAILED bit, LBA bit 0)
+                    "sanitize_failed" => s.sanitize.failed = true,
                     "checkwords" => {
                         s.sector_config_checks = v
                             .split(',')

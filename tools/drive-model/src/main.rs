@@ -15,7 +15,8 @@ const USAGE: &str = "usage:
   drive-model serve --state STATE.json [--name NAME] [--socket PATH] [--log PATH]
   drive-model ctl [--socket PATH] COMMAND...
 control commands: load FILE | save FILE | reboot | set KEY=VALUE... (sense=fixed|descriptor,
-  inquiry=ata|usb, always_sense=0|1, lacks=FEATURE, has=FEATURE, frozen, power=N) |
+  inquiry=ata|usb, always_sense=0|1, lacks=FEATURE, has=FEATURE, frozen, power=N,
+  sanitize_failed, checkwords=A,B) |
   fault abort CMD [FEAT] | fault delay CMD SECS | fault clear | log | dump [LBA...] |
   end [LBA...] | sector LBA
 features: all security hpa amax dco sanitize trim microcode write-unc sector-config wd";
