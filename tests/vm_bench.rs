@@ -19,7 +19,11 @@
 //! results already in DIR/<profile>/ without booting). Without QEMU, the kernel package or the
 //! reference hdparm it says why and skips, or fails under `HDPARM_RS_REQUIRE_ALL=1`.
 //! Other knobs: `HDPARM_RS_BIN` (our binary; default: `cargo build --release`),
-//! `HDPARM_RS_VM_PROFILES` (default `main,faults,unplug`).
+//! `HDPARM_RS_VM_PROFILES` (default `main,faults,unplug,model`).
+//!
+//! Profile `model` (tools/drive-model, an ATA drive behind the kernel's SCSI target) adds a
+//! fourth stream, `model`: the model control steps (`@...`), among them the `@end` step the
+//! guest appends to each run (the ATA commands the model received and its end state).
 //!
 //! This file only reads results and runs the bench script; it never opens a host disk.
 
@@ -49,9 +53,11 @@ const KINDS: &[&str] = &[
     "nvme",
     "virtio-scsi",
     "virtio-blk",
+    // drive model: tools/drive-model behind TCMU + tcm_loop (profile model)
+    "model",
 ];
 /// The streams a DIFFERENCES.md row can name.
-const STREAMS: &[&str] = &["stdout", "stderr", "exit"];
+const STREAMS: &[&str] = &["stdout", "stderr", "exit", "model"];
 
 /// One command's result as the guest framed it.
 #[derive(Debug, Clone, Default)]
@@ -395,6 +401,20 @@ fn compare(sc: &Scenario, kind: &str, theirs: &[Step], ours: &[Step], timeout: f
         if t.cmd.starts_with('!') {
             continue; // setup/cleanup shell step, not a tool run
         }
+        // drive model: a control step (`@end`: the command log and end state), stream "model"
+        if t.cmd.starts_with('@') {
+            if (&t.stdout, &t.stderr, t.exit) != (&o.stdout, &o.stderr, o.exit) {
+                differs.insert("model".to_string());
+                let _ = write!(
+                    detail,
+                    "      step {} `{}` (model):\n{}",
+                    n + 1,
+                    t.cmd,
+                    line_diff("model", &t.stdout, &o.stdout, 16)
+                );
+            }
+            continue;
+        }
         let (ts, os) = if sc.timing {
             (mask_timing(&t.stdout), mask_timing(&o.stdout))
         } else {
@@ -468,6 +488,25 @@ fn our_binary() -> Result<PathBuf, String> {
     Ok(target.join("release").join("hdparm"))
 }
 
+/// drive model: `cargo build --release -p drive-model` (the guest runs it; the initramfs carries
+/// the host's glibc, as it does for both hdparms).
+fn drive_model_binary() -> Result<PathBuf, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let status = Command::new(cargo)
+        .args(["build", "--release", "-p", "drive-model"])
+        .current_dir(repo())
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !status.success() {
+        return Err(format!(
+            "cargo build --release -p drive-model failed: {status}"
+        ));
+    }
+    let target =
+        std::env::var("CARGO_TARGET_DIR").map_or_else(|_| repo().join("target"), PathBuf::from);
+    Ok(target.join("release").join("drive-model"))
+}
+
 /// Boots one VM per profile, all at once (the fault profile is short and runs beside main).
 fn run_profiles(root: &Path, profiles: &[String], bin: &Path) -> Result<(), String> {
     // Fetch and unpack the kernel once, before the VMs start (setup.sh also takes a lock, so
@@ -482,8 +521,18 @@ fn run_profiles(root: &Path, profiles: &[String], bin: &Path) -> Result<(), Stri
         );
     }
     let mut children: Vec<(String, Child)> = Vec::new();
+    // drive model: profile model needs tools/drive-model built for the guest
+    let model_bin = if profiles.iter().any(|p| p == "model") {
+        Some(drive_model_binary()?)
+    } else {
+        None
+    };
     for p in profiles {
-        let child = Command::new(repo().join("tests/vm/run.sh"))
+        let mut cmd = Command::new(repo().join("tests/vm/run.sh"));
+        if let (Some(m), "model") = (&model_bin, p.as_str()) {
+            cmd.arg("--model-bin").arg(m);
+        }
+        let child = cmd
             .arg("--profile")
             .arg(p)
             .arg("--bin")
@@ -782,7 +831,7 @@ fn vm_bench_matches_hdparm() {
         return;
     }
     let profiles: Vec<String> = std::env::var("HDPARM_RS_VM_PROFILES")
-        .unwrap_or_else(|_| "main,faults,unplug".to_string())
+        .unwrap_or_else(|_| "main,faults,unplug,model".to_string())
         .split(',')
         .filter(|p| !p.is_empty())
         .map(str::to_string)

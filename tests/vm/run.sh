@@ -11,6 +11,9 @@
 #                     drives that scenarios remove with `!host device_del ...`) | demo (IDE
 #                     and AHCI disks, the IDE ATAPI CD-ROM, NVMe: the drives scripts/demo shows)
 #                     | nvme (the NVMe drive, with nvme-cli and tools/nvme-model: tests/vm_nvme.rs)
+#                     | model (tools/drive-model behind the kernel's SCSI target: TCMU + tcm_loop)
+#   --model-bin PATH  the drive model for profile model (default: $HDPARM_RS_MODEL_BIN, else
+#                     $CARGO_TARGET_DIR/release/drive-model, else target/release/drive-model)
 #   --scenarios FILE  scenario list (default tests/vm/scenarios/<profile>.tsv)
 #   --out DIR         results (default tests/vm/out/<profile>); emptied first
 #   --accel A         auto (default) | tcg | kvm; auto takes KVM only when /dev/kvm is usable
@@ -37,6 +40,7 @@ TIMEOUT=900
 CMD_TMO=60
 SMP=${HDPARM_RS_VM_SMP:-1}
 KEEP=0
+MODEL_BIN=${HDPARM_RS_MODEL_BIN:-}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--bin) BIN=$2; shift 2;;
@@ -48,6 +52,7 @@ while [ $# -gt 0 ]; do
 	--cmd-timeout) CMD_TMO=$2; shift 2;;
 	--smp) SMP=$2; shift 2;;
 	--keep) KEEP=1; shift;;
+	--model-bin) MODEL_BIN=$2; shift 2;;
 	-h|--help) awk 'NR > 1 && /^#/ {sub(/^# ?/, ""); print} /^set -euo/ {exit}' "$0"; exit 0;;
 	*) echo "run.sh: unknown option $1" >&2; exit 1;;
 	esac
@@ -100,6 +105,21 @@ put_exe "$REF" /sbin/hdparm
 put_exe "$BIN" /opt/hdparm-rs/hdparm
 cp "$KDIR"/modules/*.ko "$R/lib/modules/"
 cp "$KDIR/modules.load" "$R/etc/bench/modules.load"
+# ---- drive model (profile model): its binary, a real drive's IDENTIFY words, and the SCSI
+# target's modules; the other profiles do not load those modules
+MODEL_MODS='^(configfs|target_core_mod|uio|target_core_user|tcm_loop)\.ko$'
+if [ "$PROFILE" = model ]; then
+	MODEL_BIN=${MODEL_BIN:-${CARGO_TARGET_DIR:-$REPO/target}/release/drive-model}
+	[ -x "$MODEL_BIN" ] || { echo "run.sh: no drive model $MODEL_BIN (cargo build --release -p drive-model)" >&2; exit 1; }
+	grep -Eq "$MODEL_MODS" "$R/etc/bench/modules.load" ||
+		{ echo "run.sh: the kernel cache has no target_core_user/tcm_loop (tests/vm/setup.sh --refresh?)" >&2; exit 1; }
+	put_exe "$MODEL_BIN" /opt/drive-model/drive-model
+	mkdir -p "$R/etc/model"
+	cp "$REPO/tools/drive-model/identify/"*.hex "$R/etc/model/"
+else
+	grep -Ev "$MODEL_MODS" "$KDIR/modules.load" > "$R/etc/bench/modules.load" || true
+fi
+# ---- end drive model
 cp "$SCEN" "$R/etc/bench/scenarios.tsv"
 # ---- NVMe (issue 10), profile nvme only: Debian's nvme-cli (the oracle, at /usr/sbin/nvme
 # with its libraries) and the NVMe controller model's interposer (tools/nvme-model), which
@@ -194,6 +214,8 @@ unplug) ahci; ahci_hd; nvme; virtio_blk;;
 demo) ide_hd; ide_cd; ahci; ahci_hd; nvme;;
 # NVMe (issue 10): the NVMe drive alone, with nvme-cli and the controller model in the guest
 nvme) nvme_unmap;;
+# ---- drive model: no QEMU drive; the guest makes the model's SCSI disk (guest/init)
+model) EXPECT+=(model); APPEND_MODEL=" bench.model=1";;
 *) echo "run.sh: unknown profile $PROFILE" >&2; exit 1;;
 esac
 KINDS=$(IFS=,; echo "${EXPECT[*]}")
@@ -208,7 +230,7 @@ echo "$KINDS" | tr , '\n' > "$OUT/expected-kinds"
 cp "$SCEN" "$OUT/scenarios.tsv"
 : > "$OUT/results.log"
 Q+=(-initrd "$INITRD"
-    -append "console=ttyS0,115200 panic=-1 rdinit=/init bench.expect=$KINDS bench.timeout=$CMD_TMO"
+    -append "console=ttyS0,115200 panic=-1 rdinit=/init bench.expect=$KINDS bench.timeout=$CMD_TMO${APPEND_MODEL:-}"
     -serial "file:$OUT/console.log" -serial "file:$OUT/results.log")
 # QEMU's human monitor on a pair of FIFOs (QEMU opens DIR/mon.in and DIR/mon.out): the
 # guest's `!host CMD` steps are relayed there, with nothing but bash on the host side

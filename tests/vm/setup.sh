@@ -36,6 +36,12 @@ unavailable() { say "UNAVAILABLE: $*"; exit 77; }
 # nvme virtio_pci_modern_dev virtio_pci_legacy_dev virtio_ring virtio virtio_pci virtio_blk
 # virtio_scsi
 ROOT_MODULES="ata_piix ahci sd_mod sr_mod sg nvme virtio_pci virtio_blk virtio_scsi"
+# ---- drive model (profile "model", tools/drive-model): the kernel's SCSI target with its
+# userspace backstore (TCMU, on uio) and the loopback fabric that turns a LUN into a local
+# SCSI disk. Loaded by the guest only for that profile (see guest/init).
+MODEL_MODULES="target_core_mod target_core_user tcm_loop"
+ROOT_MODULES="$ROOT_MODULES $MODEL_MODULES"
+# ---- end drive model
 
 # ------------------------------------------------------------ packages ------
 # package:file-that-proves-it-is-there
@@ -79,7 +85,8 @@ else
 	echo "$KPKG" > "$CACHE/kernel-package"
 fi
 KDIR=$CACHE/$KPKG
-if [ -f "$KDIR/ready" ]; then
+# a cache made for another module list is made again (the list is the stamp's content)
+if [ -f "$KDIR/ready" ] && [ "$(cat "$KDIR/ready")" = "$ROOT_MODULES" ]; then
 	echo "$KDIR"
 	exit 0
 fi
@@ -132,7 +139,7 @@ fi
 echo "$KREL" > "$KDIR.tmp/release"
 dpkg-deb -f "$KDIR.tmp"/deb/*.deb Version > "$KDIR.tmp/version"
 rm -rf "$KDIR.tmp/root" "$KDIR.tmp/deb" "$KDIR.tmp/modules.order" "$KDIR.tmp/apt.err"
-touch "$KDIR.tmp/ready"
+echo "$ROOT_MODULES" > "$KDIR.tmp/ready"
 mv "$KDIR.tmp" "$KDIR"
 say "kernel $KREL ($(wc -l < "$KDIR/modules.load") modules) cached in $KDIR"
 echo "$KDIR"

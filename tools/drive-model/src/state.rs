@@ -1,0 +1,421 @@
+//! The model's whole state: what a power cycle keeps, what it loses, and the sector data.
+//! Serialised as one JSON file so that each scenario can start from a fresh copy, and so that
+//! the end state can be compared between the two tools' runs.
+
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Which feature sets the drive has. A drive "lacking the feature" aborts its commands and
+/// clears its IDENTIFY bits, as a drive without it would.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Features {
+    pub security: bool,
+    pub hpa: bool,
+    pub amax: bool,
+    pub dco: bool,
+    pub sanitize: bool,
+    pub trim: bool,
+    pub download_microcode: bool,
+    pub write_uncorrectable: bool,
+    pub sector_config: bool,
+    pub wd_vendor: bool,
+}
+
+impl Features {
+    pub fn all() -> Self {
+        Features {
+            security: true,
+            hpa: true,
+            amax: false,
+            dco: true,
+            sanitize: true,
+            trim: true,
+            download_microcode: true,
+            write_uncorrectable: true,
+            sector_config: true,
+            wd_vendor: true,
+        }
+    }
+    pub fn none() -> Self {
+        Features {
+            security: false,
+            hpa: false,
+            amax: false,
+            dco: false,
+            sanitize: false,
+            trim: false,
+            download_microcode: false,
+            write_uncorrectable: false,
+            sector_config: false,
+            wd_vendor: false,
+        }
+    }
+}
+
+/// How the SCSI side answers (a libata disk, or a USB-SATA bridge).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Personality {
+    /// "descriptor" (libata, hdparm's expectation) or "fixed" (SAT's fixed format).
+    pub sense: String,
+    /// "ata" (vendor `ATA     `, like libata) or "usb" (a bridge's own strings).
+    pub inquiry: String,
+    /// Return the ATA Status Return sense for every pass-through command, not only for
+    /// CK_COND or errors (some bridges do; libata does not).
+    pub always_sense: bool,
+}
+
+/// A fault to inject: abort, or delay the answer by `delay_s` seconds (a time-out for the tool).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Fault {
+    pub command: u8,
+    pub feature: Option<u16>,
+    pub abort: bool,
+    pub delay_s: u64,
+}
+
+/// ACS security: passwords, enabled/locked/frozen, the attempt counter.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Security {
+    pub user_password: Option<String>,
+    pub master_password: String,
+    pub master_revision: u16,
+    pub enabled: bool,
+    pub locked: bool,
+    pub frozen: bool,
+    pub level_max: bool,
+    pub attempts_left: u8,
+    /// SECURITY ERASE PREPARE was the previous command.
+    pub erase_prepared: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Sanitize {
+    pub frozen: bool,
+    pub antifreeze: bool,
+    /// The operation in progress: "block-erase", "crypto-scramble", "overwrite".
+    pub operation: Option<String>,
+    pub overwrite_pattern: u32,
+    /// Status queries left until the operation ends (the model's clock: see `ata::sanitize`).
+    pub steps_left: u32,
+    pub steps_total: u32,
+    pub last_completed_ok: bool,
+    pub failed: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Firmware {
+    pub revision: String,
+    /// Blocks received in the current segmented download.
+    pub received_blocks: u32,
+    /// Blocks the image declares (its header), once the first segment arrived.
+    pub expected_blocks: Option<u32>,
+    pub downloads_completed: u32,
+    pub digest: Option<String>,
+    #[serde(default)]
+    pub image: Vec<u8>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Wd {
+    pub vsc_enabled: bool,
+    /// The key sector's action: 1 read, 2 write.
+    pub key_action: Option<u8>,
+    pub idle3: u8,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct State {
+    /// The real drive's IDENTIFY words the model starts from.
+    pub base_identify: Vec<u16>,
+    pub base_name: String,
+    pub features: Features,
+    pub personality: Personality,
+    pub faults: Vec<Fault>,
+    /// Sectors the factory configuration has (DCO restore goes back to it).
+    pub factory_sectors: u64,
+    /// DCO's max LBA (the native max).
+    pub dco_max_lba: u64,
+    pub dco_frozen: bool,
+    /// The non-volatile max LBA (HPA or AMAX).
+    pub max_lba: u64,
+    /// A volatile SET MAX, lost at power cycle.
+    pub max_lba_volatile: Option<u64>,
+    pub set_max_frozen: bool,
+    pub set_max_nonvolatile_done: bool,
+    pub last_was_read_native: bool,
+    pub security: Security,
+    pub sanitize: Sanitize,
+    pub firmware: Firmware,
+    pub wd: Wd,
+    /// Index of the active Sector Configuration descriptor (log 0x2F).
+    pub sector_config: u8,
+    /// The descriptors' command checkwords (descriptor 0: 512-byte sectors, 1: 4096).
+    #[serde(default = "default_checks")]
+    pub sector_config_checks: Vec<u16>,
+    /// 0xFF active/idle, 0x00 standby, 0x01 sleep (needs a reset).
+    pub power: u8,
+    pub write_cache: bool,
+    pub look_ahead: bool,
+    pub apm: Option<u8>,
+    pub aam: Option<u8>,
+    pub smart_enabled: bool,
+    pub multiple: u8,
+    pub ticks: u64,
+    pub power_cycles: u64,
+    /// Written sectors (hex), newest content.
+    pub sectors: BTreeMap<u64, String>,
+    /// Trimmed ranges (start, count): read zero (deterministic, RZAT).
+    pub trimmed: Vec<(u64, u64)>,
+    /// After an erase or sanitize, every sector not written since reads this 32-bit pattern.
+    pub wiped: Option<u32>,
+    pub uncorrectable: BTreeSet<u64>,
+}
+
+pub const SECTOR: usize = 512;
+
+pub fn default_checks() -> Vec<u16> {
+    vec![0x1E2D, 0x4B5A]
+}
+/// 1 GiB, like the bench's other disks.
+pub const DEFAULT_SECTORS: u64 = 2 * 1024 * 1024;
+pub const ATTEMPTS: u8 = 5;
+
+impl State {
+    pub fn new(base_identify: Vec<u16>, base_name: &str, sectors: u64) -> Self {
+        let rev = fw_rev_of(&base_identify);
+        State {
+            base_identify,
+            base_name: base_name.to_string(),
+            features: Features::all(),
+            personality: Personality {
+                sense: "descriptor".into(),
+                inquiry: "ata".into(),
+                always_sense: false,
+            },
+            faults: Vec::new(),
+            factory_sectors: sectors,
+            dco_max_lba: sectors - 1,
+            dco_frozen: false,
+            max_lba: sectors - 1,
+            max_lba_volatile: None,
+            set_max_frozen: false,
+            set_max_nonvolatile_done: false,
+            last_was_read_native: false,
+            security: Security {
+                user_password: None,
+                master_password: hex(&[0u8; 32]),
+                master_revision: 0xFFFE,
+                enabled: false,
+                locked: false,
+                frozen: false,
+                level_max: false,
+                attempts_left: ATTEMPTS,
+                erase_prepared: false,
+            },
+            sanitize: Sanitize {
+                frozen: false,
+                antifreeze: false,
+                operation: None,
+                overwrite_pattern: 0,
+                steps_left: 0,
+                steps_total: 0,
+                last_completed_ok: false,
+                failed: false,
+            },
+            firmware: Firmware {
+                revision: rev,
+                received_blocks: 0,
+                expected_blocks: None,
+                downloads_completed: 0,
+                digest: None,
+                image: Vec::new(),
+            },
+            wd: Wd {
+                vsc_enabled: false,
+                key_action: None,
+                idle3: 0x50,
+            },
+            sector_config: 0,
+            sector_config_checks: default_checks(),
+            power: 0xFF,
+            write_cache: true,
+            look_ahead: true,
+            apm: None,
+            aam: None,
+            smart_enabled: true,
+            multiple: 16,
+            ticks: 0,
+            power_cycles: 0,
+            sectors: BTreeMap::new(),
+            trimmed: Vec::new(),
+            wiped: None,
+            uncorrectable: BTreeSet::new(),
+        }
+    }
+
+    /// The max LBA the host sees now.
+    pub fn current_max_lba(&self) -> u64 {
+        self.max_lba_volatile.unwrap_or(self.max_lba)
+    }
+
+    /// A power cycle (or hard reset): what ACS says survives, survives.
+    pub fn power_cycle(&mut self) {
+        self.power_cycles += 1;
+        self.max_lba_volatile = None;
+        self.set_max_frozen = false;
+        self.set_max_nonvolatile_done = false;
+        self.last_was_read_native = false;
+        self.dco_frozen = false;
+        let s = &mut self.security;
+        s.frozen = false;
+        s.erase_prepared = false;
+        s.attempts_left = ATTEMPTS;
+        s.locked = s.enabled;
+        self.sanitize.frozen = false;
+        self.sanitize.antifreeze = false;
+        self.wd.vsc_enabled = false;
+        self.wd.key_action = None;
+        self.power = 0xFF;
+        self.firmware.received_blocks = 0;
+        self.firmware.expected_blocks = None;
+        self.firmware.image.clear();
+    }
+
+    pub fn read_sector(&self, lba: u64) -> Vec<u8> {
+        if let Some(h) = self.sectors.get(&lba) {
+            if let Some(v) = unhex(h) {
+                return v;
+            }
+        }
+        if self.trimmed.iter().any(|&(s, n)| lba >= s && lba < s + n) {
+            return vec![0; SECTOR];
+        }
+        if let Some(p) = self.wiped {
+            return p
+                .to_le_bytes()
+                .iter()
+                .copied()
+                .cycle()
+                .take(SECTOR)
+                .collect();
+        }
+        base_sector(lba)
+    }
+
+    pub fn write_sector(&mut self, lba: u64, data: &[u8]) {
+        let mut v = data.to_vec();
+        v.resize(SECTOR, 0);
+        self.uncorrectable.remove(&lba);
+        self.sectors.insert(lba, hex(&v));
+    }
+
+    pub fn trim(&mut self, start: u64, count: u64) {
+        if count == 0 {
+            return;
+        }
+        let end = start + count;
+        self.sectors.retain(|&l, _| l < start || l >= end);
+        self.trimmed.push((start, count));
+    }
+
+    /// Everything reads `pattern` (0 for an erase), as after a whole-drive erase.
+    pub fn wipe(&mut self, pattern: u32) {
+        self.sectors.clear();
+        self.trimmed.clear();
+        self.uncorrectable.clear();
+        self.wiped = Some(pattern);
+    }
+}
+
+/// What a never-written sector holds: sector 0 like the bench's other disks (a tag, then the
+/// bytes 0..255), every other sector a tag naming its LBA, so that zeroing shows.
+pub fn base_sector(lba: u64) -> Vec<u8> {
+    let tag = if lba == 0 {
+        "HDPARM-RS-VM model SECTOR 0 ".to_string()
+    } else {
+        format!("MODEL LBA {lba} ")
+    };
+    let mut v: Vec<u8> = tag.bytes().cycle().take(256).collect();
+    if lba == 0 {
+        v.extend(0..=255u8);
+    } else {
+        v.extend(tag.bytes().cycle().take(256));
+    }
+    v
+}
+
+pub fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+pub fn unhex(s: &str) -> Option<Vec<u8>> {
+    if s.len() & 1 != 0 {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// FNV-1a 64: a short digest for the log and the end state.
+pub fn digest(b: &[u8]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &x in b {
+        h ^= u64::from(x);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// IDENTIFY words 23-26 as text (the firmware revision, byte-swapped pairs).
+pub fn fw_rev_of(w: &[u16]) -> String {
+    let mut s = String::new();
+    for &x in w.get(23..27).unwrap_or(&[]) {
+        s.push(char::from((x >> 8) as u8));
+        s.push(char::from((x & 0xFF) as u8));
+    }
+    s.trim_end().to_string()
+}
+
+/// Parses hdparm's `--Istdout` layout: 256 four-digit hex words.
+pub fn parse_identify_hex(text: &str) -> Result<Vec<u16>, String> {
+    let w: Vec<u16> = text
+        .split_whitespace()
+        .filter(|t| t.len() == 4)
+        .map(|t| u16::from_str_radix(t, 16).map_err(|e| format!("{t}: {e}")))
+        .collect::<Result<_, _>>()?;
+    if w.len() != 256 {
+        return Err(format!("{} words, not 256", w.len()));
+    }
+    Ok(w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_follow_writes_trims_and_wipes() {
+        let mut s = State::new(vec![0; 256], "t", 1000);
+        assert_eq!(&s.read_sector(5)[..12], b"MODEL LBA 5 ");
+        s.write_sector(5, &[7; 512]);
+        assert_eq!(s.read_sector(5), vec![7; 512]);
+        s.trim(4, 2);
+        assert_eq!(s.read_sector(5), vec![0; 512]);
+        assert_eq!(&s.read_sector(6)[..12], b"MODEL LBA 6 ");
+        s.wipe(0);
+        assert_eq!(s.read_sector(6), vec![0; 512]);
+    }
+
+    #[test]
+    fn power_cycle_locks_an_enabled_drive_and_drops_volatile_state() {
+        let mut s = State::new(vec![0; 256], "t", 1000);
+        s.security.enabled = true;
+        s.security.frozen = true;
+        s.max_lba_volatile = Some(10);
+        s.power_cycle();
+        assert!(s.security.locked && !s.security.frozen);
+        assert_eq!(s.current_max_lba(), 999);
+    }
+}
