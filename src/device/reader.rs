@@ -487,7 +487,7 @@ mod tests {
     fn run_engine(engine: &mut dyn BenchEngine, plan: &OffsetPlan) -> TrialSample {
         let mut calls = 0;
         let sample = engine
-            .run_trial(plan, 0, Duration::from_millis(100), &mut |_, _| calls += 1)
+            .run_trial(plan, 0, Duration::from_millis(500), &mut |_, _| calls += 1)
             .expect("trial");
         assert!(calls > 0, "progress was reported");
         sample

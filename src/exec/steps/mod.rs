@@ -352,25 +352,34 @@ impl Ctx<'_, '_, '_> {
     /// STANDBY IMMEDIATE 0xE0 / 0x94). Reports only when both fail.
     fn drive_cmd_either(&mut self, first: u8, second: u8, label: &str) -> Option<AtaOutput> {
         let mut none = [0u8; 0];
-        match self
+        let retry_args = match self
             .dev
-            .ata(&TaskFile::drive_cmd([first, 0, 0, 0]), &mut none)
+            .ata_registers(&TaskFile::drive_cmd([first, 0, 0, 0]), &mut none)
         {
+            Ok(r) => {
+                return Some(AtaOutput {
+                    error: r.error,
+                    count: (r.count & 0xFF) as u8,
+                    lba: r.lba,
+                    device: r.device,
+                })
+            }
+            Err((f, _)) if f.not_ata => {
+                self.ata_failed(label, &f);
+                return None;
+            }
+            // hdparm reuses its argument block: the failed command left ERROR in args[1]
+            // and COUNT in args[2], so the second opcode goes out with them as its COUNT and
+            // FEATURE (an aborted 0xE5 makes it 0x98 with count 0x04). The wire is the same.
+            Err((_, Some(r))) => [second, r.error, (r.count & 0xFF) as u8, 0],
+            Err((_, None)) => [second, 0, 0, 0],
+        };
+        match self.dev.ata(&TaskFile::drive_cmd(retry_args), &mut none) {
             Ok(out) => Some(out),
-            Err(f) if f.not_ata => {
+            Err(f) => {
                 self.ata_failed(label, &f);
                 None
             }
-            Err(_) => match self
-                .dev
-                .ata(&TaskFile::drive_cmd([second, 0, 0, 0]), &mut none)
-            {
-                Ok(out) => Some(out),
-                Err(f) => {
-                    self.ata_failed(label, &f);
-                    None
-                }
-            },
         }
     }
 
