@@ -45,6 +45,21 @@ fn check_power_mode_states() {
         format!("{HEADER} drive state is:  NVcache_spinup\n")
     );
     assert_eq!(o.exit, 0);
+    // Aborted with registers, as a drive answers: hdparm's argument block carries the ERROR
+    // register (ABRT) into the retry's COUNT and the returned COUNT into its FEATURE.
+    let fake = sata()
+        .on_ata(op::CHECKPOWERMODE1, None, Err(aborted(0xE5)))
+        .on_ata_registers(
+            op::CHECKPOWERMODE1,
+            None,
+            vec![crate::ata::command::AtaRegisters {
+                status: 0x51,
+                error: 0x04,
+                count: 0x07,
+                ..Default::default()
+            }],
+        );
+    assert_eq!(state(fake).ata(), vec![(0xE5, 0, 0), (0x98, 0x07, 0x04)]);
 }
 
 #[test]
