@@ -484,9 +484,10 @@ impl Device {
     }
 
     /// Where this device's translator puts the registers in fixed-format sense: libata's own
-    /// layouts for a libata device (its driver, or an INQUIRY vendor of `ATA`, which libata
-    /// reports for every drive), SAT's standard layout for everything else (USB bridges, SAS
-    /// HBAs, a software target).
+    /// layouts for a device behind a libata host, SAT's standard layout for everything else
+    /// (USB bridges, SAS HBAs, a software target). Decided by the host in sysfs alone: a
+    /// translator that copies libata's INQUIRY (vendor `ATA`, as the VM's drive model and some
+    /// bridges do) still writes SAT's layout.
     pub fn fixed_sense_layout(&self) -> FixedLayout {
         use super::kind::{DeviceKind, ScsiHost};
         let libata_host = matches!(
@@ -499,11 +500,7 @@ impl Device {
                 ..
             }
         );
-        let ata_vendor = || {
-            self.sysfs_read("device/vendor")
-                .is_ok_and(|v| v.trim_end() == "ATA")
-        };
-        if libata_host || ata_vendor() {
+        if libata_host {
             FixedLayout::Libata
         } else {
             FixedLayout::Sat
