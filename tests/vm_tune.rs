@@ -72,46 +72,64 @@ fn our_binary() -> &'static PathBuf {
     })
 }
 
-/// The results directory of `profile` (`DIR/<profile>`): booted once per profile (the tests
-/// of a profile share it), or given by `HDPARM_RS_VM_RESULTS`. Err(reason) means skip.
-fn profile_dir(profile: &'static str) -> Result<PathBuf, String> {
-    static TUNE: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    static HOTPLUG: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let cell = if profile == "tune" { &TUNE } else { &HOTPLUG };
-    cell.get_or_init(|| {
-        if let Some(dir) = std::env::var("HDPARM_RS_VM_RESULTS")
-            .ok()
-            .filter(|v| !v.is_empty())
-        {
-            return Ok(PathBuf::from(dir).join(profile));
-        }
-        if !env_set("HDPARM_RS_VM") && !common::require_all() {
-            return Err("boots QEMU for about three minutes; set HDPARM_RS_VM=1 to run it".into());
-        }
-        let out = repo().join("tests/vm/out").join(profile);
-        let status = Command::new(repo().join("tests/vm/run.sh"))
-            .args(["--profile", profile, "--bin"])
-            .arg(our_binary())
-            .arg("--out")
-            .arg(&out)
-            .status()
-            .map_err(|e| format!("cannot start tests/vm/run.sh: {e}"))?;
-        match status.code() {
-            Some(0) => Ok(out),
-            Some(EXIT_UNAVAILABLE) => Err(format!(
-                "tests/vm/run.sh --profile {profile}: a component is missing"
-            )),
-            _ => Err(format!(
-                "FAILED: tests/vm/run.sh --profile {profile}: {status}"
-            )),
-        }
-    })
-    .clone()
+/// Boots `profile` into `tests/vm/out/<profile>`. Err(reason) means skip; "FAILED: " fails.
+fn boot(profile: &str) -> Result<PathBuf, String> {
+    let out = repo().join("tests/vm/out").join(profile);
+    let status = Command::new(repo().join("tests/vm/run.sh"))
+        .args(["--profile", profile, "--bin"])
+        .arg(our_binary())
+        .arg("--out")
+        .arg(&out)
+        .status()
+        .map_err(|e| format!("cannot start tests/vm/run.sh: {e}"))?;
+    match status.code() {
+        Some(0) => Ok(out),
+        Some(EXIT_UNAVAILABLE) => Err(format!(
+            "tests/vm/run.sh --profile {profile}: a component is missing"
+        )),
+        _ => Err(format!(
+            "FAILED: tests/vm/run.sh --profile {profile}: {status}"
+        )),
+    }
+}
+
+const PROFILES: [&str; 2] = ["tune", "hotplug"];
+
+/// The results directory of `profile` (`DIR/<profile>`), given by `HDPARM_RS_VM_RESULTS`, or
+/// booted: the first test to ask boots both profiles at once, and every test shares them.
+fn profile_dir(profile: &str) -> Result<PathBuf, String> {
+    static BOOTED: OnceLock<Vec<Result<PathBuf, String>>> = OnceLock::new();
+    if let Some(dir) = std::env::var("HDPARM_RS_VM_RESULTS")
+        .ok()
+        .filter(|v| !v.is_empty())
+    {
+        return Ok(PathBuf::from(dir).join(profile));
+    }
+    if !env_set("HDPARM_RS_VM") && !common::require_all() {
+        return Err("boots QEMU for about three minutes; set HDPARM_RS_VM=1 to run it".into());
+    }
+    let booted = BOOTED.get_or_init(|| {
+        our_binary();
+        std::thread::scope(|s| {
+            let runs: Vec<_> = PROFILES.iter().map(|p| s.spawn(|| boot(p))).collect();
+            runs.into_iter()
+                .map(|r| {
+                    r.join()
+                        .unwrap_or_else(|_| Err("FAILED: boot panicked".into()))
+                })
+                .collect()
+        })
+    });
+    let i = PROFILES
+        .iter()
+        .position(|p| *p == profile)
+        .unwrap_or_else(|| panic!("no profile {profile}"));
+    booted[i].clone()
 }
 
 /// The directory of `profile`, or None after saying why the test is skipped (a failed boot
 /// fails the test).
-fn results(test: &str, profile: &'static str) -> Option<PathBuf> {
+fn results(test: &str, profile: &str) -> Option<PathBuf> {
     match profile_dir(profile) {
         Ok(dir) => Some(dir),
         Err(why) if why.starts_with("FAILED: ") => panic!("{why}"),
