@@ -27,7 +27,7 @@
 //! | `devices[].facts.{on_battery,try_apm}` | what Debian's scripts would learn |
 //! | `devices[].plan` | the command lines (without the program name) Debian's hooks would run |
 //! | `devices[].runs[].{args,exit_status,stdout,stderr}` | each line as run |
-//! | `devices[].readback[]`, `devices[].drift[]` | `{option, wanted, found}` (`found` null: the get printed no value) |
+//! | `devices[].readback[]`, `devices[].drift[]` | `{option, wanted, found}` (`found` null: the get printed no value; after `--apply` that is drift too) |
 //! | `devices[].record_path` | the record written under /run/hdparm |
 //! | `messages` | `{severity, class, text}`, as every document's; also on stderr |
 
@@ -227,14 +227,21 @@ pub fn run_apply(
             }
         }
         report.readback = read_back(device, &plan);
+        // A get that reads no value after every line went through means the setting did not
+        // take either: a CD-ROM accepts -W0 and then has no write cache to report, and under the
+        // plan's -q nothing else says so (VM hotplug profile, tests/vm_tune.rs). Where a line
+        // failed, its failure already says it; --check, which sets nothing, lists values only.
+        let all_ran = !request.check && report.runs.iter().all(|r| r.exit_status == 0);
         report.drift = report
             .readback
             .iter()
-            .filter(|r| r.found.is_some() && r.found != Some(r.wanted))
+            .filter(|r| r.found != Some(r.wanted) && (r.found.is_some() || all_ran))
             .cloned()
             .collect();
         for drift in &report.drift {
-            let found = drift.found.map_or("unknown".to_string(), |v| v.to_string());
+            let found = drift
+                .found
+                .map_or("no value".to_string(), |v| v.to_string());
             let text = if request.check {
                 format!(
                     "{device}: {} is {found}, hdparm.conf asks for {}",

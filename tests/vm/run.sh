@@ -14,6 +14,9 @@
 #                     | model (tools/drive-model behind the kernel's SCSI target: TCMU + tcm_loop)
 #   --model-bin PATH  the drive model for profile model (default: $HDPARM_RS_MODEL_BIN, else
 #                     $CARGO_TARGET_DIR/release/drive-model, else target/release/drive-model)
+#                     | tune (IDE, AHCI and virtio disks: --experiment, --advise, --surface over
+#                     a dm table: tests/vm_tune.rs) | hotplug (AHCI disk, IDE CD-ROM and a SCSI
+#                     disk hot-plugged mid-run: --apply from mdev, the resume hook: tests/vm_tune.rs)
 #   --scenarios FILE  scenario list (default tests/vm/scenarios/<profile>.tsv)
 #   --out DIR         results (default tests/vm/out/<profile>); emptied first
 #   --accel A         auto (default) | tcg | kvm; auto takes KVM only when /dev/kvm is usable
@@ -138,6 +141,24 @@ if [ "$PROFILE" = nvme ]; then
 	put_exe "$MODEL" /opt/nvme-model/libnvme_model.so
 	mkdir -p "$R/etc/nvme"
 fi
+# ---- tune and hotplug profiles (issues 11, 12; tests/vm_tune.rs) ----
+# tune: Debian's dmsetup with its libraries, for the device-mapper table of the surface scan.
+# hotplug: the files of guest/hotplug/ (hdparm.conf, mdev.conf, the helper mdev runs), our udev
+# rule (the helper runs its RUN command) and our system-sleep hook, where the package puts them.
+if [ "$PROFILE" = tune ]; then
+	DMSETUP=$(command -v dmsetup || true)
+	for p in /sbin/dmsetup /usr/sbin/dmsetup; do [ -z "$DMSETUP" ] && [ -x $p ] && DMSETUP=$p; done
+	[ -n "$DMSETUP" ] || { echo "run.sh: UNAVAILABLE: no dmsetup on the host (Debian: dmsetup)" >&2; exit 77; }
+	put_exe "$DMSETUP" /sbin/dmsetup
+fi
+if [ "$PROFILE" = hotplug ]; then
+	cp -R "$HERE/guest/hotplug/." "$R/"
+	mkdir -p "$R/etc/udev/rules.d" "$R/lib/systemd/system-sleep"
+	cp "$REPO/contrib/udev/85-hdparm-rs.rules" "$R/etc/udev/rules.d/"
+	cp "$REPO/contrib/systemd/hdparm-rs.sleep" "$R/lib/systemd/system-sleep/hdparm-rs"
+	chmod 755 "$R/lib/systemd/system-sleep/hdparm-rs" "$R/lib/mdev/hdparm-rs-rule"
+fi
+# ---- end tune and hotplug ----
 INITRD=$WORK/initrd.gz
 (cd "$R" && find . | LC_ALL=C sort | busybox cpio -o -H newc 2>/dev/null | gzip -1 > "$INITRD")
 log "initramfs: $(($(stat -c %s "$INITRD") / 1024)) KiB (ours: $BIN, reference: $REF)"
@@ -202,6 +223,10 @@ virtio_scsi() { mkimg virtio-scsi 1G; EXPECT+=(virtio-scsi)
 	    -device "scsi-hd,drive=vscsihd,bus=vscsi.0,serial=HRS-VSCSI-0001"); }
 virtio_blk() { mkimg virtio-blk 1G; EXPECT+=(virtio-blk)
 	Q+=(-drive "if=none,id=vblk0,format=raw,file=$IMG/virtio-blk.raw" -device "virtio-blk-pci,id=vblk,drive=vblk0,serial=HRS-VBLK-0001"); }
+# hotplug (issue 12): a virtio-scsi controller with no disk, and the image of the disk the
+# scenario plugs into it (`!ours-host device_add scsi-hd,drive=hot0,...`)
+hot_spare() { mkimg hot 256M
+	Q+=(-device virtio-scsi-pci,id=vscsi -drive "if=none,id=hot0,format=raw,file=$IMG/hot.raw"); }
 case $PROFILE in
 main) ide_hd; ide_cd; ahci; ahci_hd; ahci_cd; nvme; virtio_scsi; virtio_blk;;
 # libata retries a failed read and lowers the link speed for the rest of the boot, so the
@@ -216,6 +241,11 @@ demo) ide_hd; ide_cd; ahci; ahci_hd; nvme;;
 nvme) nvme_unmap;;
 # ---- drive model: no QEMU drive; the guest makes the model's SCSI disk (guest/init)
 model) EXPECT+=(model); APPEND_MODEL=" bench.model=1";;
+# ---- tune (issue 11): --experiment and --advise on the IDE and AHCI disks, --surface over a
+# device-mapper table on the virtio disk; hotplug (issue 12): hdparm.conf applied on hotplug
+# and resume, and by a CD-ROM that rejects a setting ----
+tune) ide_hd; ahci; ahci_hd; virtio_blk;;
+hotplug) ide_cd; ahci; ahci_hd; hot_spare;;
 *) echo "run.sh: unknown profile $PROFILE" >&2; exit 1;;
 esac
 KINDS=$(IFS=,; echo "${EXPECT[*]}")
@@ -257,7 +287,8 @@ while kill -0 "$QPID" 2>/dev/null; do
 	sleep 0.05
 done
 # relay the guest's "@@M HOST <n> <monitor command>" requests, if its scenarios make any
-if grep -q $'\t!host ' "$SCEN" || grep -q ' ;; !host ' "$SCEN"; then
+# ("!ours-host CMD": the same, asked in our pass only; the hotplug profile)
+if grep -q -e $'\t!host ' -e ' ;; !host ' -e '!ours-host ' "$SCEN"; then
 	done_host=0
 	while kill -0 "$QPID" 2>/dev/null; do
 		n=0

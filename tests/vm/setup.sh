@@ -42,6 +42,12 @@ ROOT_MODULES="ata_piix ahci sd_mod sr_mod sg nvme virtio_pci virtio_blk virtio_s
 MODEL_MODULES="target_core_mod target_core_user tcm_loop"
 ROOT_MODULES="$ROOT_MODULES $MODEL_MODULES"
 # ---- end drive model
+# ---- tune profile (issue 11): device-mapper, for the surface scan over a dm table with a
+# slowed (dm-delay) and a failing (dm-error, built into dm_mod) region. A separate list, so
+# the storage list above stays as it was; a cache made without them is made again (roots).
+DM_MODULES="dm_mod dm_delay"
+ROOT_MODULES="$ROOT_MODULES $DM_MODULES"
+# ---- end tune profile ----
 
 # ------------------------------------------------------------ packages ------
 # package:file-that-proves-it-is-there
@@ -85,8 +91,12 @@ else
 	echo "$KPKG" > "$CACHE/kernel-package"
 fi
 KDIR=$CACHE/$KPKG
-# a cache made for another module list is made again (the list is the stamp's content)
-if [ -f "$KDIR/ready" ] && [ "$(cat "$KDIR/ready")" = "$ROOT_MODULES" ]; then
+# a cache kept for another module list (an older setup.sh) is made again
+if [ -f "$KDIR/ready" ] && [ "$(cat "$KDIR/roots" 2>/dev/null)" != "$ROOT_MODULES" ]; then
+	say "the cached kernel has other modules than ROOT_MODULES: making it again"
+	rm -f "$KDIR/ready"
+fi
+if [ -f "$KDIR/ready" ]; then
 	echo "$KDIR"
 	exit 0
 fi
@@ -139,7 +149,8 @@ fi
 echo "$KREL" > "$KDIR.tmp/release"
 dpkg-deb -f "$KDIR.tmp"/deb/*.deb Version > "$KDIR.tmp/version"
 rm -rf "$KDIR.tmp/root" "$KDIR.tmp/deb" "$KDIR.tmp/modules.order" "$KDIR.tmp/apt.err"
-echo "$ROOT_MODULES" > "$KDIR.tmp/ready"
+echo "$ROOT_MODULES" > "$KDIR.tmp/roots"
+touch "$KDIR.tmp/ready"
 mv "$KDIR.tmp" "$KDIR"
 say "kernel $KREL ($(wc -l < "$KDIR/modules.load") modules) cached in $KDIR"
 echo "$KDIR"
