@@ -194,7 +194,9 @@ fn parse_scenarios(text: &str) -> Result<Vec<Scenario>, String> {
         let opts: Vec<&str> = f
             .get(3)
             .map_or(vec![], |o| o.split(',').filter(|o| !o.is_empty()).collect());
-        if let Some(bad) = opts.iter().find(|o| **o != "timing") {
+        // `writes` (issue 12 oracle, profile model): the guest's closing step is `@end
+        // --writes-only`, the command log without pure reads; the host compares it as any.
+        if let Some(bad) = opts.iter().find(|o| **o != "timing" && **o != "writes") {
             return Err(format!("scenario {}: unknown option {bad:?}", f[0]));
         }
         out.push(Scenario {
@@ -745,6 +747,13 @@ fn check_profile(dir: &Path, rows: &[VmRow], seen: &mut Seen) -> (String, Vec<St
             };
             let o = compare(sc, kind, theirs, ours, timeout);
             seen.ran.insert((kind.clone(), sc.id.clone()));
+            // issue 12: what the model must show whatever DIFFERENCES.md excuses
+            if !self_check {
+                for p in model_checks(&sc.id, ours) {
+                    failures.push(format!("{profile}: vm:{kind}:{}: {p}", sc.id));
+                    let _ = writeln!(lines, "    {} PROBLEM (never excused): {p}", sc.id);
+                }
+            }
             for p in &o.problems {
                 failures.push(format!("{profile}: vm:{kind}:{}: {p}", sc.id));
                 let _ = writeln!(lines, "    {} PROBLEM (never excused): {p}", sc.id);
@@ -788,6 +797,72 @@ fn check_profile(dir: &Path, rows: &[VmRow], seen: &mut Seen) -> (String, Vec<St
     );
     (report, failures)
 }
+
+// ---- issue 12: checks of ours in profile model that no comparison makes
+/// The ATA commands (`"command":"0x.."`) of an `@end` record's log, in order.
+fn logged_commands(end: &Step) -> Vec<String> {
+    String::from_utf8_lossy(&end.stdout)
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .filter_map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).ok()?;
+            Some(v.get("command")?.as_str()?.to_string())
+        })
+        .collect()
+}
+
+/// Scenario `no-wake`: `-y`, then ours' `--prometheus --no-wake` (hdparm's pass: `-C`) must
+/// send nothing but CHECK POWER MODE to the drive in standby, leave it in standby, say why it
+/// skipped the drive and exit 3. Scenario `wake`: the same without `--no-wake` asks more
+/// (IDENTIFY at least). Problems found; none for other scenarios.
+fn model_checks(id: &str, ours: &[Step]) -> Vec<String> {
+    let mut problems = Vec::new();
+    if id != "no-wake" && id != "wake" {
+        return problems;
+    }
+    let (Some(query), Some(end)) = (ours.get(1), ours.last()) else {
+        return vec!["ours: steps missing".to_string()];
+    };
+    let log = logged_commands(end);
+    let after: Vec<&str> = match log.iter().position(|c| c == "0xe0") {
+        Some(i) => log[i + 1..].iter().map(String::as_str).collect(),
+        None => {
+            return vec![format!(
+                "no STANDBY IMMEDIATE (0xe0) in the model's log: {log:?}"
+            )]
+        }
+    };
+    let text = String::from_utf8_lossy(&query.stdout);
+    let standby_at_end = String::from_utf8_lossy(&end.stdout).contains("\"power\": \"0x00\"");
+    if id == "no-wake" {
+        if after.iter().any(|c| *c != "0xe5") || after.is_empty() {
+            problems.push(format!(
+                "--no-wake sent more than CHECK POWER MODE after the standby: {after:?}"
+            ));
+        }
+        if !standby_at_end {
+            problems.push("the drive did not stay in standby".to_string());
+        }
+        if !text.contains("hdparm_query_skipped{device=") || !text.contains("reason=\"standby\"} 1")
+        {
+            problems.push(format!(
+                "no hdparm_query_skipped{{...,reason=\"standby\"}} 1 in:\n{text}"
+            ));
+        }
+        if query.exit != 3 {
+            problems.push(format!(
+                "--prometheus --no-wake exited {}, not 3",
+                query.exit
+            ));
+        }
+    } else if !after.contains(&"0xec") {
+        problems.push(format!(
+            "--prometheus without --no-wake sent no IDENTIFY after the standby: {after:?}"
+        ));
+    }
+    problems
+}
+// ---- end issue 12
 
 /// The scenarios of the profiles in the repository's tests/vm/scenarios/ that this run did not
 /// compare: rows whose evidence lies there are not judged stale.
@@ -1098,6 +1173,37 @@ mod unit {
         );
         assert_eq!(o.problems.len(), 1);
         assert!(o.differs.is_empty());
+    }
+
+    #[test]
+    fn no_wake_check_sees_a_wake_up_and_a_missing_skip() {
+        let step = |stdout: &str, exit: i32| Step {
+            stdout: stdout.as_bytes().to_vec(),
+            exit,
+            ..Step::default()
+        };
+        let e0 = r#"{"command":"0xe0"}"#;
+        let e5 = r#"{"command":"0xe5"}"#;
+        let ec = r#"{"command":"0xec"}"#;
+        let skipped = "hdparm_query_skipped{device=\"/dev/sda\",reason=\"standby\"} 1\n";
+        let end = |cmds: &[&str], power: &str| {
+            step(
+                &format!(
+                    "# log\n{}\n# end state\n{{\n  \"power\": \"{power}\"\n}}\n",
+                    cmds.join("\n")
+                ),
+                0,
+            )
+        };
+        let good = [step("", 0), step(skipped, 3), end(&[e0, e5], "0x00")];
+        assert!(model_checks("no-wake", &good).is_empty());
+        let woke = [step("", 0), step(skipped, 3), end(&[e0, e5, ec], "0xff")];
+        assert_eq!(model_checks("no-wake", &woke).len(), 2);
+        let unsaid = [step("", 0), step("", 0), end(&[e0, e5], "0x00")];
+        assert_eq!(model_checks("no-wake", &unsaid).len(), 2);
+        assert!(model_checks("wake", &woke).is_empty());
+        assert_eq!(model_checks("wake", &good).len(), 1);
+        assert!(model_checks("I", &[]).is_empty());
     }
 
     #[test]

@@ -119,6 +119,22 @@ if [ "$PROFILE" = model ]; then
 	put_exe "$MODEL_BIN" /opt/drive-model/drive-model
 	mkdir -p "$R/etc/model"
 	cp "$REPO/tools/drive-model/identify/"*.hex "$R/etc/model/"
+	# ---- issue 12 oracle: Debian's hdparm.conf scripts (from the host's hdparm package),
+	# what they need that busybox lacks, the configs, and guest/oracle.sh
+	for f in /lib/udev/hdparm /lib/hdparm/hdparm-functions /usr/lib/pm-utils/power.d/95hdparm-apm; do
+		[ -r "$f" ] || { echo "run.sh: no $f (the hdparm package's scripts)" >&2; exit 77; }
+		mkdir -p "$R$(dirname "$f")"; cp "$f" "$R$f"; chmod 755 "$R$f"
+	done
+	put_exe /usr/bin/perl /usr/bin/perl
+	# Debian's /bin/sh, dash: the scripts run as on Debian, and find coreutils' readlink in
+	# PATH (busybox sh would run its own applet, which has no `readlink -m`); busybox
+	# --install in the guest keeps both
+	put_exe /bin/dash /bin/sh
+	put_exe "$(command -v readlink)" /bin/readlink
+	mkdir -p "$R/etc/bench/conf"
+	cp "$HERE/conf/"*.conf "$R/etc/bench/conf/"
+	cp "$HERE/guest/oracle.sh" "$R/etc/bench/oracle.sh"
+	# ---- end issue 12 oracle
 else
 	grep -Ev "$MODEL_MODS" "$KDIR/modules.load" > "$R/etc/bench/modules.load" || true
 fi

@@ -221,6 +221,34 @@ fn password_of(data: &[u8]) -> Option<(bool, bool, bool, String, u16)> {
     Some((master, enhanced, max, pw, rev))
 }
 
+/// Whether a command needs the platters: a drive in standby spins up for it (ACS-3 4.18.3:
+/// a command that requires media access). Reads, writes, verifies, TRIM, FLUSH, and SMART's
+/// READ DATA / READ LOG / WRITE LOG / offline tests.
+pub fn spins_up(tf: &Taskfile) -> bool {
+    match tf.command {
+        0x20..=0x25 | 0x29 | 0x30..=0x35 | 0x39 | 0x3D | 0x3F | 0x40..=0x42 | 0x45 | 0x06 => true,
+        0xC4 | 0xC5 | 0xC8 | 0xCA => true,
+        0xB0 => matches!(tf.feature & 0xFF, 0xD0 | 0xD4 | 0xD5 | 0xD6),
+        _ => false,
+    }
+}
+
+/// A command that reads and changes nothing in the drive: what `ctl end --writes-only`
+/// leaves out of the command log (IDENTIFY (PACKET) DEVICE, CHECK POWER MODE, READ NATIVE
+/// MAX (EXT), SMART READ DATA / READ THRESHOLDS / READ LOG / RETURN STATUS, READ LOG (DMA)
+/// EXT, READ SECTOR(S)/MULTIPLE/DMA/VERIFY, DCO IDENTIFY, SANITIZE STATUS without the
+/// clear bit). Everything else is compared in order: SET FEATURES, power, security, ...
+pub fn is_pure_read(command: u8, feature: u16, lba: u64) -> bool {
+    match command {
+        0xEC | 0xA1 | 0xE5 | 0xF8 | 0x27 | 0x2F | 0x47 => true,
+        0x20 | 0x21 | 0x24 | 0x25 | 0x29 | 0xC4 | 0xC8 | 0x40..=0x42 => true,
+        0xB0 => matches!(feature & 0xFF, 0xD0 | 0xD1 | 0xD5 | 0xDA),
+        0xB1 => feature & 0xFF == 0xC2,
+        0xB4 => feature == 0x0000 && lba & 1 == 0,
+        _ => false,
+    }
+}
+
 /// Runs one command against the state. Faults are applied by the caller.
 pub fn execute(s: &mut State, req: &Request) -> Response {
     s.ticks += 1;
@@ -231,6 +259,11 @@ pub fn execute(s: &mut State, req: &Request) -> Response {
     // A sleeping drive answers nothing but a reset; the model treats every command as the
     // wake-up a host reset would give (libata resets on the next command).
     if s.power == 0x01 {
+        s.power = 0xFF;
+    }
+    // A drive in standby spins up for media access (sectors, SMART data and logs, which
+    // live on the platters); IDENTIFY and CHECK POWER MODE it answers from standby.
+    if s.power == 0x00 && spins_up(tf) {
         s.power = 0xFF;
     }
     let locked = s.security.locked;

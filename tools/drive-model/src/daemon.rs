@@ -83,6 +83,21 @@ fn set_feature(f: &mut Features, name: &str, on: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// Whether a command log line is a pure read (see [`ata::is_pure_read`]).
+fn logged_pure_read(line: &str) -> bool {
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+        return false;
+    };
+    let num = |k: &str| {
+        v.get(k)
+            .and_then(|x| x.as_str())
+            .and_then(|x| parse_num(x).ok())
+            .unwrap_or(u64::MAX)
+    };
+    let (c, f, l) = (num("command"), num("feature"), num("lba"));
+    c <= 0xFF && f <= 0xFFFF && ata::is_pure_read(c as u8, f as u16, l)
+}
+
 /// The end state, as compared between the two tools' runs.
 pub fn end_state(s: &State, extra: &[u64]) -> serde_json::Value {
     let mut lbas: Vec<u64> = vec![0, 1, 2, 100, 1000, 2048, 4096, 1_048_576];
@@ -235,13 +250,29 @@ pub fn control(m: &mut Model, words: &[&str]) -> Result<String, String> {
                 serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
             )
         }
-        ["end", lbas @ ..] => {
+        ["end", args @ ..] => {
+            // --writes-only: the log without the pure reads (ata::is_pure_read), for
+            // scenarios whose two tools read the drive differently but must change it alike
+            let writes_only = args.first() == Some(&"--writes-only");
+            let lbas = if writes_only { &args[1..] } else { args };
             let extra: Vec<u64> = lbas
                 .iter()
                 .map(|l| parse_num(l))
                 .collect::<Result<_, _>>()?;
-            let mut t = format!("# ATA commands received: {}\n", m.log.len());
-            for l in &m.log {
+            let kept: Vec<&String> = m
+                .log
+                .iter()
+                .filter(|l| !writes_only || !logged_pure_read(l))
+                .collect();
+            let mut t = if writes_only {
+                format!(
+                    "# ATA commands received that are not pure reads: {}\n",
+                    kept.len()
+                )
+            } else {
+                format!("# ATA commands received: {}\n", m.log.len())
+            };
+            for l in kept {
                 t.push_str(l);
                 t.push('\n');
             }
@@ -290,5 +321,45 @@ mod tests {
         let end = control(&mut m, &["end"]).unwrap();
         assert!(end.starts_with("# ATA commands received: 1\n"));
         assert!(control(&mut m, &["bogus"]).is_err());
+        // --writes-only leaves IDENTIFY and CHECK POWER MODE out, keeps SET FEATURES
+        m.log.clear();
+        let ata = |cmd: u8, feat: u8| {
+            [
+                0x85, 0x06, 0x20, 0, feat, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, cmd, 0,
+            ]
+        };
+        for cdb in [ata(0xec, 0), ata(0xef, 0x82), ata(0xe5, 0), ata(0xe0, 0)] {
+            let _ = crate::tcmu::Handler::command(&mut m, &cdb, &[], 512);
+        }
+        let all = control(&mut m, &["end"]).unwrap();
+        assert!(all.starts_with("# ATA commands received: 4\n"));
+        let w = control(&mut m, &["end", "--writes-only"]).unwrap();
+        assert!(w.starts_with("# ATA commands received that are not pure reads: 2\n"));
+        let cmds: Vec<&str> = w.lines().filter(|l| l.starts_with('{')).collect();
+        assert!(
+            cmds[0].contains("\"command\":\"0xef\"") && cmds[1].contains("\"command\":\"0xe0\"")
+        );
+    }
+
+    #[test]
+    fn standby_is_left_only_for_media_access() {
+        let mut m = model();
+        let ata = |cmd: u8, feat: u8| {
+            [
+                0x85, 0x06, 0x20, 0, feat, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, cmd, 0,
+            ]
+        };
+        let _ = crate::tcmu::Handler::command(&mut m, &ata(0xe0, 0), &[], 0);
+        assert_eq!(m.state.power, 0x00);
+        for cdb in [ata(0xe5, 0), ata(0xec, 0), ata(0xef, 0x02)] {
+            let _ = crate::tcmu::Handler::command(&mut m, &cdb, &[], 512);
+            assert_eq!(m.state.power, 0x00, "{cdb:02x?} woke the drive");
+        }
+        let _ = crate::tcmu::Handler::command(&mut m, &ata(0xb0, 0xd0), &[], 512);
+        assert_eq!(m.state.power, 0xFF, "SMART READ DATA spins up");
+        let _ = crate::tcmu::Handler::command(&mut m, &ata(0xe0, 0), &[], 0);
+        let read10 = [0x28, 0, 0, 0, 0, 9, 0, 0, 1, 0];
+        let _ = crate::tcmu::Handler::command(&mut m, &read10, &[], 512);
+        assert_eq!(m.state.power, 0xFF, "a SCSI READ spins up");
     }
 }

@@ -18,7 +18,7 @@ control commands: load FILE | save FILE | reboot | set KEY=VALUE... (sense=fixed
   inquiry=ata|usb, always_sense=0|1, lacks=FEATURE, has=FEATURE, frozen, power=N,
   sanitize_failed, checkwords=A,B) |
   fault abort CMD [FEAT] | fault delay CMD SECS | fault clear | log | dump [LBA...] |
-  end [LBA...] | sector LBA
+  end [--writes-only] [LBA...] | sector LBA
 features: all security hpa amax dco sanitize trim microcode write-unc sector-config wd";
 
 const SOCKET: &str = "/run/drive-model.sock";

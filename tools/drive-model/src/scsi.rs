@@ -216,6 +216,10 @@ fn rw(s: &mut State, cdb: &[u8], data_out: &[u8]) -> Outcome {
     if s.security.locked || s.sanitize.operation.is_some() {
         return check(0x0B, 0x00, 0x00);
     }
+    // media access spins up a drive in standby (as ata::spins_up)
+    if s.power == 0x00 {
+        s.power = 0xFF;
+    }
     if write {
         for (i, l) in (lba..lba + n).enumerate() {
             let c = data_out.get(i * SECTOR..(i + 1) * SECTOR).unwrap_or(&[]);
