@@ -211,18 +211,29 @@ pub fn svg(device: &str, scan: &Scan) -> String {
         w - 14.0,
         top + plot_h / 2.0
     );
-    let points: Vec<String> = scan
-        .zones
-        .iter()
-        .filter_map(|z| {
-            z.read_mb_per_s
-                .map(|r| format!("{:.1},{:.1}", x(z.index as f64 + 0.5), y_rate(r)))
-        })
-        .collect();
+    // One series, broken where a zone could not be read whole (a read error, or nothing
+    // read): the line must not run across a region as if it had been read there.
+    let mut path = String::new();
+    let mut pen_down = false;
+    for z in &scan.zones {
+        match z.read_mb_per_s.filter(|_| z.error_lbas.is_empty()) {
+            Some(r) => {
+                let command = if pen_down { 'L' } else { 'M' };
+                let _ = write!(
+                    path,
+                    "{command}{:.1},{:.1} ",
+                    x(z.index as f64 + 0.5),
+                    y_rate(r)
+                );
+                pen_down = true;
+            }
+            None => pen_down = false,
+        }
+    }
     let _ = writeln!(
         s,
-        "<polyline class=\"read-rate\" fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\" points=\"{}\"/>",
-        points.join(" ")
+        "<path class=\"read-rate\" fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\" d=\"{}\"/>",
+        path.trim_end()
     );
     for z in &scan.zones {
         if let Some(a) = z.access_ms {
@@ -303,5 +314,19 @@ mod tests {
         assert_eq!(s.matches("class=\"slow\"").count(), 1);
         assert_eq!(s.matches("class=\"error\"").count(), 1);
         assert!(s.trim_end().ends_with("</svg>"));
+    }
+
+    #[test]
+    fn the_rate_line_breaks_at_a_zone_with_read_errors() {
+        let s = svg("/dev/sdz", &scan());
+        let d = s
+            .split("class=\"read-rate\"")
+            .nth(1)
+            .and_then(|rest| rest.split(" d=\"").nth(1))
+            .and_then(|rest| rest.split('"').next())
+            .unwrap_or_default();
+        // Zones 0 and 1 joined, zone 2 (read errors) left out, zone 3 a new stroke.
+        assert_eq!(d.matches('M').count(), 2, "{d}");
+        assert_eq!(d.matches('L').count(), 1, "{d}");
     }
 }
