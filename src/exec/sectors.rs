@@ -13,9 +13,7 @@ use crate::error::Error;
 /// `get_current_sector_size`) on any node but a character device: the drive gets that
 /// IDENTIFY (once per process, as hdparm caches it) before the check, so it is read here too.
 pub(crate) fn check_whole_device(ctx: &mut Ctx, lba: u64) -> bool {
-    if !matches!(ctx.dev.kind_name().as_str(), "scsi_generic" | "char_device") {
-        let _ = ctx.dev.identify();
-    }
+    geometry_identify(ctx);
     match ctx.dev.partition_refusal(lba) {
         None => true,
         // The start could not be found (no geometry: a file, a directory, a loop device):
@@ -44,6 +42,14 @@ pub(crate) fn check_whole_device(ctx: &mut Ctx, lba: u64) -> bool {
             ctx.out.error(&Error::usage(text));
             false
         }
+    }
+}
+
+/// The IDENTIFY of hdparm's raw-device check (its geometry lookup's sector size), which it
+/// skips for a character device.
+pub(crate) fn geometry_identify(ctx: &mut Ctx) {
+    if !matches!(ctx.dev.kind_name().as_str(), "scsi_generic" | "char_device") {
+        let _ = ctx.dev.identify();
     }
 }
 

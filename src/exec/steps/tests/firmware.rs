@@ -222,7 +222,8 @@ fn file_and_drive_checks_send_nothing() {
     let o = run(FakeDevice::libata_disk(w), &good.to_string_lossy());
     assert_eq!(o.stderr, "DOWNLOAD_MICROCODE: not supported by device\n");
     assert_eq!(o.exit, 25);
-    // A partition: hdparm's own line, before IDENTIFY.
+    // A partition: hdparm's own line, after the IDENTIFY its raw-device check reads (its
+    // geometry lookup), and nothing else.
     let mut fake = fw_drive(1, 1);
     fake.partition_refusal =
         Some("Device /dev/x has non-zero LBA starting offset of 2048.\n...\nAborting.".into());
@@ -231,7 +232,8 @@ fn file_and_drive_checks_send_nothing() {
         o.stderr,
         "--fwdownload requires the raw device, not a partition.\nAborting.\n"
     );
-    assert!(!o.calls.contains(&Call::Identify));
+    assert!(o.calls.contains(&Call::Identify));
+    assert!(o.taskfiles().is_empty());
     assert_eq!(o.exit, 22);
     for f in [odd, empty, good] {
         let _ = std::fs::remove_file(f);

@@ -117,3 +117,20 @@ fn password_commands_without_master_read_no_identify_before_they_go_out() {
     let o = run_on(samsung(), "--user-master m --security-set-pass abc /dev/x");
     assert_eq!(wire(&o), vec![Identify, Cmd(0xF1)]);
 }
+
+#[test]
+fn fwdownload_on_a_partition_reads_identify_before_its_refusal() {
+    // hdparm's abort_if_not_full_device() reads IDENTIFY, then refuses the partition.
+    let mut fake = samsung();
+    fake.partition_refusal =
+        Some("Device /dev/x1 has non-zero LBA starting offset of 2048.".into());
+    let o = run_on(
+        fake,
+        &format!("--fwdownload /tmp/none.bin {KNOW} {DESTROY} /dev/x"),
+    );
+    assert_eq!(wire(&o), vec![Identify]);
+    assert_eq!(
+        o.stderr,
+        "--fwdownload requires the raw device, not a partition.\nAborting.\n"
+    );
+}
