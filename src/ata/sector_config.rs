@@ -53,7 +53,7 @@ pub fn find(log: &[u8; 512], wanted: u64, current_bytes: u32) -> Option<(u16, u1
 /// fills FEATURE(7:0) but marks only FEATURE(15:8) as an output register, so 7:0 goes out as
 /// 0. ACS-4 wants the whole checkword there; a drive whose checkword has a non-zero low byte
 /// aborts the command (it is refused, nothing changes), as it does hdparm's. Kept on purpose:
-/// the wire is hdparm's (DIFFERENCES.md, `cli:set-sector-size-checkword`).
+/// the wire is hdparm's (DIFFERENCES.md, `vm:model:set-sector-size`).
 pub fn command(index: u16, checkword: u16) -> TaskFile {
     let mut tf =
         TaskFile::sector_command(SET_SECTOR_CONFIGURATION, 0, index, Protocol::NonData, true);
