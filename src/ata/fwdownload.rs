@@ -70,7 +70,11 @@ impl Plan {
             other => other,
         };
         let (mut min, mut max) = (1u32, 0xFFFFu32);
-        if requested != FwMode::Mode7 {
+        // hdparm 9.65 reads the drive's segment words for its codes 3, 0x30 and 0x0E only:
+        // mode E max (0xE0) keeps 1 and 0xFFFF, so its segment is 0xFFFF blocks, the whole
+        // file in one DOWNLOAD MICROCODE 0x0E (a drive whose maximum is smaller aborts it,
+        // and nothing is saved). The wire is hdparm's, so is this.
+        if !matches!(requested, FwMode::Mode7 | FwMode::ModeEMax) {
             min = u32::from(words[234]);
             if min == 0 || min == 0xFFFF {
                 min = 1;
@@ -260,9 +264,14 @@ mod tests {
         assert_eq!((p.xfer_mode, p.segment_bytes), (3, 2048));
         let p = Plan::new(FwMode::ModeE, &words(true, 2, 4), 4096);
         assert_eq!((p.xfer_mode, p.segment_bytes), (0x0E, 1024));
+        // Mode E max: hdparm 9.65 does not look at the drive's words (min 1, max 0xFFFF).
         let p = Plan::new(FwMode::ModeEMax, &words(true, 2, 4), 4096);
-        assert_eq!((p.xfer_mode, p.segment_bytes), (0x0E, 2048));
-        assert_eq!(p.banner(), "fwdownload: xfer_mode=14 min=2 max=4 size=2048");
+        assert_eq!((p.xfer_mode, p.segment_bytes), (0x0E, 0xFFFF * 512));
+        assert_eq!(
+            p.banner(),
+            "fwdownload: xfer_mode=14 min=1 max=65535 size=33553920"
+        );
+        assert_eq!(p.segments(4096), vec![(0, 4096)]);
         // Mode 3 asked of a drive that does not say it has it: hdparm sends it anyway.
         let p = Plan::new(FwMode::Mode3, &words(false, 3, 3), 4096);
         assert_eq!((p.xfer_mode, p.segment_bytes), (3, 1536));

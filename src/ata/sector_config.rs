@@ -48,12 +48,16 @@ pub fn find(log: &[u8; 512], wanted: u64, current_bytes: u32) -> Option<(u16, u1
     })
 }
 
-/// SET SECTOR CONFIGURATION EXT: feature = the descriptor's checkword (16 bits), count = its
-/// index, no data, 48-bit, device 0xE0, 60 s.
+/// SET SECTOR CONFIGURATION EXT as hdparm 9.65 sends it: count = the descriptor's index, no
+/// data, 48-bit, device 0xE0, 60 s, and in FEATURE only the checkword's high byte: hdparm
+/// fills FEATURE(7:0) but marks only FEATURE(15:8) as an output register, so 7:0 goes out as
+/// 0. ACS-4 wants the whole checkword there; a drive whose checkword has a non-zero low byte
+/// aborts the command (it is refused, nothing changes), as it does hdparm's. Kept on purpose:
+/// the wire is hdparm's (DIFFERENCES.md, `vm:model:set-sector-size`).
 pub fn command(index: u16, checkword: u16) -> TaskFile {
     let mut tf =
         TaskFile::sector_command(SET_SECTOR_CONFIGURATION, 0, index, Protocol::NonData, true);
-    tf.feature = checkword;
+    tf.feature = checkword & 0xFF00;
     tf.timeout_secs = 60;
     tf
 }
@@ -102,7 +106,8 @@ mod tests {
         let cdb: Vec<String> = tf.cdb16().iter().map(|b| format!("{b:02x}")).collect();
         assert_eq!(
             cdb.join(" "),
-            "85 07 20 ab cd 00 01 00 00 00 00 00 00 e0 b2 00"
+            // FEATURE(15:8) = 0xab, FEATURE(7:0) = 0, as hdparm 9.65 sends it.
+            "85 07 20 ab 00 00 01 00 00 00 00 00 00 e0 b2 00"
         );
     }
 }

@@ -35,7 +35,12 @@ pub struct Opened<'w> {
 }
 
 /// The real devices, through [`crate::device`].
-pub struct RealOpener;
+#[derive(Default)]
+pub struct RealOpener {
+    /// The IDENTIFY words the guards read, one entry per run in order (facts are gathered
+    /// for every run before the first is opened): the first IDENTIFY of that run's steps.
+    guard_identify: std::collections::VecDeque<Option<[u16; 256]>>,
+}
 
 impl Opener for RealOpener {
     fn facts(&mut self, run: &DeviceRun) -> DeviceFacts {
@@ -43,9 +48,12 @@ impl Opener for RealOpener {
         // Only the options whose guard depends on the drive's size ask it anything.
         // A dry run sends nothing, IDENTIFY included: its plan counts the size as unknown.
         let needs_size = (f.max_sectors.set || f.dco_setmax.is_some()) && !f.dry_run;
-        let visible_sectors = needs_size
-            .then(|| RealDevice::visible_sectors(&run.path, f))
+        let words = needs_size
+            .then(|| RealDevice::guard_identify(&run.path, f))
             .flatten();
+        self.guard_identify.push_back(words);
+        let visible_sectors =
+            words.map(|w| crate::ata::identify::Identify::from_words(w).capacity_sectors());
         // Only a run that may destroy data looks at who uses the drive (mountinfo, holders,
         // an exclusive open); `-N` counts as one until the size says it does not shrink.
         let may_destroy = guards::destructive_option(f, Some(u64::MAX)).is_some();
@@ -61,7 +69,11 @@ impl Opener for RealOpener {
     }
 
     fn open<'w>(&mut self, run: &DeviceRun, trace: SharedStderr<'w>) -> io::Result<Opened<'w>> {
-        let dev = RealDevice::open(&run.path, &run.flags, trace)?;
+        let seed = self.guard_identify.pop_front().flatten();
+        let mut dev = RealDevice::open(&run.path, &run.flags, trace)?;
+        if let Some(words) = seed {
+            dev.seed_identify(words);
+        }
         Ok(Opened {
             kind: dev.kind_name_string(),
             description: dev.description_string(),
@@ -72,7 +84,7 @@ impl Opener for RealOpener {
 
 /// Runs every device of the invocation on the real devices.
 pub fn run_devices(runs: &[DeviceRun], out: &mut Output) {
-    run_devices_with(runs, out, &mut RealOpener);
+    run_devices_with(runs, out, &mut RealOpener::default());
 }
 
 /// Runs every device of the invocation, opening each through `opener`.

@@ -255,6 +255,7 @@ mod filemap;
 mod get_value;
 mod guards;
 mod identify;
+mod identify_cache;
 mod metrics;
 mod output;
 mod prompt;

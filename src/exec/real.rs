@@ -4,6 +4,7 @@
 //! take one.
 
 use super::access::{AtaFailure, AtaOutput, DeviceAccess, Geometry, HdioSetting, NvmeFailure};
+use super::identify_cache::IdentifyCache;
 use super::output::SharedStderr;
 use crate::ata::command::{AtaRegisters, TaskFile};
 use crate::cli::Flags;
@@ -25,7 +26,7 @@ pub struct RealDevice<'w> {
     prefer_ata12: bool,
     /// `--verbose`: the device layer's dumps go to the run's stderr, as hdparm's do.
     trace: Option<SharedStderr<'w>>,
-    identify: Option<Result<[u16; 256], AtaFailure>>,
+    identify: IdentifyCache,
 }
 
 impl<'w> RealDevice<'w> {
@@ -45,7 +46,7 @@ impl<'w> RealDevice<'w> {
             dev,
             prefer_ata12: flags.prefer_ata12,
             trace: flags.verbose.then_some(stderr),
-            identify: None,
+            identify: IdentifyCache::default(),
         };
         // hdparm's APT probe (reference §2.6): a JMicron/ioSafe bridge gets its port found
         // now, and a failed probe is an open failure, as in hdparm. A dry run sends nothing,
@@ -78,10 +79,10 @@ impl<'w> RealDevice<'w> {
         }
     }
 
-    /// The visible capacity IDENTIFY gives (hdparm's `get_lba_capacity`), for the guards of
-    /// `-N` and `--dco-setmax`, which apply only when the drive would shrink; None when the
-    /// device gives no IDENTIFY (hdparm then skips those options). Sends IDENTIFY only.
-    pub fn visible_sectors(path: &OsString, flags: &Flags) -> Option<u64> {
+    /// The IDENTIFY words, for the guards of `-N` and `--dco-setmax`, which apply only when
+    /// the drive would shrink (the visible capacity, hdparm's `get_lba_capacity`); None when
+    /// the device gives no IDENTIFY (hdparm then skips those options). Sends IDENTIFY only.
+    pub fn guard_identify(path: &OsString, flags: &Flags) -> Option<[u16; 256]> {
         let dev = Device::open(Path::new(path), OpenMode::default()).ok()?;
         if !dev.kind().ata_capable() {
             return None;
@@ -90,8 +91,13 @@ impl<'w> RealDevice<'w> {
             prefer_ata12: flags.prefer_ata12,
             ..Default::default()
         };
-        let words = dev.identify(&mut opts).ok()?;
-        Some(crate::ata::identify::Identify::from_words(words).capacity_sectors())
+        dev.identify(&mut opts).ok()
+    }
+
+    /// The guards' IDENTIFY words, which stand for the first IDENTIFY of the steps as long as
+    /// nothing else is sent before it (see `identify_cache`).
+    pub fn seed_identify(&mut self, words: [u16; 256]) {
+        self.identify.seed(words);
     }
 
     /// NVMe (issue 10): whether the node takes NVMe commands. Reads only the node's kind.
@@ -227,6 +233,7 @@ impl DeviceAccess for RealDevice<'_> {
         if !self.ata_capable() {
             return Err(self.not_ata());
         }
+        self.identify.sent();
         match self.with_options(|dev, opts| dev.ata_command(tf, data, opts)) {
             Ok(result) => {
                 let r = result.registers.unwrap_or_default();
@@ -242,16 +249,16 @@ impl DeviceAccess for RealDevice<'_> {
     }
 
     fn identify(&mut self) -> Result<[u16; 256], AtaFailure> {
-        if let Some(cached) = &self.identify {
-            return cached.clone();
-        }
-        let result = if self.ata_capable() {
-            self.with_options(|dev, opts| dev.identify(opts))
-                .map_err(|e| self.failure(e))
-        } else {
-            Err(self.not_ata())
-        };
-        self.identify = Some(result.clone());
+        let mut cache = std::mem::take(&mut self.identify);
+        let result = cache.get(|| {
+            if self.ata_capable() {
+                self.with_options(|dev, opts| dev.identify(opts))
+                    .map_err(|e| self.failure(e))
+            } else {
+                Err(self.not_ata())
+            }
+        });
+        self.identify = cache;
         result
     }
 
@@ -259,12 +266,13 @@ impl DeviceAccess for RealDevice<'_> {
         if !self.ata_capable() {
             return Err(self.not_ata());
         }
+        self.identify.sent();
         self.with_options(|dev, opts| dev.read_log_ext(log, u16::from(page), opts))
             .map_err(|e| self.failure(e))
     }
 
     fn forget_identify(&mut self) {
-        self.identify = None;
+        self.identify.forget();
     }
 
     fn readahead(&self) -> io::Result<i64> {
@@ -349,18 +357,22 @@ impl DeviceAccess for RealDevice<'_> {
     }
 
     fn hdio_set(&self, what: HdioSetting, value: u64) -> io::Result<()> {
+        self.identify.sent();
         self.dev.hdio_set(hdio_set_of(what), value)
     }
 
     fn hdio_set_pio_mode(&self, mode: u64) -> io::Result<()> {
+        self.identify.sent();
         self.dev.hdio_set(HdioSet::PioMode, mode)
     }
 
     fn hdio_set_wcache(&self, on: bool) -> io::Result<()> {
+        self.identify.sent();
         self.dev.hdio_set(HdioSet::WCache, u64::from(on))
     }
 
     fn hdio_reset(&self) -> io::Result<()> {
+        self.identify.sent();
         self.dev.drive_reset()
     }
 
@@ -396,6 +408,7 @@ impl DeviceAccess for RealDevice<'_> {
         if !self.ata_capable() {
             return Err((self.not_ata(), None));
         }
+        self.identify.sent();
         match self.with_options(|dev, opts| dev.ata_command(tf, data, opts)) {
             Ok(result) => Ok(result.registers.unwrap_or_default()),
             Err(e) => {
@@ -429,6 +442,7 @@ impl DeviceAccess for RealDevice<'_> {
         if !self.ata_capable() {
             return Err(self.not_ata());
         }
+        self.identify.sent();
         let result = self.with_options(|dev, opts| {
             opts.no_legacy_fallback = true;
             dev.ata_command(tf, data, opts)
@@ -448,10 +462,12 @@ impl DeviceAccess for RealDevice<'_> {
     }
 
     fn cdrom_set_streaming(&self, speed: u32) -> io::Result<()> {
+        self.identify.sent();
         self.dev.cdrom_set_streaming(speed)
     }
 
     fn cdrom_select_speed(&self, speed: u32) -> io::Result<()> {
+        self.identify.sent();
         self.dev.cdrom_select_speed(speed)
     }
 

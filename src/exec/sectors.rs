@@ -8,7 +8,12 @@ use crate::ata::command::{op, Protocol, TaskFile, LBA28_LIMIT};
 use crate::error::Error;
 
 /// Refuses a sector operation on a partition (its LBAs would not be the drive's).
+///
+/// hdparm's check looks up the geometry, which sizes sectors from IDENTIFY (its
+/// `get_current_sector_size`) on any node but a character device: the drive gets that
+/// IDENTIFY (once per process, as hdparm caches it) before the check, so it is read here too.
 pub(crate) fn check_whole_device(ctx: &mut Ctx, lba: u64) -> bool {
+    geometry_identify(ctx);
     match ctx.dev.partition_refusal(lba) {
         None => true,
         // The start could not be found (no geometry: a file, a directory, a loop device):
@@ -40,12 +45,21 @@ pub(crate) fn check_whole_device(ctx: &mut Ctx, lba: u64) -> bool {
     }
 }
 
+/// The IDENTIFY of hdparm's raw-device check (its geometry lookup's sector size), which it
+/// skips for a character device.
+pub(crate) fn geometry_identify(ctx: &mut Ctx) {
+    if !matches!(ctx.dev.kind_name().as_str(), "scsi_generic" | "char_device") {
+        let _ = ctx.dev.identify();
+    }
+}
+
 /// `--read-sector LBA`: READ SECTOR(S) (EXT) of one logical sector, dumped in hex.
 pub fn read_sector(ctx: &mut Ctx, lba: u64) {
+    // hdparm sizes the sector from IDENTIFY first (512 bytes without it), then checks.
+    let sector_bytes = sector_bytes(ctx);
     if !check_whole_device(ctx, lba) {
         return;
     }
-    let sector_bytes = ctx.dev.logical_sector_size().unwrap_or(512).max(512) as usize;
     let command = if lba >= LBA28_LIMIT {
         op::READ_PIO_EXT
     } else {
@@ -81,4 +95,16 @@ pub fn read_sector(ctx: &mut Ctx, lba: u64) {
             ));
         }
     }
+}
+
+/// The logical sector size hdparm reads and writes a sector with (`get_current_sector_size`):
+/// from IDENTIFY words 106 and 117-118, 512 bytes when the drive gives no IDENTIFY. A size
+/// IDENTIFY cannot mean (below 512 bytes, above 64 KiB) counts as 512.
+pub(crate) fn sector_bytes(ctx: &mut Ctx) -> usize {
+    ctx.dev
+        .identify()
+        .ok()
+        .map(|w| crate::ata::identify::Identify::from_words(w).logical_sector_bytes())
+        .filter(|b| (512..=65536).contains(b))
+        .unwrap_or(512) as usize
 }

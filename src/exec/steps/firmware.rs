@@ -22,6 +22,8 @@ const NOT_RAW: &str = "--fwdownload requires the raw device, not a partition.";
 /// The raw-device check of `--fwdownload`: the sector commands' check, with hdparm's own
 /// one-line message for a partition.
 fn whole_device(ctx: &mut Ctx) -> bool {
+    // hdparm's check reads IDENTIFY (its geometry lookup) before it looks at the start.
+    crate::exec::sectors::geometry_identify(ctx);
     match ctx.dev.partition_refusal(0) {
         Some(text) if text.starts_with("Device ") => {
             ctx.out

@@ -217,6 +217,9 @@ pub fn get_geometry(ctx: &mut Ctx) {
     if !(ctx.flags.defaults || ctx.flags.geometry) {
         return;
     }
+    // hdparm's geometry lookup sizes sectors from IDENTIFY (`get_current_sector_size`), so
+    // the drive gets that IDENTIFY (or none, when an earlier step read it).
+    let _ = ctx.dev.identify();
     match ctx.dev.geometry() {
         Ok(g) => ctx.out.item(SettingsItem::Geometry {
             cylinders: g.cylinders,

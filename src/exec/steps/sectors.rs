@@ -273,9 +273,7 @@ pub fn write_sector(ctx: &mut Ctx) {
     };
     ctx.out.action("write_sector", "--write-sector");
     // hdparm sizes the sector from IDENTIFY (512 bytes without it).
-    let bytes = ctx
-        .identify()
-        .map_or(512, |id| id.logical_sector_bytes() as usize);
+    let bytes = crate::exec::sectors::sector_bytes(ctx);
     if !whole_device(ctx, lba) {
         return;
     }

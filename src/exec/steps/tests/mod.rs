@@ -20,6 +20,7 @@ mod sectors;
 mod security;
 mod settings;
 mod vendor;
+mod wire;
 
 use super::STEPS;
 use crate::ata::command::op;
@@ -316,8 +317,11 @@ fn read_sector_dumps_what_the_drive_read() {
 
 #[test]
 fn read_sector_beyond_lba28_uses_the_ext_command_and_the_logical_sector_size() {
-    let mut fake = sata();
-    fake.logical_sector_size = Ok(4096);
+    // The logical sector size is IDENTIFY's (words 106, 117-118), as hdparm's.
+    let mut w = sata_words();
+    w[106] = 0x5000;
+    w[117] = 2048;
+    let fake = FakeDevice::libata_disk(w);
     let o = run_on(fake, "--read-sector 268435455 /dev/x");
     let tf = &o.taskfiles()[0];
     assert_eq!((tf.command, tf.lba48), (op::READ_PIO_EXT, true));

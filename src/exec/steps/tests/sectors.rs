@@ -284,7 +284,7 @@ fn trim_stdin_stops_at_a_bad_pair() {
 
 /// A Sector Configuration log with 512- and 4096-byte descriptors (sizes in words), and a log
 /// directory that lists it.
-fn with_sector_log(mut fake: FakeDevice) -> FakeDevice {
+pub(super) fn with_sector_log(mut fake: FakeDevice) -> FakeDevice {
     let mut dir = [0u8; 512];
     dir[0x2F * 2] = 1;
     let mut log = [0u8; 512];
@@ -310,8 +310,9 @@ fn set_sector_size_picks_the_descriptor_from_the_log() {
         o.stdout,
         format!("{HEADER}changing sector size configuration to 4096: succeeded\n")
     );
+    // hdparm 9.65's FEATURE: the checkword's high byte, 0 in FEATURE(7:0).
     let mut set = TaskFile::sector_command(0xB2, 0, 1, Protocol::NonData, true);
-    set.feature = 0x2222;
+    set.feature = 0x2200;
     set.timeout_secs = 60;
     assert_eq!(o.taskfiles(), vec![set]);
     assert!(o.calls.contains(&Call::ReadLog { log: 0x2F, page: 0 }));
