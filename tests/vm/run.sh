@@ -140,6 +140,14 @@ else
 fi
 # ---- end drive model
 cp "$SCEN" "$R/etc/bench/scenarios.tsv"
+# ---- progress demo (issue 14): HDPARM_RS_VM_DEMO=FILE runs FILE in the guest on its console,
+# which is then this terminal, instead of the scenarios (tests/vm/progress-demo.sh)
+DEMO_APPEND=; CONSOLE="file:$OUT/console.log"
+if [ -n "${HDPARM_RS_VM_DEMO:-}" ]; then
+	cp "$HDPARM_RS_VM_DEMO" "$R/etc/bench/demo.sh"; chmod 755 "$R/etc/bench/demo.sh"
+	DEMO_APPEND=" bench.demo=1 quiet loglevel=1"; CONSOLE="file:${HDPARM_RS_VM_DEMO_TTY:-$(tty)}"
+fi
+# ---- end progress demo
 # ---- NVMe (issue 10), profile nvme only: Debian's nvme-cli (the oracle, at /usr/sbin/nvme
 # with its libraries) and the NVMe controller model's interposer (tools/nvme-model), which
 # tests/vm/scenarios/nvme.tsv preloads into both tools. ----
@@ -276,8 +284,8 @@ echo "$KINDS" | tr , '\n' > "$OUT/expected-kinds"
 cp "$SCEN" "$OUT/scenarios.tsv"
 : > "$OUT/results.log"
 Q+=(-initrd "$INITRD"
-    -append "console=ttyS0,115200 panic=-1 rdinit=/init bench.expect=$KINDS bench.timeout=$CMD_TMO${APPEND_MODEL:-}"
-    -serial "file:$OUT/console.log" -serial "file:$OUT/results.log")
+    -append "console=ttyS0,115200 panic=-1 rdinit=/init bench.expect=$KINDS bench.timeout=$CMD_TMO${APPEND_MODEL:-}$DEMO_APPEND"
+    -serial "$CONSOLE" -serial "file:$OUT/results.log")
 # QEMU's human monitor on a pair of FIFOs (QEMU opens DIR/mon.in and DIR/mon.out): the
 # guest's `!host CMD` steps are relayed there, with nothing but bash on the host side
 mkfifo "$WORK/mon.in" "$WORK/mon.out"

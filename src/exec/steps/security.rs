@@ -259,7 +259,18 @@ fn erase(
     verbose_dump(ctx);
     let terminal = ctx.out.stderr_is_terminal();
     let name = ctx.name.clone();
-    let result = watched(terminal, &name, estimate, std::io::stderr(), || {
+    // The watcher thread cannot write through std::io::stderr(): main() holds its lock for
+    // the whole run, so the first progress line would block the watcher, and joining it
+    // would hang the erase for good (seen on a terminal in the VM). A writer of its own on
+    // fd 2 (append: a redirected stderr file is not overwritten) has no lock to wait for.
+    let err: Box<dyn Write + Send> = match std::fs::OpenOptions::new()
+        .append(true)
+        .open("/proc/self/fd/2")
+    {
+        Ok(f) => Box::new(f),
+        Err(_) => Box::new(std::io::sink()),
+    };
+    let result = watched(terminal, &name, estimate, err, || {
         ctx.dev.ata(&tf, &mut data)
     });
     match result {

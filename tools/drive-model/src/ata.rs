@@ -920,8 +920,13 @@ fn sanitize(s: &mut State, tf: &Taskfile) -> Response {
             }
             sz.operation = Some(name.to_string());
             sz.overwrite_pattern = (tf.lba & 0xFFFF_FFFF) as u32;
-            sz.steps_total = SANITIZE_STEPS;
-            sz.steps_left = SANITIZE_STEPS;
+            let steps = if sz.steps_setting > 0 {
+                sz.steps_setting
+            } else {
+                SANITIZE_STEPS
+            };
+            sz.steps_total = steps;
+            sz.steps_left = steps;
             sz.last_completed_ok = false;
             // a new operation leaves SD3
             sz.failed = false;

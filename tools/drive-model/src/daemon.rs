@@ -205,6 +205,8 @@ pub fn control(m: &mut Model, words: &[&str]) -> Result<String, String> {
                     // SD3: the last sanitize failed (status aborts with reason 1 until a
                     // status with the CLEAR SANITIZE OPERATION FAILED bit, LBA bit 0)
                     "sanitize_failed" => s.sanitize.failed = true,
+                    // an operation that lasts N status queries (the progress demo)
+                    "sanitize_steps" => s.sanitize.steps_setting = parse_num(v)? as u32,
                     "checkwords" => {
                         s.sector_config_checks = v
                             .split(',')

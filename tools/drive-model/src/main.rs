@@ -16,7 +16,7 @@ const USAGE: &str = "usage:
   drive-model ctl [--socket PATH] COMMAND...
 control commands: load FILE | save FILE | reboot | set KEY=VALUE... (sense=fixed|descriptor,
   inquiry=ata|usb, always_sense=0|1, lacks=FEATURE, has=FEATURE, frozen, power=N,
-  sanitize_failed, checkwords=A,B) |
+  sanitize_failed, sanitize_steps=N, checkwords=A,B) |
   fault abort CMD [FEAT] | fault delay CMD SECS | fault clear | log | dump [LBA...] |
   end [--writes-only] [LBA...] | sector LBA
 features: all security hpa amax dco sanitize trim microcode write-unc sector-config wd";

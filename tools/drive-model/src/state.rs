@@ -100,6 +100,9 @@ pub struct Sanitize {
     pub steps_total: u32,
     pub last_completed_ok: bool,
     pub failed: bool,
+    /// Status queries an operation lasts (`ctl set sanitize_steps=N`); 0: the default, 3.
+    #[serde(default)]
+    pub steps_setting: u32,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -218,6 +221,7 @@ impl State {
                 operation: None,
                 overwrite_pattern: 0,
                 steps_left: 0,
+                steps_setting: 0,
                 steps_total: 0,
                 last_completed_ok: false,
                 failed: false,
