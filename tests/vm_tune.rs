@@ -428,8 +428,34 @@ fn vm_tune_surface_over_dm_delay_and_error_flags_them() {
     );
     let bars: Vec<&str> = text.lines().filter(|x| x.contains("% |")).collect();
     assert_eq!(bars.len(), 16, "a bar per zone:\n{text}");
+    // Under TCG on a loaded 2-core host one linear zone now and then reads at under half the
+    // median (seen once in CI: 510 against a median of 1029 MB/s, the delayed zones at 18).
+    // That flag is true to what was measured, not a bug; it is tolerated for at most one
+    // zone per scan, never the same zone in both scans, and only when that zone still ran
+    // 5 times faster than the delayed region, so the delay stays the one thing flagged twice.
+    let rate_of = |bar: &str| -> f64 {
+        bar.split('|')
+            .nth(2)
+            .and_then(|r| r.split_whitespace().next())
+            .and_then(|r| r.parse().ok())
+            .unwrap_or(0.0)
+    };
+    let delayed_rate = slow_zones
+        .clone()
+        .map(|i| rate_of(bars[i]))
+        .fold(0.0, f64::max);
+    let tolerated = |i: usize, rate: f64| {
+        !slow_zones.contains(&i) && !error_zones.contains(&i) && rate >= 5.0 * delayed_rate
+    };
+    let text_noise: Vec<usize> = (0..bars.len())
+        .filter(|&i| bars[i].ends_with(" slow") && tolerated(i, rate_of(bars[i])))
+        .collect();
+    assert!(
+        text_noise.len() <= 1,
+        "more than one noisy zone: {text_noise:?}\n{text}"
+    );
     for (i, bar) in bars.iter().enumerate() {
-        let want = if slow_zones.contains(&i) {
+        let want = if slow_zones.contains(&i) || text_noise.contains(&i) {
             " slow"
         } else if error_zones.contains(&i) {
             " ERRORS"
@@ -455,7 +481,11 @@ fn vm_tune_surface_over_dm_delay_and_error_flags_them() {
         );
         assert!(text.contains(&line), "no {line:?}\n{text}");
     }
-    assert_eq!(text.matches("  slow zone: ").count(), 2, "{text}");
+    assert_eq!(
+        text.matches("  slow zone: ").count(),
+        2 + text_noise.len(),
+        "{text}"
+    );
     assert_eq!(
         text.matches("  read errors in sectors ").count(),
         2,
@@ -465,12 +495,22 @@ fn vm_tune_surface_over_dm_delay_and_error_flags_them() {
     let doc = s.json(3, 5);
     let zones = doc["surface"]["zones"].as_array().expect("zones");
     assert_eq!(zones.len(), 16);
+    let mut json_noise = Vec::new();
     for (i, z) in zones.iter().enumerate() {
         let first = i as u64 * ZONE;
         assert_eq!(z["first_lba"], first, "zone {i}: {z}");
         assert_eq!(z["last_lba"], first + ZONE - 1, "zone {i}: {z}");
         let errors = z["error_lbas"].as_array().expect("error_lbas");
-        assert_eq!(z["slow"], slow_zones.contains(&i), "zone {i} slow: {z}");
+        let rate = z["read_mb_per_s"].as_f64().unwrap_or(0.0);
+        let noise = z["slow"] == true && tolerated(i, rate);
+        if noise {
+            json_noise.push(i);
+        }
+        assert_eq!(
+            z["slow"],
+            slow_zones.contains(&i) || noise,
+            "zone {i} slow: {z}"
+        );
         if error_zones.contains(&i) {
             // every 1 MiB block of the zone failed, each named by its first sector
             let want: Vec<u64> = (0..64).map(|b| first + b * 2048).collect();
@@ -482,6 +522,15 @@ fn vm_tune_surface_over_dm_delay_and_error_flags_them() {
             assert_eq!(z["bytes_read"], ZONE * 512, "zone {i}: read whole: {z}");
         }
     }
+
+    assert!(
+        json_noise.len() <= 1,
+        "more than one noisy zone: {json_noise:?}"
+    );
+    assert!(
+        !json_noise.iter().any(|i| text_noise.contains(i)),
+        "the same linear zone slow in both scans: {json_noise:?}"
+    );
 
     // the SVG and the CSV the text run wrote, brought back to the host
     let svg = s.ok(4, 0);
@@ -496,7 +545,7 @@ fn vm_tune_surface_over_dm_delay_and_error_flags_them() {
         );
         assert_eq!(
             f[7],
-            slow_zones.contains(&i).to_string(),
+            (slow_zones.contains(&i) || text_noise.contains(&i)).to_string(),
             "csv slow, zone {i}: {line}"
         );
     }
@@ -531,7 +580,11 @@ fn vm_tune_surface_over_dm_delay_and_error_flags_them() {
         14,
         "access-time marks"
     );
-    assert_eq!(svg.matches("class=\"slow\"").count(), 2, "slow marks");
+    assert_eq!(
+        svg.matches("class=\"slow\"").count(),
+        2 + text_noise.len(),
+        "slow marks"
+    );
     assert_eq!(svg.matches("class=\"error\"").count(), 2, "error marks");
     let plots = dir.join("plots");
     std::fs::create_dir_all(&plots).expect("plots dir");
