@@ -71,7 +71,9 @@ fn a_destructive_option_refuses_a_drive_with_a_mounted_file_system_or_swap() {
     std::fs::create_dir_all(&mount_point).expect("mount point");
     let mount_point_text = mount_point.to_string_lossy().into_owned();
     assert!(
-        ok(Command::new("mount").args([&disk.dev, &mount_point_text])),
+        // Read-only: a mounted ext4 writes to its disk by itself (lazy inode-table init,
+        // the journal), which would hide whether we wrote anything; mounted is mounted.
+        ok(Command::new("mount").args(["-o", "ro", &disk.dev, &mount_point_text])),
         "mount {} on {mount_point_text}",
         disk.dev
     );
