@@ -2015,6 +2015,27 @@ parses!(bench_random_parses, "--bench-random /dev/x", |f| f
     .as_ref()
     .is_some_and(|b| b.random));
 
+/// An option of ours that reads the rest of the command line itself (`--apply`, `--surface`).
+const fn immediate(
+    name: &'static str,
+    usage: &'static str,
+    summary: &'static str,
+    value: Value,
+    apply: Apply,
+) -> OptionDef {
+    OptionDef {
+        value,
+        ..ours(long_flag(
+            name,
+            Role::Immediate,
+            Some(usage),
+            summary,
+            &[],
+            apply,
+        ))
+    }
+}
+
 /// `--apply` and `--check`: they read the rest of the command line themselves.
 const fn apply_mode(
     name: &'static str,
@@ -2027,17 +2048,7 @@ const fn apply_mode(
     } else {
         Apply::Custom(|p, _, _| p.apply_request(false))
     };
-    OptionDef {
-        value: Value::ApplyArguments,
-        ..ours(long_flag(
-            name,
-            Role::Immediate,
-            Some(usage),
-            summary,
-            &[],
-            apply,
-        ))
-    }
+    immediate(name, usage, summary, Value::ApplyArguments, apply)
 }
 
 pub const APPLY: OptionDef = apply_mode(
@@ -2260,17 +2271,7 @@ const fn surface(
     } else {
         Apply::Custom(|p, _, _| p.surface_request(false))
     };
-    OptionDef {
-        value: Value::SurfaceArguments,
-        ..ours(long_flag(
-            name,
-            Role::Immediate,
-            Some(usage),
-            summary,
-            &[],
-            apply,
-        ))
-    }
+    immediate(name, usage, summary, Value::SurfaceArguments, apply)
 }
 
 pub const SURFACE: OptionDef = surface(

@@ -229,6 +229,18 @@ pub fn set_write_read_verify(ctx: &mut Ctx) {
     );
 }
 
+/// hdparm's ` setting drive write-caching to N (on|off)` line of a `-W` set (when noisy), for
+/// ATA and NVMe alike.
+pub(super) fn announce_write_cache(ctx: &mut Ctx, v: u32, noisy: bool) {
+    if noisy {
+        ctx.out.item(set_msg(
+            "-W",
+            v,
+            format!(" setting drive write-caching to {v}{}", on_off(v)),
+        ));
+    }
+}
+
 /// Step 26: `-W 0|1`: HDIO_SET_WCACHE, else SET FEATURES 0x02/0x82; a flush before and after
 /// disabling.
 pub fn set_write_cache(ctx: &mut Ctx) {
@@ -237,13 +249,7 @@ pub fn set_write_cache(ctx: &mut Ctx) {
         return;
     }
     let v = gs.value;
-    if gs.get {
-        ctx.out.item(set_msg(
-            "-W",
-            v,
-            format!(" setting drive write-caching to {v}{}", on_off(v)),
-        ));
-    }
+    announce_write_cache(ctx, v, gs.get);
     let args = set_features(features::WRITE_CACHE.subcommand(v != 0), 0);
     if !ctx.dev.ata_capable() {
         ctx.drive_cmd(args, " HDIO_DRIVE_CMD(setcache) failed");

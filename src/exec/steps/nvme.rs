@@ -17,7 +17,7 @@
 //! Must not: reach the device other than through `DeviceAccess::nvme` (every NVMe command
 //! passes there, where `--dry-run` can see it), or decode bytes itself (that is `crate::nvme`).
 
-use super::{on_off, set_msg, Ctx, Step};
+use super::{set_msg, Ctx, Step};
 use crate::cli::{SanitizeCommand, SecurityCommand};
 use crate::error::{Error, ErrorClass};
 use crate::nvme::command::{
@@ -381,13 +381,7 @@ fn set_write_cache(ctx: &mut Ctx) {
         return;
     }
     let v = gs.value;
-    if gs.get {
-        ctx.out.item(set_msg(
-            "-W",
-            v,
-            format!(" setting drive write-caching to {v}{}", on_off(v)),
-        ));
-    }
+    super::features::announce_write_cache(ctx, v, gs.get);
     let nsid = ctx.nvme_nsid();
     if v == 0 {
         ctx.nvme_cmd(&NvmeCommand::flush(nsid), &mut [], "Flush failed");
