@@ -238,3 +238,16 @@ pub fn raid_arrays(device: &Path) -> Vec<String> {
     arrays.dedup();
     arrays
 }
+
+/// A writer of its own on this process's stderr (fd 2, reopened for appending, so a
+/// redirected file is not overwritten), for a thread that must write while `main()` holds
+/// `std::io::stderr()`'s lock; a sink when fd 2 cannot be reopened.
+pub fn own_stderr() -> Box<dyn std::io::Write + Send> {
+    match std::fs::OpenOptions::new()
+        .append(true)
+        .open("/proc/self/fd/2")
+    {
+        Ok(f) => Box::new(f),
+        Err(_) => Box::new(std::io::sink()),
+    }
+}

@@ -263,13 +263,7 @@ fn erase(
     // the whole run, so the first progress line would block the watcher, and joining it
     // would hang the erase for good (seen on a terminal in the VM). A writer of its own on
     // fd 2 (append: a redirected stderr file is not overwritten) has no lock to wait for.
-    let err: Box<dyn Write + Send> = match std::fs::OpenOptions::new()
-        .append(true)
-        .open("/proc/self/fd/2")
-    {
-        Ok(f) => Box::new(f),
-        Err(_) => Box::new(std::io::sink()),
-    };
+    let err = crate::device::system::own_stderr();
     let result = watched(terminal, &name, estimate, err, || {
         ctx.dev.ata(&tf, &mut data)
     });
