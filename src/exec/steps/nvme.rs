@@ -1031,8 +1031,10 @@ fn fwdownload(ctx: &mut Ctx) {
         return;
     }
     let shown = path.display().to_string();
-    let image = match std::fs::read(&path) {
-        Ok(b) => b,
+    // Read as the ATA download reads it (device/files.rs); a file that is not regular reads
+    // as empty, and is refused below.
+    let image = match crate::device::files::read_firmware(&path, u64::MAX) {
+        Ok(file) => file.bytes,
         Err(e) => {
             ctx.out.error(&Error::os(ErrorClass::Failed, &shown, &e));
             return;
