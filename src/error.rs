@@ -1,57 +1,106 @@
 //! The one error type of hdparm-rs and the one place where errors become exit statuses.
 //!
 //! hdparm 9.65 exits with a raw errno of whatever failed last (and 0 when a query failed
-//! quietly). We exit with one of a few documented classes instead; the numbers were chosen to
-//! coincide with the errno hdparm returns in the most common case of each class, so scripts that
-//! test `$? -eq 22` for a usage error or `-eq 1` for a guard refusal keep working.
+//! quietly). We exit with one of a few documented classes instead. Where hdparm has the case,
+//! the number is the errno hdparm returns in its most common instance, so scripts that test
+//! `$? -eq 22` for a usage error or `-eq 1` for a guard refusal keep working; the classes hdparm
+//! does not have get numbers of their own, one meaning per number (22 excepted: usage and
+//! configuration are both "what you asked for is wrong", and hdparm gives both EINVAL).
 //!
-//! | status | class | hdparm's errno in the same case |
-//! |---|---|---|
-//! | 0  | everything asked for succeeded | 0 |
-//! | 1  | refused by a guard flag (nothing was sent anywhere); `--check` found drift | 1 (EPERM) |
-//! | 2  | a device could not be opened | 2 (ENOENT), 13 (EACCES)... |
-//! | 3  | `--no-wake` left a drive in standby alone (ours) | — |
-//! | 5  | a command failed on the device, or a read failed | 5 (EIO) |
-//! | 22 | usage error: bad option, bad value | 22 (EINVAL) |
-//! | 25 | the device cannot do what was asked (not ATA, ioctl not supported) | 25 (ENOTTY) |
+//! | status | class | meaning | hdparm's errno in the same case |
+//! |---|---|---|---|
+//! | 0   | —               | everything asked for succeeded | 0 |
+//! | 1   | `guard`         | refused: a guard flag was missing; nothing was sent | 1 (EPERM) |
+//! | 2   | `cannot_open`   | a device could not be opened (missing, no permission) | 2 (ENOENT), 13 (EACCES)... |
+//! | 3   | `skipped`       | a drive was left alone on purpose: asleep under `--no-wake`, or busy with another instance's operation (a reader skips it) | — |
+//! | 4   | `drift`         | `--check` found a device that differs from hdparm.conf | — |
+//! | 5   | `failed`        | a command failed on the device, or a read or write of it failed | 5 (EIO) |
+//! | 6   | `unverified`    | `--check` could not read something it had to compare | — |
+//! | 16  | `busy`          | refused: the device is in use (mounted, swap, held, locked by another run); nothing was sent | — |
+//! | 22  | `usage`         | usage error: bad option, bad value | 22 (EINVAL) |
+//! | 22  | `config`        | hdparm.conf (or `--config FILE`) is wrong | 22 (Debian's hook) |
+//! | 25  | `not_applicable`| the device cannot do what was asked (not ATA, ioctl not supported) | 25 (ENOTTY) |
+//! | 74  | `output_failed` | the report could not be written: stdout or an output file (EX_IOERR of sysexits.h) | 0 (hdparm ignores it) |
+//! | 128+N | `stopped`     | stopped by signal N (SIGINT, SIGTERM, SIGHUP, SIGQUIT): the process re-raises it, so a parent sees it killed by N; 128+N only where that fails | killed by N |
 //!
 //! When several devices fail differently, the exit status is the most severe class seen, in the
-//! order usage > guard > command failed > cannot open > not applicable > skipped > drift.
+//! order stopped > usage > config > guard > busy > failed > output_failed > cannot_open >
+//! unverified > not_applicable > skipped > drift. Guard and busy refusals, and usage and
+//! configuration errors, are decided before anything is sent; stopped ends the run.
+//!
+//! Drift used to share 1 with the guard refusal. They are different answers (a guard refusal
+//! means "you forgot a flag", drift means "the drives differ"), and `--apply` maps a command
+//! line's status back to its class, which a shared number made ambiguous, so drift has 4.
 
 use std::fmt;
 use std::io;
 
-/// The class of a failure; decides the exit status.
+/// The class of a failure; decides the exit status. Declared from the least severe to the most
+/// severe: the derived order is the severity order of the module table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ErrorClass {
     /// `--check` found a device that differs from hdparm.conf (the least severe: it is an
     /// answer, not a failure).
     Drift,
-    /// `--no-wake` left a sleeping drive alone, so what was asked of it is missing.
+    /// A drive was left alone on purpose (`--no-wake` and a sleeping drive, or a reader that
+    /// found another run's exclusive lock), so what was asked of it is missing.
     Skipped,
     /// The device cannot do what was asked: not an ATA device, ioctl not supported.
     NotApplicable,
+    /// `--check` could not read a setting or a device it had to compare.
+    Unverified,
     /// The device node could not be opened.
     CannotOpen,
+    /// The report could not be written (stdout, or a file we were asked to write).
+    OutputFailed,
     /// A command was sent and failed, or a read/write failed.
     Failed,
+    /// The device is in use (mounted, swap, held by md/dm/LVM, locked by another run); nothing
+    /// was sent.
+    Busy,
     /// A guard flag was missing; nothing was sent.
     Guard,
+    /// The configuration file is wrong.
+    Config,
     /// The command line is wrong.
     Usage,
+    /// A signal stopped the run (its number). The most severe: nothing after it ran.
+    Stopped(i32),
 }
 
 impl ErrorClass {
+    /// Every class but [`ErrorClass::Stopped`], whose number depends on its signal.
+    const FIXED: [ErrorClass; 11] = [
+        ErrorClass::Drift,
+        ErrorClass::Skipped,
+        ErrorClass::NotApplicable,
+        ErrorClass::Unverified,
+        ErrorClass::CannotOpen,
+        ErrorClass::OutputFailed,
+        ErrorClass::Failed,
+        ErrorClass::Busy,
+        ErrorClass::Guard,
+        ErrorClass::Config,
+        ErrorClass::Usage,
+    ];
+
     /// The process exit status for this class (see the module table).
     pub fn exit_status(self) -> u8 {
         match self {
-            ErrorClass::Drift => 1,
+            ErrorClass::Drift => 4,
             ErrorClass::Skipped => 3,
             ErrorClass::NotApplicable => 25,
+            ErrorClass::Unverified => 6,
             ErrorClass::CannotOpen => 2,
+            ErrorClass::OutputFailed => 74,
             ErrorClass::Failed => 5,
+            ErrorClass::Busy => 16,
             ErrorClass::Guard => 1,
+            ErrorClass::Config => 22,
             ErrorClass::Usage => 22,
+            // The shell's convention for a process killed by a signal, for when re-raising it
+            // did not end the process.
+            ErrorClass::Stopped(signal) => 128u8.saturating_add(signal.clamp(0, 127) as u8),
         }
     }
 
@@ -79,19 +128,15 @@ impl ErrorClass {
     }
 
     /// The class behind an exit status of ours (0 is none), for a run inside a run (`--apply`).
+    /// 22 is read as usage, the more severe of the two classes that share it.
     pub fn of_exit_status(status: u8) -> Option<ErrorClass> {
-        [
-            ErrorClass::Drift,
-            ErrorClass::Skipped,
-            ErrorClass::NotApplicable,
-            ErrorClass::CannotOpen,
-            ErrorClass::Failed,
-            ErrorClass::Guard,
-            ErrorClass::Usage,
-        ]
-        .into_iter()
-        .rev()
-        .find(|class| class.exit_status() == status)
+        if status > 128 {
+            return Some(ErrorClass::Stopped(i32::from(status - 128)));
+        }
+        ErrorClass::FIXED
+            .into_iter()
+            .rev()
+            .find(|class| class.exit_status() == status)
     }
 
     /// A short stable name, used in JSON messages.
@@ -100,10 +145,47 @@ impl ErrorClass {
             ErrorClass::Drift => "drift",
             ErrorClass::Skipped => "skipped",
             ErrorClass::NotApplicable => "not_applicable",
+            ErrorClass::Unverified => "unverified",
             ErrorClass::CannotOpen => "cannot_open",
+            ErrorClass::OutputFailed => "output_failed",
             ErrorClass::Failed => "failed",
+            ErrorClass::Busy => "busy",
             ErrorClass::Guard => "guard",
+            ErrorClass::Config => "config",
             ErrorClass::Usage => "usage",
+            ErrorClass::Stopped(_) => "stopped",
+        }
+    }
+
+    /// Every class with its status and meaning, in the module table's order: what the man
+    /// page's EXIT STATUS section and `--help` are checked against.
+    pub fn table() -> Vec<(ErrorClass, &'static str)> {
+        let mut rows: Vec<(ErrorClass, &'static str)> = ErrorClass::FIXED
+            .into_iter()
+            .map(|class| (class, class.meaning()))
+            .collect();
+        rows.sort_by_key(|(class, _)| class.exit_status());
+        rows.push((ErrorClass::Stopped(0), ErrorClass::Stopped(0).meaning()));
+        rows
+    }
+
+    /// One sentence for people: what the class means.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            ErrorClass::Drift => "--check found a device that differs from hdparm.conf",
+            ErrorClass::Skipped => {
+                "a drive was left alone on purpose: asleep under --no-wake, or busy with another run"
+            }
+            ErrorClass::NotApplicable => "the device cannot do what was asked",
+            ErrorClass::Unverified => "--check could not read something it had to compare",
+            ErrorClass::CannotOpen => "a device could not be opened",
+            ErrorClass::OutputFailed => "the report could not be written",
+            ErrorClass::Failed => "a command failed on the device, or a read or write failed",
+            ErrorClass::Busy => "refused: the device is in use; nothing was sent",
+            ErrorClass::Guard => "refused: a guard flag was missing; nothing was sent",
+            ErrorClass::Config => "the configuration file is wrong",
+            ErrorClass::Usage => "usage error: an unknown option, a bad or missing value",
+            ErrorClass::Stopped(_) => "stopped by a signal, which ends the process",
         }
     }
 }
@@ -137,6 +219,12 @@ impl Error {
     }
     pub fn guard(message: impl Into<String>) -> Self {
         Error::new(ErrorClass::Guard, message)
+    }
+    pub fn busy(message: impl Into<String>) -> Self {
+        Error::new(ErrorClass::Busy, message)
+    }
+    pub fn config(message: impl Into<String>) -> Self {
+        Error::new(ErrorClass::Config, message)
     }
     /// An OS error with a label, printed as perror does: `label: strerror`.
     pub fn os(class: ErrorClass, label: &str, err: &io::Error) -> Self {
@@ -239,8 +327,43 @@ mod tests {
             Some(ErrorClass::NotApplicable)
         );
         assert_eq!(ErrorClass::of_exit_status(5), Some(ErrorClass::Failed));
-        // 1 is both a guard refusal and --check's drift: the more severe.
         assert_eq!(ErrorClass::of_exit_status(1), Some(ErrorClass::Guard));
+        assert_eq!(ErrorClass::of_exit_status(4), Some(ErrorClass::Drift));
+        // 22 is both usage and configuration: the more severe.
+        assert_eq!(ErrorClass::of_exit_status(22), Some(ErrorClass::Usage));
+        assert_eq!(
+            ErrorClass::of_exit_status(143),
+            Some(ErrorClass::Stopped(libc::SIGTERM))
+        );
+    }
+
+    #[test]
+    fn each_number_means_one_class_but_22() {
+        let mut seen = std::collections::HashMap::new();
+        for (class, _) in ErrorClass::table() {
+            if let Some(other) = seen.insert(class.exit_status(), class) {
+                assert_eq!(class.exit_status(), 22, "{class:?} and {other:?}");
+            }
+            if !matches!(class, ErrorClass::Stopped(_)) {
+                assert_eq!(
+                    ErrorClass::of_exit_status(class.exit_status()).map(|c| c.exit_status()),
+                    Some(class.exit_status())
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_signal_is_the_most_severe_and_a_drift_the_least() {
+        let mut v = Verdict::default();
+        v.record(ErrorClass::Drift);
+        assert_eq!(v.exit_status(), 4);
+        v.record(ErrorClass::Busy);
+        v.record(ErrorClass::Failed);
+        assert_eq!(v.exit_status(), 16);
+        v.record(ErrorClass::Stopped(libc::SIGINT));
+        v.record(ErrorClass::Usage);
+        assert_eq!(v.exit_status(), 130);
     }
 
     #[test]

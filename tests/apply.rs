@@ -101,9 +101,9 @@ fn apply_sets_records_and_check_sees_drift() {
         ("256", "0")
     );
 
-    // --check before: both settings drift, exit 1, nothing changes.
+    // --check before: both settings drift, exit 4, nothing changes.
     let check = ours(&["--check", "--config", &conf, &lo.dev], &records);
-    assert_eq!(check.status, Some(1), "{}{}", check.stdout, check.stderr);
+    assert_eq!(check.status, Some(4), "{}{}", check.stdout, check.stderr);
     assert!(
         check.stdout.contains("-a is 256, hdparm.conf asks for 64"),
         "{}",
@@ -147,12 +147,12 @@ fn apply_sets_records_and_check_sees_drift() {
     assert_eq!((check.status, check.stdout.as_str()), (Some(0), ""));
     blockdev(&["--setra", "128", &lo.dev]);
     let check = ours(&["--json", "--check", "--config", &conf, &lo.dev], &records);
-    assert_eq!(check.status, Some(1));
+    assert_eq!(check.status, Some(4));
     let doc: serde_json::Value = serde_json::from_str(&check.stdout).expect("JSON");
     assert_eq!(doc["mode"], "check");
     assert_eq!(doc["devices"][0]["drift"][0]["option"], "-a");
     assert_eq!(doc["devices"][0]["drift"][0]["found"], 128);
-    assert_eq!(doc["hdparm_rs"]["exit_status"], 1);
+    assert_eq!(doc["hdparm_rs"]["exit_status"], 4);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -1,7 +1,7 @@
 //! The refusal of a drive in use (ours; DIFFERENCES.md "in use"), through the binary, on a loop
 //! device: with an ext4 file system mounted on it, and used as swap, every destructive option
 //! (with the guard flags it needs) is refused with one sentence naming the mount point or the
-//! swap, exit status 1, and the disk's bytes are unchanged. Unmounted, the same command lines
+//! swap, exit status 16 (busy), and the disk's bytes are unchanged. Unmounted, the same command lines
 //! are not refused for being in use.
 
 mod common;
@@ -82,7 +82,7 @@ fn a_destructive_option_refuses_a_drive_with_a_mounted_file_system_or_swap() {
     for args in destructive_command_lines() {
         let (status, stderr) = run(&args, &disk.dev);
         let expected = format!("{} is mounted on {mount_point_text}", disk.dev);
-        if status != 1 || !stderr.contains("refusing") || !stderr.contains(&expected) {
+        if status != 16 || !stderr.contains("refusing") || !stderr.contains(&expected) {
             refused.push(format!("{args:?}: exit {status}, stderr {stderr:?}"));
         }
         assert_eq!(
@@ -106,7 +106,7 @@ fn a_destructive_option_refuses_a_drive_with_a_mounted_file_system_or_swap() {
     assert!(ok(Command::new("swapon").arg(&disk.dev)), "swapon");
     let (status, stderr) = run(&[KNOW, "--write-sector", "8"], &disk.dev);
     let _ = Command::new("swapoff").arg(&disk.dev).status();
-    assert_eq!(status, 1, "{stderr}");
+    assert_eq!(status, 16, "{stderr}");
     assert!(
         stderr.contains(&format!("{} is in use as swap", disk.dev)),
         "{stderr}"

@@ -566,7 +566,7 @@ fn the_validator_rejects_broken_documents() {
                     v["hdparm_rs"]["exit_status"] = "0".into()
                 }),
                 ("an exit status no class has", |v| {
-                    v["hdparm_rs"]["exit_status"] = 3.into()
+                    v["hdparm_rs"]["exit_status"] = 7.into()
                 }),
                 ("format version 1", |v| {
                     v["json_format_version"] = serde_json::json!([1, 0])
@@ -782,4 +782,45 @@ fn vm_bench_json_outputs_match_the_schema() {
         "VM bench documents that do not match the schema:\n  {}",
         failures.join("\n  ")
     );
+}
+
+/// The schema's exit statuses and error classes are the table of src/error.rs, no more, no less.
+#[test]
+fn the_schemas_exit_statuses_and_classes_are_the_exit_table() {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/doc/hdparm-rs.schema.json"
+        ))
+        .expect("schema"),
+    )
+    .expect("schema JSON");
+    let table = hdparm::error::ErrorClass::table();
+    let mut statuses: Vec<u64> = table
+        .iter()
+        .filter(|(c, _)| !matches!(c, hdparm::error::ErrorClass::Stopped(_)))
+        .map(|(c, _)| u64::from(c.exit_status()))
+        .chain([0])
+        .collect();
+    statuses.sort();
+    statuses.dedup();
+    let exit = &schema["$defs"]["program"]["properties"]["exit_status"];
+    let enumerated: Vec<u64> = exit["anyOf"][0]["enum"]
+        .as_array()
+        .expect("exit_status enum")
+        .iter()
+        .filter_map(|v| v.as_u64())
+        .collect();
+    assert_eq!(enumerated, statuses);
+    assert_eq!(exit["anyOf"][1]["minimum"], 129);
+    let mut names: Vec<&str> = table.iter().map(|(c, _)| c.name()).collect();
+    let mut in_schema: Vec<&str> = schema["$defs"]["error_class"]["enum"]
+        .as_array()
+        .expect("error_class enum")
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    names.sort();
+    in_schema.sort();
+    assert_eq!(in_schema, names);
 }

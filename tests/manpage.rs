@@ -114,12 +114,41 @@ fn man_page_entries_show_values_and_guards_as_defined() {
 }
 
 #[test]
-fn man_page_documents_the_exit_statuses() {
+fn man_page_and_readme_document_every_exit_class_of_the_table() {
     let man = man_page();
-    for status in ["0", "1", "2", "3", "5", "22", "25"] {
-        assert!(
-            man.contains(&format!(".B {status}\n")),
-            "exit status {status} not documented"
-        );
+    let section = &man[man.find(".SH EXIT STATUS").expect("EXIT STATUS")..];
+    let section = &section[..section[4..]
+        .find(".SH ")
+        .map_or(section.len(), |end| end + 4)];
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let mut wrong = Vec::new();
+    for (class, _) in hdparm::error::ErrorClass::table() {
+        let status = match class {
+            hdparm::error::ErrorClass::Stopped(_) => "128+N".to_string(),
+            other => other.exit_status().to_string(),
+        };
+        // The man entry names the status and the class as JSON messages spell it.
+        let entry = format!(".BR {status} \" (");
+        let Some(at) = section.find(&entry) else {
+            wrong.push(format!("man: no entry for exit status {status}"));
+            continue;
+        };
+        let line = &section[at..section[at..].find('\n').map_or(section.len(), |e| at + e)];
+        if !line.contains(class.name()) {
+            wrong.push(format!(
+                "man: exit status {status} does not name {}",
+                class.name()
+            ));
+        }
+        let row = format!("| {status} | ");
+        match readme.lines().find(|l| l.starts_with(&row)) {
+            Some(line) if line.contains(class.name()) => {}
+            _ => wrong.push(format!("README: no row {status} naming {}", class.name())),
+        }
     }
+    if !section.contains(".B 0\n") {
+        wrong.push("man: exit status 0 not documented".into());
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -109,7 +109,7 @@ pub fn run_devices_with(runs: &[DeviceRun], out: &mut Output, opener: &mut dyn O
         let facts = opener.facts(run);
         if !run.flags.dry_run {
             if let Some(refusal) = refusal(run, &facts) {
-                out.error(&Error::guard(refusal.text));
+                out.error(&refusal);
                 return;
             }
         }
@@ -153,18 +153,16 @@ pub fn run_devices_with(runs: &[DeviceRun], out: &mut Output, opener: &mut dyn O
     }
 }
 
-/// hdparm's guard refusal, then ours for a drive in use (a destructive operation refuses a
-/// drive that this system is using), or None.
-fn refusal(run: &DeviceRun, facts: &DeviceFacts) -> Option<guards::Refusal> {
+/// hdparm's guard refusal (class guard), then ours for a drive in use (a destructive operation
+/// refuses a drive that this system is using: class busy), or None.
+fn refusal(run: &DeviceRun, facts: &DeviceFacts) -> Option<Error> {
     if let Some(refusal) = guards::check(run, facts) {
-        return Some(refusal);
+        return Some(Error::guard(refusal.text));
     }
     let destructive = guards::destructive_option(&run.flags, facts.visible_sectors)?;
     let user = facts.in_use.as_deref()?;
-    Some(guards::in_use_refusal(
-        &run.path.to_string_lossy(),
-        destructive,
-        user,
+    Some(Error::busy(
+        guards::in_use_refusal(&run.path.to_string_lossy(), destructive, user).text,
     ))
 }
 

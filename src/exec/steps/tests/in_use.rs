@@ -15,7 +15,7 @@ fn a_destructive_option_on_a_drive_in_use_is_refused_and_nothing_is_sent() {
         in_use(sata()),
         "--yes-i-know-what-i-am-doing --write-sector 8 /dev/x",
     );
-    assert_eq!(o.exit, 1);
+    assert_eq!(o.exit, 16, "busy");
     assert_eq!(o.stdout, "");
     assert_eq!(
         o.stderr,
