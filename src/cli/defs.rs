@@ -15,7 +15,7 @@
 //! What this file must not do: touch the system, or know how an option is carried out.
 
 use super::flags::*;
-use super::parse::{IdentifyOutput, Outcome, ParseError, Parser, Step};
+use super::parse::{no_dry_run, IdentifyOutput, Outcome, ParseError, Parser, Step};
 
 /// Whose option it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1118,6 +1118,7 @@ pub const FALLOCATE: OptionDef = OptionDef {
             Ok(Outcome::Done(Invocation::Fallocate {
                 kib: kib.unwrap_or(0),
                 path,
+                dry_run: p.flags.dry_run,
             }))
         }),
     )
@@ -1127,7 +1128,17 @@ invokes!(
     "--fallocate 0x10 /mnt/file",
     Invocation::Fallocate {
         kib: 16,
-        path: "/mnt/file".into()
+        path: "/mnt/file".into(),
+        dry_run: false,
+    }
+);
+invokes!(
+    dry_run_fallocate_is_a_plan,
+    "--dry-run --fallocate 1 /mnt/file",
+    Invocation::Fallocate {
+        kib: 1,
+        path: "/mnt/file".into(),
+        dry_run: true,
     }
 );
 pub const FIBMAP: OptionDef = OptionDef {
@@ -1143,6 +1154,13 @@ pub const FIBMAP: OptionDef = OptionDef {
             let path = p.filename(typed)?;
             if p.num_flags != 0 || p.remaining() > 0 {
                 return Err(ParseError::Usage { clue: 5 });
+            }
+            if p.flags.dry_run {
+                return Err(no_dry_run(
+                    "--fibmap",
+                    "it reads where the file lies (FIEMAP, or FIBMAP block by block)",
+                    "",
+                ));
             }
             Ok(Outcome::Done(Invocation::Fibmap { path }))
         }),
@@ -1296,6 +1314,13 @@ pub const ISTDIN: OptionDef = OptionDef {
         Apply::Custom(|p, _, _| {
             if p.remaining() > 0 {
                 return Err(ParseError::Usage { clue: 2 });
+            }
+            if p.flags.dry_run {
+                return Err(no_dry_run(
+                    "--Istdin",
+                    "it only decodes what standard input holds",
+                    "",
+                ));
             }
             Ok(Outcome::Done(Invocation::IdentifyStdin {
                 json: p.flags.json,
@@ -2128,6 +2153,7 @@ invokes!(
         json: false,
         yes_i_know: true,
         please_destroy: false,
+        dry_run: false,
     })
 );
 rejects!(
@@ -2290,6 +2316,7 @@ invokes!(
         plot: Some("/tmp/s.svg".into()),
         csv: Some("/tmp/s.csv".into()),
         json: false,
+        dry_run: false,
     })
 );
 pub const SURFACE_QUICK: OptionDef = surface(
@@ -2308,6 +2335,7 @@ invokes!(
         plot: None,
         csv: None,
         json: true,
+        dry_run: false,
     })
 );
 rejects!(
