@@ -748,3 +748,101 @@ fn no_option_acts_under_dry_run() {
     );
     let _ = std::fs::remove_dir_all(&trace_dir);
 }
+
+/// Runs our binary; stdout, stderr, exit status.
+fn ours(words: &[&str]) -> (String, String, Option<i32>) {
+    let out = Command::new(our_hdparm())
+        .args(words)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run our hdparm");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code(),
+    )
+}
+
+/// The modes print what they would do, as a user reads it, and those that only read refuse.
+#[test]
+fn the_modes_print_their_plans_or_refuse() {
+    const TEST: &str = "the_modes_print_their_plans_or_refuse";
+    if !is_root() {
+        return skip(TEST, "needs root (loop devices)");
+    }
+    let Some(disk) = Loop::new("dry-run-modes", 16) else {
+        return skip(TEST, "cannot attach a loop device (losetup)");
+    };
+    let dev = disk.dev.as_str();
+    let readahead = disk.readahead();
+
+    let (stdout, stderr, status) = ours(&[
+        "--dry-run",
+        "--experiment",
+        "-a8",
+        "-a 256",
+        "--trials",
+        "3",
+        dev,
+    ]);
+    assert_eq!(status, Some(0), "{stdout}{stderr}");
+    for line in [
+        format!("{dev}: dry run of --experiment: nothing was set, read or timed\n"),
+        " 2 arms, 3 trials each in ABBA blocks after 1 warm-up trial of arm 1: 7 trials".into(),
+        " arm 1 '-a8', applied before each of its 4 trials (the warm-up included), then read back:\n  would call BLKRASET 8 (read-ahead, sectors)\n".into(),
+        " arm 2 '-a 256', applied before each of its 3 trials, then read back:\n  would call BLKRASET 256 (read-ahead, sectors)\n".into(),
+        " at the end: -a set back to the values read first, and read back\n".into(),
+    ] {
+        assert!(stdout.contains(&line), "{line:?} not in\n{stdout}");
+    }
+    assert_eq!(disk.readahead(), readahead, "read-ahead changed");
+    // An arm the device cannot take: the real run would stop there (failed, 5).
+    let (stdout, stderr, status) = ours(&["--experiment", "-W0", "-W1", "--dry-run", dev]);
+    assert_eq!(status, Some(5), "{stdout}{stderr}");
+    assert!(
+        stderr.contains(": --dry-run: a real run of --experiment would stop at '-W': "),
+        "{stderr}"
+    );
+
+    let (stdout, stderr, status) = ours(&["--dry-run", "--surface", "--zones", "4", dev]);
+    assert_eq!(status, Some(0), "{stderr}");
+    assert_eq!(
+        stdout,
+        format!("{dev}:\n dry run: nothing was read or written\n would time reads of 16777216 bytes in 4 zones of 4194304 bytes (all of each, the last zone taking the rest), sequential in 1024 KiB blocks with O_DIRECT, then 4 reads of 4 KiB at random offsets in each zone\n")
+    );
+
+    let scratch = std::env::temp_dir().join(format!("hdparm-rs-dry-modes-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&scratch);
+    let new = scratch.join("new").display().to_string();
+    let (stdout, _, status) = ours(&["--dry-run", "--fallocate", "16", &new]);
+    assert_eq!(status, Some(0));
+    assert_eq!(stdout, format!(" dry run: nothing was created or written\n would write {new}: a new file (mode 0600) with 16 KiB (16384 bytes) allocated and none written (fallocate), then synced\n"));
+    assert!(!Path::new(&new).exists(), "{new} was created");
+    // On a file that exists the real run fails (class failed), and so does its plan.
+    std::fs::write(&new, b"x").expect("a file");
+    let (stdout, stderr, status) = ours(&["--dry-run", "--fallocate", "16", &new]);
+    assert_eq!(status, Some(5), "{stdout}{stderr}");
+    assert!(stdout.contains(" a real run would fail: "), "{stdout}");
+    assert!(stdout.contains("File exists"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&scratch);
+
+    for words in [
+        &["--dry-run", "--advise", dev][..],
+        &["--advise", "--dry-run", dev],
+        &["--dry-run", "--prometheus", dev],
+        &["-t", "--prometheus", "--dry-run", dev],
+        &["--dry-run", "--check", dev],
+        &["--check", "--dry-run", dev],
+        &["--dry-run", "--fibmap", "/nonexistent/file"],
+        &["--dry-run", "--Istdin"],
+    ] {
+        let (stdout, stderr, status) = ours(words);
+        assert_eq!(status, Some(22), "{words:?}: {stdout}{stderr}");
+        assert!(
+            stderr.contains("has no dry run: it changes nothing, but ")
+                && stderr.contains("run it without --dry-run"),
+            "{words:?}: {stderr}"
+        );
+        assert_eq!(stdout, "", "{words:?}");
+    }
+}

@@ -2156,6 +2156,35 @@ invokes!(
         dry_run: false,
     })
 );
+invokes!(
+    dry_run_experiment_is_a_plan,
+    "--experiment -a8 -a2048 --dry-run /dev/sdz",
+    Invocation::Experiment(ExperimentRequest {
+        arms: vec![
+            Arm {
+                text: "-a8".into(),
+                words: vec!["-a8".into()],
+                options: vec!["-a".into()],
+                flags: tests::flags_of("-a8 /dev/experiment-arm"),
+            },
+            Arm {
+                text: "-a2048".into(),
+                words: vec!["-a2048".into()],
+                options: vec!["-a".into()],
+                flags: tests::flags_of("-a2048 /dev/experiment-arm"),
+            },
+        ],
+        device: "/dev/sdz".into(),
+        measurement: Measurement::Buffered,
+        trials: DEFAULT_TRIALS,
+        keep: false,
+        plot: None,
+        json: false,
+        yes_i_know: false,
+        please_destroy: false,
+        dry_run: true,
+    })
+);
 rejects!(
     experiment_arms_may_only_set_what_can_be_set_back,
     "--experiment -S12 -S24 /dev/sdz",
@@ -2338,6 +2367,43 @@ invokes!(
         dry_run: false,
     })
 );
+invokes!(
+    dry_run_surface_is_a_plan,
+    "--dry-run --surface-quick /dev/sdz",
+    Invocation::Surface(SurfaceRequest {
+        device: "/dev/sdz".into(),
+        zones: DEFAULT_ZONES,
+        quick: true,
+        plot: None,
+        csv: None,
+        json: false,
+        dry_run: true,
+    })
+);
+/// The modes that only read have no dry run: refused before anything is opened.
+#[cfg(test)]
+#[test]
+fn the_modes_that_only_read_refuse_dry_run() {
+    for line in [
+        "--dry-run --check /dev/sda",
+        "--check --dry-run /dev/sda",
+        "--dry-run --advise",
+        "--advise --dry-run /dev/sda",
+        "--dry-run --prometheus /tmp/x.prom",
+        "--prometheus --dry-run /dev/sda",
+        "--dry-run --fibmap /mnt/file",
+        "--dry-run --Istdin",
+    ] {
+        match tests::parse_words(line) {
+            Err(ParseError::Message(text)) => assert!(
+                text.starts_with("--dry-run: --")
+                    && text.contains(" has no dry run: it changes nothing, but "),
+                "{line}: {text}"
+            ),
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+}
 rejects!(
     surface_needs_one_device,
     "--surface --zones 4",
