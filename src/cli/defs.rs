@@ -2156,35 +2156,30 @@ invokes!(
         dry_run: false,
     })
 );
-invokes!(
-    dry_run_experiment_is_a_plan,
-    "--experiment -a8 -a2048 --dry-run /dev/sdz",
-    Invocation::Experiment(ExperimentRequest {
-        arms: vec![
-            Arm {
-                text: "-a8".into(),
-                words: vec!["-a8".into()],
-                options: vec!["-a".into()],
-                flags: tests::flags_of("-a8 /dev/experiment-arm"),
-            },
-            Arm {
-                text: "-a2048".into(),
-                words: vec!["-a2048".into()],
-                options: vec!["-a".into()],
-                flags: tests::flags_of("-a2048 /dev/experiment-arm"),
-            },
-        ],
-        device: "/dev/sdz".into(),
-        measurement: Measurement::Buffered,
-        trials: DEFAULT_TRIALS,
-        keep: false,
-        plot: None,
-        json: false,
-        yes_i_know: false,
-        please_destroy: false,
-        dry_run: true,
-    })
-);
+/// `--dry-run` before `--experiment` or `--surface`, or among their words: the same plan
+/// request.
+#[cfg(test)]
+#[test]
+fn dry_run_experiment_and_surface_are_plans() {
+    for line in [
+        "--dry-run --experiment -a8 -a2048 /dev/sdz",
+        "--experiment -a8 --dry-run -a2048 /dev/sdz",
+        "--dry-run --surface-quick /dev/sdz",
+        "--surface --zones 4 --dry-run /dev/sdz",
+    ] {
+        match tests::parse_words(line) {
+            Ok(Invocation::Experiment(request)) => {
+                assert!(request.dry_run, "{line}");
+                assert_eq!(request.arms.len(), 2, "{line}");
+            }
+            Ok(Invocation::Surface(request)) => {
+                assert!(request.dry_run, "{line}");
+                assert_eq!(request.device, "/dev/sdz", "{line}");
+            }
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+}
 rejects!(
     experiment_arms_may_only_set_what_can_be_set_back,
     "--experiment -S12 -S24 /dev/sdz",
@@ -2365,19 +2360,6 @@ invokes!(
         csv: None,
         json: true,
         dry_run: false,
-    })
-);
-invokes!(
-    dry_run_surface_is_a_plan,
-    "--dry-run --surface-quick /dev/sdz",
-    Invocation::Surface(SurfaceRequest {
-        device: "/dev/sdz".into(),
-        zones: DEFAULT_ZONES,
-        quick: true,
-        plot: None,
-        csv: None,
-        json: false,
-        dry_run: true,
     })
 );
 /// The modes that only read have no dry run: refused before anything is opened.

@@ -142,6 +142,70 @@ fn plan(request: &SurfaceRequest) -> Plan {
     plan
 }
 
+/// Writes the JSON document: `surface` (the scan, or null) and, for a dry run, its plan.
+fn write_document(
+    stdout: &mut dyn Write,
+    program_args: &[std::ffi::OsString],
+    status: u8,
+    device: &str,
+    surface: serde_json::Value,
+    dry_run: Option<serde_json::Value>,
+    failures: &Failures,
+) {
+    let mut document = serde_json::json!({
+        "json_format_version": crate::report::envelope::JSON_FORMAT_VERSION,
+        "hdparm_rs": crate::report::envelope::program_json(program_args, status),
+        "report": "surface",
+        "device": device,
+        "surface": surface,
+        "messages": failures.messages,
+    });
+    if let (Some(plan), Some(map)) = (dry_run, document.as_object_mut()) {
+        map.insert("dry_run".into(), plan);
+    }
+    let _ = writeln!(
+        stdout,
+        "{}",
+        serde_json::to_string_pretty(&document).unwrap_or_default()
+    );
+}
+
+/// `--dry-run --surface`: prints the plan; returns the exit status the real run would have
+/// as far as the plan shows it (the device cannot be opened, or has no size).
+fn run_plan(
+    request: &SurfaceRequest,
+    program_args: &[std::ffi::OsString],
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> u8 {
+    let mut failures = Failures::default();
+    let device = request.device.to_string_lossy().into_owned();
+    let plan = plan(request);
+    for (class, text) in &plan.would_fail {
+        let line = if text.starts_with(device.as_str()) {
+            text.clone()
+        } else {
+            format!("{device}: {text}")
+        };
+        failures.fail(
+            *class,
+            format!("{device}: --dry-run: a real run would fail: {line}"),
+            stderr,
+        );
+    }
+    let status = failures.verdict.exit_status();
+    if request.json {
+        let plan = Some(crate::report::dry_run::json(&plan));
+        let null = serde_json::Value::Null;
+        write_document(stdout, program_args, status, &device, null, plan, &failures);
+    } else {
+        let text = crate::report::dry_run::mode_text("nothing was read or written", &plan);
+        let _ = write!(stdout, "{device}:\n{text}");
+    }
+    let _ = stdout.flush();
+    status
+}
+
 /// Runs `--surface`; returns the exit status.
 pub fn run_surface(
     request: &SurfaceRequest,
@@ -153,41 +217,7 @@ pub fn run_surface(
     let mut failures = Failures::default();
     let device = request.device.to_string_lossy().into_owned();
     if request.dry_run {
-        let plan = plan(request);
-        for (class, text) in &plan.would_fail {
-            let line = if text.starts_with(device.as_str()) {
-                text.clone()
-            } else {
-                format!("{device}: {text}")
-            };
-            failures.fail(
-                *class,
-                format!("{device}: --dry-run: a real run would fail: {line}"),
-                stderr,
-            );
-        }
-        let status = failures.verdict.exit_status();
-        if request.json {
-            let document = serde_json::json!({
-                "json_format_version": crate::report::envelope::JSON_FORMAT_VERSION,
-                "hdparm_rs": crate::report::envelope::program_json(program_args, status),
-                "report": "surface",
-                "device": device,
-                "surface": null,
-                "dry_run": crate::report::dry_run::json(&plan),
-                "messages": failures.messages,
-            });
-            let _ = writeln!(
-                stdout,
-                "{}",
-                serde_json::to_string_pretty(&document).unwrap_or_default()
-            );
-        } else {
-            let text = crate::report::dry_run::mode_text("nothing was read or written", &plan);
-            let _ = write!(stdout, "{device}:\n{text}");
-        }
-        let _ = stdout.flush();
-        return status;
+        return run_plan(request, program_args, stdout, stderr);
     }
     let result = match scan_device(request, stderr, stderr_is_terminal) {
         Ok(result) => Some(result),
@@ -227,18 +257,15 @@ pub fn run_surface(
     }
     let status = failures.verdict.exit_status();
     if request.json {
-        let document = serde_json::json!({
-            "json_format_version": crate::report::envelope::JSON_FORMAT_VERSION,
-            "hdparm_rs": crate::report::envelope::program_json(program_args, status),
-            "report": "surface",
-            "device": device,
-            "surface": result,
-            "messages": failures.messages,
-        });
-        let _ = writeln!(
+        let result = serde_json::to_value(&result).unwrap_or_default();
+        write_document(
             stdout,
-            "{}",
-            serde_json::to_string_pretty(&document).unwrap_or_default()
+            program_args,
+            status,
+            &device,
+            result,
+            None,
+            &failures,
         );
     } else if let Some(result) = &result {
         if plot_to_stdout {
