@@ -606,6 +606,9 @@ fn cases(dev: &str, scratch: &Path) -> Vec<Case> {
             Expect::Refused,
         ),
         line(&["--advise", "--dry-run", "DEV"], Expect::Refused),
+        // flags apply to the devices after them: a --dry-run after a device would leave that
+        // device to a real run
+        line(&["-a8", "-W0", "DEV", "--dry-run", "DEV"], Expect::Refused),
     ]);
     cases
 }

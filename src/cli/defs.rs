@@ -2362,6 +2362,16 @@ invokes!(
         dry_run: false,
     })
 );
+rejects!(
+    a_dry_run_after_a_device_would_act_on_it,
+    "-a8 /dev/sda --dry-run /dev/sdb",
+    ParseError::Message("--dry-run comes after /dev/sda, which would then be run for real: put --dry-run before the first device (it applies to the devices after it)".into())
+);
+parses!(
+    dry_run_applies_to_every_device_after_it,
+    "--dry-run -a8 /dev/x",
+    |f| f.dry_run
+);
 /// The modes that only read have no dry run: refused before anything is opened.
 #[cfg(test)]
 #[test]

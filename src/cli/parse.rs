@@ -393,8 +393,26 @@ impl<'a> Parser<'a> {
                 return Err(usage(11));
             }
         }
-        Ok(Invocation::Devices(std::mem::take(&mut self.devices)))
+        let devices = std::mem::take(&mut self.devices);
+        refuse_half_dry_run(&devices)?;
+        Ok(Invocation::Devices(devices))
     }
+}
+
+/// A command line whose `--dry-run` comes after a device: flags apply to the devices after
+/// them (hdparm's grammar), so that device would be run for real and the later ones only
+/// planned. A dry run that acts on some devices is refused as a whole (ours).
+fn refuse_half_dry_run(devices: &[DeviceRun]) -> Step<()> {
+    let Some(real) = devices.iter().find(|d| !d.flags.dry_run) else {
+        return Ok(());
+    };
+    if !devices.iter().any(|d| d.flags.dry_run) {
+        return Ok(());
+    }
+    Err(message(format!(
+        "--dry-run comes after {}, which would then be run for real: put --dry-run before the first device (it applies to the devices after it)",
+        real.path.to_string_lossy()
+    )))
 }
 
 impl<'a> Parser<'a> {
