@@ -242,7 +242,7 @@ pub fn step_lines(plan: &Plan) -> Vec<String> {
     }
     if plan.identify_from_kernel == Some(false) && plan.not_ata.is_none() {
         lines.push(
-            "(no IDENTIFY was read: the kernel holds no copy, so commands chosen from it are planned as for a drive that reports nothing)".to_string(),
+            "(no IDENTIFY was read: the kernel holds no copy, so what depends on it is planned only up to the IDENTIFY a real run would send first)".to_string(),
         );
     }
     if plan.steps.is_empty() {
