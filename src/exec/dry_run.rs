@@ -468,10 +468,15 @@ pub fn timed_reads(f: &crate::cli::Flags) -> Vec<Planned> {
             format!("buffered disk reads (-t{offset})")
         }));
     }
-    if f.bench.is_some() {
-        reads.push(Planned::Reads(
-            "O_DIRECT reads at a queue depth (--bench)".into(),
-        ));
+    if let Some(b) = &f.bench {
+        reads.push(Planned::Reads(format!(
+            "O_DIRECT reads at a queue depth (--bench: {} trials of {:.1} s, {} reads of {} bytes in flight, {})",
+            b.trials,
+            b.trial_duration.as_secs_f64(),
+            b.depth,
+            b.block_size,
+            if b.random { "at random offsets" } else { "sequential" }
+        )));
     }
     reads
 }
