@@ -28,16 +28,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const FACETS: &[&str] = &["runs", "shows", "saves"];
-const KINDS: &[&str] = &[
-    "ide-hd",
-    "ide-cd",
-    "ahci-hd",
-    "ahci-cd",
-    "nvme",
-    "virtio-scsi",
-    "virtio-blk",
-    "model",
-];
+const KINDS: &[&str] = common::VM_KINDS;
 
 /// One program: the harness in tests/clients/ that runs its code, and how.
 struct Client {

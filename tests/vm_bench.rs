@@ -43,19 +43,9 @@ const REF_PATH: &str = "/sbin/hdparm";
 const OUR_PATH: &str = "/opt/hdparm-rs/hdparm";
 /// run.sh's exit status when a component (QEMU, kernel, hdparm, root for apt) is missing.
 const EXIT_UNAVAILABLE: i32 = 77;
-/// The drive kinds run.sh can give a guest (tests/vm/README.md, "Drives and profiles"). A
-/// DIFFERENCES.md key that names another kind is a typo that would never match: it fails.
-const KINDS: &[&str] = &[
-    "ide-hd",
-    "ide-cd",
-    "ahci-hd",
-    "ahci-cd",
-    "nvme",
-    "virtio-scsi",
-    "virtio-blk",
-    // drive model: tools/drive-model behind TCMU + tcm_loop (profile model)
-    "model",
-];
+/// The drive kinds run.sh can give a guest: a DIFFERENCES.md key that names another kind is a
+/// typo that would never match, and fails.
+const KINDS: &[&str] = common::VM_KINDS;
 /// The streams a DIFFERENCES.md row can name.
 const STREAMS: &[&str] = &["stdout", "stderr", "exit", "model"];
 
