@@ -43,19 +43,9 @@ const REF_PATH: &str = "/sbin/hdparm";
 const OUR_PATH: &str = "/opt/hdparm-rs/hdparm";
 /// run.sh's exit status when a component (QEMU, kernel, hdparm, root for apt) is missing.
 const EXIT_UNAVAILABLE: i32 = 77;
-/// The drive kinds run.sh can give a guest (tests/vm/README.md, "Drives and profiles"). A
-/// DIFFERENCES.md key that names another kind is a typo that would never match: it fails.
-const KINDS: &[&str] = &[
-    "ide-hd",
-    "ide-cd",
-    "ahci-hd",
-    "ahci-cd",
-    "nvme",
-    "virtio-scsi",
-    "virtio-blk",
-    // drive model: tools/drive-model behind TCMU + tcm_loop (profile model)
-    "model",
-];
+/// The drive kinds run.sh can give a guest: a DIFFERENCES.md key that names another kind is a
+/// typo that would never match, and fails.
+const KINDS: &[&str] = common::VM_KINDS;
 /// The streams a DIFFERENCES.md row can name.
 const STREAMS: &[&str] = &["stdout", "stderr", "exit", "model"];
 
@@ -1321,17 +1311,27 @@ mod unit {
             let _ = std::fs::remove_dir_all(dir);
             (report, failures, seen)
         };
-        let (report, failures, seen) =
-            check(&profile_dir("ok", v965, "hdparm v0.1.0\n", "0.10"), &r);
+        let (report, failures, seen) = check(
+            &profile_dir("ok", v965, "hdparm v9.65.0 (hdparm-rs 0.1.0)\n", "0.10"),
+            &r,
+        );
         assert!(failures.is_empty(), "{failures:?}");
         assert!(report.contains("nvme: 0 of 1 identical"), "{report}");
         assert_eq!(seen.covered["vm:nvme:C"]["nvme"].len(), 1);
         // no row: the difference fails
-        let (_, failures, _) = check(&profile_dir("norow", v965, "hdparm v0.1.0\n", "0.10"), &[]);
+        let (_, failures, _) = check(
+            &profile_dir("norow", v965, "hdparm v9.65.0 (hdparm-rs 0.1.0)\n", "0.10"),
+            &[],
+        );
         assert_eq!(failures, vec!["vm:nvme:C (exit)"]);
         // another reference version fails, whatever the rows say
         let (_, failures, _) = check(
-            &profile_dir("ver", "hdparm v9.64\n", "hdparm v0.1.0\n", "0.10"),
+            &profile_dir(
+                "ver",
+                "hdparm v9.64\n",
+                "hdparm v9.65.0 (hdparm-rs 0.1.0)\n",
+                "0.10",
+            ),
             &r,
         );
         assert_eq!(failures.len(), 1, "{failures:?}");
@@ -1340,7 +1340,10 @@ mod unit {
             "{failures:?}"
         );
         // a hang is a failure even where a row covers the exit status
-        let (_, failures, _) = check(&profile_dir("hang", v965, "hdparm v0.1.0\n", "60.01"), &r);
+        let (_, failures, _) = check(
+            &profile_dir("hang", v965, "hdparm v9.65.0 (hdparm-rs 0.1.0)\n", "60.01"),
+            &r,
+        );
         assert_eq!(failures.len(), 1, "{failures:?}");
         assert!(failures[0].contains("hung"), "{failures:?}");
         // the self-check (ours is hdparm 9.65 too): no row applies

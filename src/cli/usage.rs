@@ -27,7 +27,23 @@ fn usage_lines(origin: Origin) -> impl Iterator<Item = &'static OptionDef> {
 /// error keeps hdparm's own header, byte for byte (scripts compare that stderr).
 fn help_header(program: &str) -> String {
     format!(
-        "{program} - get/set hard disk parameters - hdparm-rs v{}, compatible with hdparm v9.65 by Mark Lord.",
+        "{program} - get/set hard disk parameters - hdparm-rs v{}, compatible with hdparm v{HDPARM_VERSION} by Mark Lord.",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// The hdparm release whose grammar, output and wire commands we reproduce.
+pub const HDPARM_VERSION: &str = "9.65";
+
+/// What `-V` prints (DIFFERENCES.md: cli:version): hdparm's own form, `hdparm v9.65`, read as
+/// 9.65 by the scripts that check it, with a `.0` and our name and version after it. The `.0`
+/// is for OCS Inventory's agent, whose check `^hdparm v(\d+)\.(\d+)(\.|$)` wants a dot or
+/// the end of the output after the minor number; hdparm's wiper.sh (awk on the second word,
+/// `gsub("[^0-9.]","")`, then times 100) reads 965, GLPI's and FusionInventory's
+/// `^hdparm v(\d+)\.(\d+)` read 9 and 65.
+pub fn version_line(program: &str) -> String {
+    format!(
+        "{program} v{HDPARM_VERSION}.0 (hdparm-rs {})",
         env!("CARGO_PKG_VERSION")
     )
 }
@@ -45,7 +61,7 @@ pub fn write_usage(
 ) -> io::Result<()> {
     let header = match clue {
         Some(_) => {
-            format!("{program} - get/set hard disk parameters - version v9.65, by Mark Lord.")
+            format!("{program} - get/set hard disk parameters - version v{HDPARM_VERSION}, by Mark Lord.")
         }
         None => help_header(program),
     };

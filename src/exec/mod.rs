@@ -55,7 +55,7 @@ pub fn run(args: &[OsString], streams: crate::Streams<'_>) -> u8 {
             let _ = cli::usage::write_usage(stdout, &program, None, extended);
         }
         Invocation::Version => {
-            let _ = writeln!(stdout, "{program} v{}", env!("CARGO_PKG_VERSION"));
+            let _ = writeln!(stdout, "{}", cli::usage::version_line(&program));
         }
         Invocation::SecurityHelp => {
             let _ = cli::usage::write_security_help(stdout);
@@ -348,7 +348,10 @@ mod tests {
             .is_some_and(|h| h.contains("Usage:  hdparm  [options] [device ...]")));
         // Text is unchanged.
         let (stdout, _, _) = run_words(&["-V"]);
-        assert_eq!(stdout, format!("hdparm v{}\n", env!("CARGO_PKG_VERSION")));
+        assert_eq!(
+            stdout,
+            format!("hdparm v9.65.0 (hdparm-rs {})\n", env!("CARGO_PKG_VERSION"))
+        );
     }
 
     fn sata() -> FakeDevice {

@@ -11,6 +11,20 @@ use std::path::{Path, PathBuf};
 /// was judged against it, so another version would make the comparisons meaningless.
 pub const REFERENCE_VERSION: &[u8] = b"hdparm v9.65\n";
 
+/// The drive kinds tests/vm/run.sh can give a guest (tests/vm/README.md, "Drives and
+/// profiles"), which DIFFERENCES.md's `vm:` and `client:` rows name.
+pub const VM_KINDS: &[&str] = &[
+    "ide-hd",
+    "ide-cd",
+    "ahci-hd",
+    "ahci-cd",
+    "nvme",
+    "virtio-scsi",
+    "virtio-blk",
+    // drive model: tools/drive-model behind TCMU + tcm_loop (profiles model, clients)
+    "model",
+];
+
 /// True when every component must be present (CI): a missing one is a failure, not a skip.
 /// Tests that are opt-in because they are slow (the VM bench) also run when it is set.
 pub fn require_all() -> bool {

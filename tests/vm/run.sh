@@ -14,6 +14,8 @@
 #                     | model (tools/drive-model behind the kernel's SCSI target: TCMU + tcm_loop)
 #   --model-bin PATH  the drive model for profile model (default: $HDPARM_RS_MODEL_BIN, else
 #                     $CARGO_TARGET_DIR/release/drive-model, else target/release/drive-model)
+#                     | clients (main's drives and the model: the command lines of the programs
+#                     that run hdparm, recorded for tests/clients.rs by tests/clients/record.sh)
 #                     | tune (IDE, AHCI and virtio disks: --experiment, --advise, --surface over
 #                     a dm table: tests/vm_tune.rs) | hotplug (AHCI disk, IDE CD-ROM and a SCSI
 #                     disk hot-plugged mid-run: --apply from mdev, the resume hook: tests/vm_tune.rs)
@@ -111,7 +113,8 @@ cp "$KDIR/modules.load" "$R/etc/bench/modules.load"
 # ---- drive model (profile model): its binary, a real drive's IDENTIFY words, and the SCSI
 # target's modules; the other profiles do not load those modules
 MODEL_MODS='^(configfs|target_core_mod|uio|target_core_user|tcm_loop)\.ko$'
-if [ "$PROFILE" = model ]; then
+# (profile clients, issue 19: the model beside main's drives)
+if [ "$PROFILE" = model ] || [ "$PROFILE" = clients ]; then
 	MODEL_BIN=${MODEL_BIN:-${CARGO_TARGET_DIR:-$REPO/target}/release/drive-model}
 	[ -x "$MODEL_BIN" ] || { echo "run.sh: no drive model $MODEL_BIN (cargo build --release -p drive-model)" >&2; exit 1; }
 	grep -Eq "$MODEL_MODS" "$R/etc/bench/modules.load" ||
@@ -119,6 +122,8 @@ if [ "$PROFILE" = model ]; then
 	put_exe "$MODEL_BIN" /opt/drive-model/drive-model
 	mkdir -p "$R/etc/model"
 	cp "$REPO/tools/drive-model/identify/"*.hex "$R/etc/model/"
+fi
+if [ "$PROFILE" = model ]; then
 	# ---- issue 12 oracle: Debian's hdparm.conf scripts (from the host's hdparm package),
 	# what they need that busybox lacks, the configs, and guest/oracle.sh
 	for f in /lib/udev/hdparm /lib/hdparm/hdparm-functions /usr/lib/pm-utils/power.d/95hdparm-apm; do
@@ -135,7 +140,7 @@ if [ "$PROFILE" = model ]; then
 	cp "$HERE/conf/"*.conf "$R/etc/bench/conf/"
 	cp "$HERE/guest/oracle.sh" "$R/etc/bench/oracle.sh"
 	# ---- end issue 12 oracle
-else
+elif [ "$PROFILE" != clients ]; then
 	grep -Ev "$MODEL_MODS" "$KDIR/modules.load" > "$R/etc/bench/modules.load" || true
 fi
 # ---- end drive model
@@ -265,6 +270,10 @@ demo) ide_hd; ide_cd; ahci; ahci_hd; nvme;;
 nvme) nvme_unmap;;
 # ---- drive model: no QEMU drive; the guest makes the model's SCSI disk (guest/init)
 model) EXPECT+=(model); APPEND_MODEL=" bench.model=1";;
+# ---- issue 19 (tests/clients/): every drive kind and the model, to record both tools' answers
+# to the command lines of the programs that run hdparm (scenarios/clients.tsv)
+clients) ide_hd; ide_cd; ahci; ahci_hd; ahci_cd; nvme; virtio_scsi; virtio_blk
+	EXPECT+=(model); APPEND_MODEL=" bench.model=1";;
 # ---- tune (issue 11): --experiment and --advise on the IDE and AHCI disks, --surface over a
 # device-mapper table on the virtio disk; hotplug (issue 12): hdparm.conf applied on hotplug
 # and resume, and by a CD-ROM that rejects a setting ----
