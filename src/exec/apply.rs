@@ -269,7 +269,7 @@ pub fn run_apply(
                     match system::write_record(&system::record_dir(), &name, &bytes) {
                         Ok(path) => report.record_path = Some(path.display().to_string()),
                         Err(e) => problems.fail(
-                            ErrorClass::Failed,
+                            ErrorClass::OutputFailed,
                             format!(
                                 "{device}: the record was not written to {}: {}",
                                 system::record_dir().display(),

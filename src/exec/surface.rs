@@ -10,7 +10,6 @@
 
 use crate::cli::SurfaceRequest;
 use crate::device::reader::{open_direct, size_sectors_by_seek, FdTarget, TimingBuffer};
-use crate::device::system;
 use crate::error::{strerror, Error, ErrorClass, Verdict};
 use crate::report::envelope::Message;
 use crate::report::surface;
@@ -123,9 +122,9 @@ pub fn run_surface(
         ];
         for (path, text) in files {
             let Some(path) = path else { continue };
-            if let Err(e) = system::write_atomically(path, text.as_bytes()) {
+            if let Err(e) = crate::device::files::write_output(path, text.as_bytes()) {
                 let line = format!("{}: {}", path.display(), strerror(&e));
-                failures.fail(ErrorClass::Failed, line, stderr);
+                failures.fail(ErrorClass::OutputFailed, line, stderr);
             }
         }
     }

@@ -8,6 +8,7 @@
 
 #![allow(unsafe_code)]
 
+pub mod fs;
 pub mod fsmap;
 pub mod ioc;
 pub mod mem;

@@ -143,7 +143,7 @@ fn identify(ctx: &mut Ctx) {
             "--Iraw",
             Some(path.display().to_string()),
         );
-        match crate::device::files::write_new_or_truncate(&path, &page) {
+        match crate::device::files::write_output(&path, &page) {
             Ok(()) => {
                 let line = format!(
                     "Wrote NVMe Identify Controller data to \"{}\"",
@@ -153,7 +153,8 @@ fn identify(ctx: &mut Ctx) {
             }
             Err(e) => {
                 let message = format!("{}: {}", path.display(), crate::error::strerror(&e));
-                ctx.out.error(&Error::new(ErrorClass::Failed, message));
+                ctx.out
+                    .error(&Error::new(ErrorClass::OutputFailed, message));
             }
         }
         return;
