@@ -11,7 +11,51 @@ use std::ffi::OsString;
 use std::io::Write;
 
 /// Runs a whole command line; returns the exit status. `stdin` is read by `--Istdin` only.
+///
+/// Standard output is watched ([`checked`]): a report that could not be written makes the
+/// status `output_failed` (74), with one line on stderr, whatever the mode; a closed pipe is a
+/// quiet end, as a stop by SIGPIPE (the binary then dies of it, as hdparm does).
 pub fn run(args: &[OsString], streams: crate::Streams<'_>) -> u8 {
+    let crate::Streams {
+        stdin,
+        stdout,
+        stderr,
+        stderr_is_terminal,
+    } = streams;
+    let mut watched = checked::Checked::new(stdout);
+    let status = run_modes(
+        args,
+        crate::Streams {
+            stdin,
+            stdout: &mut watched,
+            stderr: &mut *stderr,
+            stderr_is_terminal,
+        },
+    );
+    let _ = watched.flush();
+    let class = match watched.failure() {
+        None => return status,
+        Some(checked::Failure::ClosedPipe) => ErrorClass::Stopped(libc::SIGPIPE),
+        Some(checked::Failure::Error(errno)) => {
+            let why = match errno {
+                Some(errno) => crate::error::strerror(&std::io::Error::from_raw_os_error(errno)),
+                None => "an I/O error".to_string(),
+            };
+            let program = crate::program_name(args);
+            let _ = writeln!(stderr, "{program}: cannot write to standard output: {why}");
+            ErrorClass::OutputFailed
+        }
+    };
+    let mut verdict = Verdict::default();
+    if let Some(earlier) = ErrorClass::of_exit_status(status) {
+        verdict.record(earlier);
+    }
+    verdict.record(class);
+    verdict.exit_status()
+}
+
+/// [`run`] without the watch on standard output: the modes.
+fn run_modes(args: &[OsString], streams: crate::Streams<'_>) -> u8 {
     let crate::Streams {
         stdin,
         stdout,
@@ -244,6 +288,7 @@ fn argv_strings(args: &[OsString]) -> Vec<String> {
 mod access;
 mod advise;
 mod apply;
+mod checked;
 mod devices;
 mod dry_run;
 mod experiment;

@@ -13,6 +13,7 @@ pub mod fsmap;
 pub mod ioc;
 pub mod mem;
 pub mod nvme;
+pub mod reraise;
 pub mod sg;
 pub mod signal;
 pub mod tty;
