@@ -114,7 +114,7 @@ mod tests {
         assert_eq!(out.failure(), Some(Failure::Error(Some(libc::ENOSPC))));
         assert!(out.write_all(b"more").is_err());
         assert!(out.flush().is_err());
-        drop(out);
+        let _ = out;
         assert_eq!(full.taken, b"abcd");
     }
 
