@@ -143,6 +143,31 @@ fn in_place(dir: &File, name: &OsStr, bytes: &[u8], follow: bool) -> io::Result<
     file.write_all(bytes)
 }
 
+/// Reads the start of a password file into `buf` (`--security-password-file`): the whole file
+/// when it is shorter than `buf`; `-` is standard input, read without std's buffer so that no
+/// copy of the password stays in it. Returns the byte count; the caller judges the length.
+pub fn read_password_file(path: &Path, buf: &mut [u8]) -> io::Result<usize> {
+    let mut file = if path == Path::new("-") {
+        None
+    } else {
+        Some(File::open(path)?)
+    };
+    let mut filled = 0;
+    while filled < buf.len() {
+        let n = match file.as_mut() {
+            Some(f) => f.read(&mut buf[filled..]),
+            None => crate::device::sys::secret::read_stdin(&mut buf[filled..]),
+        };
+        match n {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
 /// Reads all of an input stream (`--Istdin` reads the standard input the binary hands in).
 pub fn read_all(input: &mut dyn Read) -> io::Result<Vec<u8>> {
     let mut buf = Vec::new();

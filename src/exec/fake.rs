@@ -831,10 +831,8 @@ fn run_on_all_with(fakes: Vec<FakeDevice>, command_line: &str, terminal: bool) -
     } else {
         runs
     };
-    let argv = argv
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
+    // As the binary shows it (exec::run): the passwords redacted.
+    let argv = crate::cli::parse::redacted_argv(&argv);
     let exit = {
         let mut out = Output::new(json, argv, &mut stdout, &mut stderr);
         out.set_stderr_is_terminal(terminal);

@@ -132,6 +132,7 @@ fn run_modes(args: &[OsString], streams: crate::Streams<'_>) -> u8 {
             let mut out = Output::new(json, argv_strings(args), stdout, stderr);
             out.set_stderr_is_terminal(stderr_is_terminal);
             devices::run_devices(&runs, &mut out);
+            prompt::forget();
             return out.finish();
         }
         Invocation::Fibmap { path } => {
@@ -182,9 +183,14 @@ fn run_json(
     }
     let mut out = Output::new(true, argv_strings(args), stdout, stderr);
     out.set_stderr_is_terminal(stderr_is_terminal);
-    // The `security_password:` echo is hdparm's stdout; stdout is the document now.
+    // The `security_password:` echo is hdparm's stdout; stdout is the document now, and the
+    // message says that a password was given, not what it is.
     for line in parsed.stdout_lines.iter().chain(&parsed.stderr_lines) {
-        out.note(line);
+        if line.starts_with("security_password:") {
+            out.note("security_password: given on the command line (not shown)");
+        } else {
+            out.note(line);
+        }
     }
     let invocation = match parsed.result {
         Ok(invocation) => invocation,
@@ -215,6 +221,7 @@ fn run_json(
         Invocation::Devices(runs) => {
             let runs = quiet::loud_for_json(args, runs);
             devices::run_devices(&runs, &mut out);
+            prompt::forget();
         }
         // Their output is a format of its own, not JSON.
         Invocation::Prometheus(_) | Invocation::Completions { .. } => out.error(&Error::usage(
@@ -278,11 +285,9 @@ fn report_parse_error(error: &ParseError, program: &str, stderr: &mut dyn Write)
     }
 }
 
-/// argv as strings, for the JSON envelope.
+/// argv as strings, for the JSON envelope: the passwords redacted.
 fn argv_strings(args: &[OsString]) -> Vec<String> {
-    args.iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect()
+    cli::parse::redacted_argv(args)
 }
 
 mod access;

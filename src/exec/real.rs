@@ -26,6 +26,8 @@ pub struct RealDevice<'w> {
     prefer_ata12: bool,
     /// `--verbose`: the device layer's dumps go to the run's stderr, as hdparm's do.
     trace: Option<SharedStderr<'w>>,
+    /// The password was read at run time: the dumps leave it out.
+    hide_password_data: bool,
     identify: IdentifyCache,
 }
 
@@ -46,6 +48,7 @@ impl<'w> RealDevice<'w> {
             dev,
             prefer_ata12: flags.prefer_ata12,
             trace: flags.verbose.then_some(stderr),
+            hide_password_data: flags.security_prompt || flags.security_password_file.is_some(),
             identify: IdentifyCache::default(),
         };
         // hdparm's APT probe (reference §2.6): a JMicron/ioSafe bridge gets its port found
@@ -119,6 +122,7 @@ impl<'w> RealDevice<'w> {
         let mut opts = AtaOptions {
             prefer_ata12: self.prefer_ata12,
             trace: self.trace.as_mut().map(|w| w as &mut dyn Write),
+            hide_password_data: self.hide_password_data,
             ..Default::default()
         };
         let result = f(&self.dev, &mut opts);

@@ -122,10 +122,11 @@ pub struct Envelope {
 
 /// The `hdparm_rs` object of a document that is not built through [`Envelope`] (`--apply`,
 /// `--advise`, `--surface`): the program's version, its argv and the exit status.
-pub fn program_json(argv: &[std::ffi::OsString], exit_status: u8) -> serde_json::Value {
+/// `argv` comes with its passwords redacted (`cli::parse::redacted_argv`).
+pub fn program_json(argv: Vec<String>, exit_status: u8) -> serde_json::Value {
     serde_json::json!({
         "version": env!("CARGO_PKG_VERSION"),
-        "argv": argv.iter().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>(),
+        "argv": argv,
         "exit_status": exit_status,
     })
 }

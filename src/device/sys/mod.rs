@@ -14,6 +14,7 @@ pub mod ioc;
 pub mod mem;
 pub mod nvme;
 pub mod reraise;
+pub mod secret;
 pub mod sg;
 pub mod signal;
 pub mod tty;

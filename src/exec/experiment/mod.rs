@@ -572,9 +572,7 @@ pub fn run_experiment(
 }
 
 fn argv_strings(args: &[OsString]) -> Vec<String> {
-    args.iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect()
+    crate::cli::parse::redacted_argv(args)
 }
 
 #[cfg(test)]
