@@ -437,6 +437,15 @@ impl DeviceAccess for RealDevice<'_> {
         Ok(bytes)
     }
 
+    fn stdin_chunk(&mut self, buf: &mut Vec<u8>) -> io::Result<usize> {
+        use std::io::Read;
+        // 64 KiB: a pipe's worth, so a writer feeding ranges never waits long for us.
+        let mut piece = [0u8; 64 << 10];
+        let n = io::stdin().lock().read(&mut piece)?;
+        buf.extend_from_slice(&piece[..n]);
+        Ok(n)
+    }
+
     fn pause(&self, duration: std::time::Duration) {
         std::thread::sleep(duration);
     }
