@@ -23,15 +23,7 @@ pub fn run(args: &[OsString], streams: crate::Streams<'_>) -> u8 {
         stderr_is_terminal,
     } = streams;
     let mut watched = checked::Checked::new(stdout);
-    let status = run_modes(
-        args,
-        crate::Streams {
-            stdin,
-            stdout: &mut watched,
-            stderr: &mut *stderr,
-            stderr_is_terminal,
-        },
-    );
+    let status = run_modes(args, stdin, &mut watched, &mut *stderr, stderr_is_terminal);
     let _ = watched.flush();
     let class = match watched.failure() {
         None => return status,
@@ -55,13 +47,13 @@ pub fn run(args: &[OsString], streams: crate::Streams<'_>) -> u8 {
 }
 
 /// [`run`] without the watch on standard output: the modes.
-fn run_modes(args: &[OsString], streams: crate::Streams<'_>) -> u8 {
-    let crate::Streams {
-        stdin,
-        stdout,
-        stderr,
-        stderr_is_terminal,
-    } = streams;
+fn run_modes(
+    args: &[OsString],
+    stdin: &mut dyn std::io::Read,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+    stderr_is_terminal: bool,
+) -> u8 {
     let program = crate::program_name(args);
     let parsed = cli::parse(args);
     // With --json, stdout is one JSON document whatever happens, as `smartctl -j` does: a
