@@ -15,7 +15,7 @@
 //! What this file must not do: touch the system, or know how an option is carried out.
 
 use super::flags::*;
-use super::parse::{IdentifyOutput, Outcome, ParseError, Parser, Step};
+use super::parse::{no_dry_run, IdentifyOutput, Outcome, ParseError, Parser, Step};
 
 /// Whose option it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1118,6 +1118,7 @@ pub const FALLOCATE: OptionDef = OptionDef {
             Ok(Outcome::Done(Invocation::Fallocate {
                 kib: kib.unwrap_or(0),
                 path,
+                dry_run: p.flags.dry_run,
             }))
         }),
     )
@@ -1127,7 +1128,17 @@ invokes!(
     "--fallocate 0x10 /mnt/file",
     Invocation::Fallocate {
         kib: 16,
-        path: "/mnt/file".into()
+        path: "/mnt/file".into(),
+        dry_run: false,
+    }
+);
+invokes!(
+    dry_run_fallocate_is_a_plan,
+    "--dry-run --fallocate 1 /mnt/file",
+    Invocation::Fallocate {
+        kib: 1,
+        path: "/mnt/file".into(),
+        dry_run: true,
     }
 );
 pub const FIBMAP: OptionDef = OptionDef {
@@ -1143,6 +1154,13 @@ pub const FIBMAP: OptionDef = OptionDef {
             let path = p.filename(typed)?;
             if p.num_flags != 0 || p.remaining() > 0 {
                 return Err(ParseError::Usage { clue: 5 });
+            }
+            if p.flags.dry_run {
+                return Err(no_dry_run(
+                    "--fibmap",
+                    "it reads where the file lies (FIEMAP, or FIBMAP block by block)",
+                    "",
+                ));
             }
             Ok(Outcome::Done(Invocation::Fibmap { path }))
         }),
@@ -1296,6 +1314,13 @@ pub const ISTDIN: OptionDef = OptionDef {
         Apply::Custom(|p, _, _| {
             if p.remaining() > 0 {
                 return Err(ParseError::Usage { clue: 2 });
+            }
+            if p.flags.dry_run {
+                return Err(no_dry_run(
+                    "--Istdin",
+                    "it only decodes what standard input holds",
+                    "",
+                ));
             }
             Ok(Outcome::Done(Invocation::IdentifyStdin {
                 json: p.flags.json,
@@ -2157,8 +2182,33 @@ invokes!(
         json: false,
         yes_i_know: true,
         please_destroy: false,
+        dry_run: false,
     })
 );
+/// `--dry-run` before `--experiment` or `--surface`, or among their words: the same plan
+/// request.
+#[cfg(test)]
+#[test]
+fn dry_run_experiment_and_surface_are_plans() {
+    for line in [
+        "--dry-run --experiment -a8 -a2048 /dev/sdz",
+        "--experiment -a8 --dry-run -a2048 /dev/sdz",
+        "--dry-run --surface-quick /dev/sdz",
+        "--surface --zones 4 --dry-run /dev/sdz",
+    ] {
+        match tests::parse_words(line) {
+            Ok(Invocation::Experiment(request)) => {
+                assert!(request.dry_run, "{line}");
+                assert_eq!(request.arms.len(), 2, "{line}");
+            }
+            Ok(Invocation::Surface(request)) => {
+                assert!(request.dry_run, "{line}");
+                assert_eq!(request.device, "/dev/sdz", "{line}");
+            }
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+}
 rejects!(
     experiment_arms_may_only_set_what_can_be_set_back,
     "--experiment -S12 -S24 /dev/sdz",
@@ -2319,6 +2369,7 @@ invokes!(
         plot: Some("/tmp/s.svg".into()),
         csv: Some("/tmp/s.csv".into()),
         json: false,
+        dry_run: false,
     })
 );
 pub const SURFACE_QUICK: OptionDef = surface(
@@ -2337,8 +2388,43 @@ invokes!(
         plot: None,
         csv: None,
         json: true,
+        dry_run: false,
     })
 );
+rejects!(
+    a_dry_run_after_a_device_would_act_on_it,
+    "-a8 /dev/sda --dry-run /dev/sdb",
+    ParseError::Message("--dry-run comes after /dev/sda, which would then be run for real: put --dry-run before the first device (it applies to the devices after it)".into())
+);
+parses!(
+    dry_run_applies_to_every_device_after_it,
+    "--dry-run -a8 /dev/x",
+    |f| f.dry_run
+);
+/// The modes that only read have no dry run: refused before anything is opened.
+#[cfg(test)]
+#[test]
+fn the_modes_that_only_read_refuse_dry_run() {
+    for line in [
+        "--dry-run --check /dev/sda",
+        "--check --dry-run /dev/sda",
+        "--dry-run --advise",
+        "--advise --dry-run /dev/sda",
+        "--dry-run --prometheus /tmp/x.prom",
+        "--prometheus --dry-run /dev/sda",
+        "--dry-run --fibmap /mnt/file",
+        "--dry-run --Istdin",
+    ] {
+        match tests::parse_words(line) {
+            Err(ParseError::Message(text)) => assert!(
+                text.starts_with("--dry-run: --")
+                    && text.contains(" has no dry run: it changes nothing, but "),
+                "{line}: {text}"
+            ),
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+}
 rejects!(
     surface_needs_one_device,
     "--surface --zones 4",

@@ -279,8 +279,12 @@ pub enum Invocation {
     IdentifyStdin { json: bool },
     /// `--fibmap FILE`.
     Fibmap { path: PathBuf },
-    /// `--fallocate KiB FILE`.
-    Fallocate { kib: u64, path: PathBuf },
+    /// `--fallocate KiB FILE` (with `--dry-run`: the plan only).
+    Fallocate {
+        kib: u64,
+        path: PathBuf,
+        dry_run: bool,
+    },
     /// Process these devices in order.
     Devices(Vec<DeviceRun>),
     /// `--apply` / `--check` (ours): hdparm.conf applied to, or compared with, devices.
@@ -308,6 +312,8 @@ pub struct SurfaceRequest {
     pub plot: Option<PathBuf>,
     pub csv: Option<PathBuf>,
     pub json: bool,
+    /// `--dry-run` (before `--surface` or among its words): the plan, nothing read.
+    pub dry_run: bool,
 }
 
 /// Zones of a surface scan unless `--zones` says otherwise.
@@ -375,6 +381,8 @@ pub struct ExperimentRequest {
     /// Guard flags given before `--experiment`.
     pub yes_i_know: bool,
     pub please_destroy: bool,
+    /// `--dry-run` (before `--experiment` or among its words): the plan, nothing set or timed.
+    pub dry_run: bool,
 }
 
 /// Trials per arm unless `--trials` says otherwise: with 8 a 95% interval on the ratio is

@@ -305,6 +305,16 @@ fn message(text: impl Into<String>) -> ParseError {
     ParseError::Message(text.into())
 }
 
+/// The refusal of `--dry-run` by a mode that changes nothing: its run is all reads, some of
+/// them commands to the drive or time spent reading it, so a dry run of it would be either the
+/// run itself or nothing. `what` says what it reads; `hint` (empty, or starting with `;`) what
+/// to do instead. Exit 22, before anything is opened.
+pub(super) fn no_dry_run(mode: &str, what: &str, hint: &str) -> ParseError {
+    message(format!(
+        "--dry-run: {mode} has no dry run: it changes nothing, but {what}; run it without --dry-run{hint}"
+    ))
+}
+
 impl<'a> Parser<'a> {
     fn new(args: &'a [OsString]) -> Self {
         Parser {
@@ -409,8 +419,26 @@ impl<'a> Parser<'a> {
                 return Err(usage(11));
             }
         }
-        Ok(Invocation::Devices(std::mem::take(&mut self.devices)))
+        let devices = std::mem::take(&mut self.devices);
+        refuse_half_dry_run(&devices)?;
+        Ok(Invocation::Devices(devices))
     }
+}
+
+/// A command line whose `--dry-run` comes after a device: flags apply to the devices after
+/// them (hdparm's grammar), so that device would be run for real and the later ones only
+/// planned. A dry run that acts on some devices is refused as a whole (ours).
+fn refuse_half_dry_run(devices: &[DeviceRun]) -> Step<()> {
+    let Some(real) = devices.iter().find(|d| !d.flags.dry_run) else {
+        return Ok(());
+    };
+    if !devices.iter().any(|d| d.flags.dry_run) {
+        return Ok(());
+    }
+    Err(message(format!(
+        "--dry-run comes after {}, which would then be run for real: put --dry-run before the first device (it applies to the devices after it)",
+        real.path.to_string_lossy()
+    )))
 }
 
 impl<'a> Parser<'a> {
@@ -840,6 +868,13 @@ impl<'a> Parser<'a> {
                 _ => request.devices.push(word),
             }
         }
+        if check && request.dry_run {
+            return Err(no_dry_run(
+                "--check",
+                "it reads every setting back from the drive, with the commands a dry run never sends",
+                "; `--apply --dry-run` shows what --apply would run",
+            ));
+        }
         self.word.clear();
         self.pos = 0;
         Ok(Outcome::Done(Invocation::Apply(request)))
@@ -859,6 +894,7 @@ impl<'a> Parser<'a> {
             json: self.flags.json,
             yes_i_know: self.flags.yes_i_know,
             please_destroy: self.flags.please_destroy,
+            dry_run: self.flags.dry_run,
         };
         while self.next < self.args.len() {
             let word = self.args[self.next].to_string_lossy().into_owned();
@@ -890,6 +926,7 @@ impl<'a> Parser<'a> {
                 "--keep" => request.keep = true,
                 "--plot" => request.plot = Some(PathBuf::from(value("a file name")?)),
                 "--json" => request.json = true,
+                "--dry-run" => request.dry_run = true,
                 _ => positional.push(word),
             }
         }
@@ -922,6 +959,7 @@ impl<'a> Parser<'a> {
             plot: None,
             csv: None,
             json: self.flags.json,
+            dry_run: self.flags.dry_run,
         };
         let mut devices = Vec::new();
         while let Some(word) = self.args.get(self.next).cloned() {
@@ -941,6 +979,7 @@ impl<'a> Parser<'a> {
                 }
                 "--surface-quick" => request.quick = true,
                 "--json" => request.json = true,
+                "--dry-run" => request.dry_run = true,
                 "--plot" | "--csv" => {
                     let Some(file) = self.args.get(self.next).cloned() else {
                         return Err(message(format!("{text}: missing file name")));
@@ -954,7 +993,7 @@ impl<'a> Parser<'a> {
                 }
                 _ if text.starts_with('-') => {
                     return Err(message(format!(
-                        "{}: unknown flag after --surface (--zones N, --surface-quick, --plot FILE, --csv FILE, --json and one device)",
+                        "{}: unknown flag after --surface (--zones N, --surface-quick, --plot FILE, --csv FILE, --json, --dry-run and one device)",
                         word.to_string_lossy()
                     )))
                 }
@@ -972,6 +1011,11 @@ impl<'a> Parser<'a> {
 
     /// `--advise` (ours): `[--wake] [--json] [DEVICE...]`, the rest of the command line.
     pub(super) fn advise_request(&mut self) -> Step<Outcome> {
+        const WHAT: &str =
+            "it reads each drive (IDENTIFY, SMART) with commands a dry run never sends";
+        if self.flags.dry_run {
+            return Err(no_dry_run("--advise", WHAT, ""));
+        }
         let mut request = AdviseRequest {
             wake: false,
             json: self.flags.json,
@@ -983,6 +1027,7 @@ impl<'a> Parser<'a> {
             match text.as_str() {
                 "--wake" => request.wake = true,
                 "--json" => request.json = true,
+                "--dry-run" => return Err(no_dry_run("--advise", WHAT, "")),
                 _ if text.starts_with('-') => {
                     return Err(message(format!(
                         "{}: unknown flag after --advise (--wake, --json and devices)",
@@ -1007,6 +1052,16 @@ impl<'a> Parser<'a> {
     /// `--prometheus` (ours): `[FILE] [--no-wake] [DEVICE...]`, the rest of the command line. A
     /// first word that does not start with `/dev/` is FILE.
     pub(super) fn prometheus_request(&mut self) -> Step<Outcome> {
+        let refusal = || {
+            no_dry_run(
+                "--prometheus",
+                "it asks each drive its state (CHECK POWER MODE, IDENTIFY, SMART) with commands a dry run never sends, and -t reads and flushes",
+                "; without FILE the metrics go to standard output, and no file is written",
+            )
+        };
+        if self.flags.dry_run {
+            return Err(refusal());
+        }
         let mut request = PrometheusRequest {
             file: None,
             no_wake: false,
@@ -1020,6 +1075,8 @@ impl<'a> Parser<'a> {
             let text = word.to_string_lossy().into_owned();
             if text.eq_ignore_ascii_case("--no-wake") {
                 request.no_wake = true;
+            } else if text.eq_ignore_ascii_case("--dry-run") {
+                return Err(refusal());
             } else if text == "-t" {
                 request.time_device = true;
             } else if text.starts_with('-') {

@@ -84,6 +84,20 @@ pub fn fs_start(st_dev: u64) -> Result<(StartLba, u32), StartError> {
     Ok((start, sector_bytes))
 }
 
+/// What `--fallocate` would find, asked without creating anything (`--dry-run`): the error
+/// its create would fail with that a look at the names shows (the file exists, its directory
+/// does not), or Ok.
+pub fn fallocate_probe(path: &Path) -> io::Result<()> {
+    if std::fs::symlink_metadata(path).is_ok() {
+        return Err(io::Error::from_raw_os_error(libc::EEXIST));
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    std::fs::metadata(parent).map(|_| ())
+}
+
 /// `--fallocate`: creates `path` (it must not exist; mode 0600), allocates `len` bytes
 /// without writing them, and syncs; on failure after creating it, removes it again.
 pub fn fallocate_new(path: &Path, len: u64) -> io::Result<()> {

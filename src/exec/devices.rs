@@ -94,7 +94,8 @@ pub fn run_devices_with(runs: &[DeviceRun], out: &mut Output, opener: &mut dyn O
     }
     // `--security-prompt-for-password`: hdparm reads the password while parsing, before any
     // device; so do we, once (the security step uses it), and the password file too. From
-    // here on a process holding a password cannot dump core.
+    // here on a process holding a password cannot dump core. A dry run reads no password: its
+    // plan shows none.
     if let Err(e) = super::prompt::prepare(runs) {
         out.error(&e);
         return;
@@ -164,10 +165,9 @@ fn refusal(run: &DeviceRun, facts: &DeviceFacts) -> Option<Error> {
     ))
 }
 
-/// `--dry-run` on one opened device: its steps run against a recorder that sends nothing, with
-/// the guards passed (the plan names the flags a real run needs) and the timings listed rather
-/// than run; what the steps print from the recorder's invented answers is dropped, and the plan
-/// is printed instead.
+/// `--dry-run` on one opened device: its plan ([`super::dry_run::plan_device`]) printed in
+/// place of its steps' output, and the real run's refusals and failures that the plan foresees
+/// reported as errors, so that the exit status is the one the real run would have.
 fn dry_run(
     run: &DeviceRun,
     facts: &DeviceFacts,
@@ -175,32 +175,10 @@ fn dry_run(
     dev: &mut dyn DeviceAccess,
     out: &mut Output,
 ) {
-    let mut flags = run.flags.clone();
-    flags.yes_i_know = true;
-    flags.please_destroy = true;
-    flags.time_cache = false;
-    flags.time_device = false;
-    flags.bench = None;
-    let mut recorder = super::dry_run::Recorder::new(dev);
-    {
-        let (mut dropped_out, mut dropped_err) = (Vec::new(), Vec::new());
-        let mut scratch = Output::new(false, Vec::new(), &mut dropped_out, &mut dropped_err);
-        let mut ctx = Ctx::new(name, flags, &mut recorder, &mut scratch);
-        steps::run(&mut ctx);
-    }
-    let identify_from_kernel = recorder.identify_from_kernel;
-    let not_ata = (recorder.not_ata_commands > 0)
-        .then(|| (recorder.not_ata_commands, recorder.description()));
-    let mut steps = recorder.into_plan();
-    steps.extend(super::dry_run::timed_reads(&run.flags));
-    let plan = crate::report::dry_run::Plan {
-        guards_needed: guards::needed_flags(run, facts),
-        refused_because: guards::destructive_option(&run.flags, facts.visible_sectors)
-            .and(facts.in_use.clone()),
-        identify_from_kernel,
-        not_ata,
-        steps,
-    };
+    let plan = super::dry_run::plan_device(run, facts, name.clone(), dev);
     out.text(&crate::report::dry_run::text(&plan));
     out.section("dry_run", crate::report::dry_run::json(&plan));
+    for error in super::dry_run::real_run_errors(&name, &plan) {
+        out.error(&error);
+    }
 }

@@ -1,20 +1,149 @@
 //! `--dry-run` (ours) for any command line: the device's steps run as usual against a
-//! [`DeviceAccess`] that sends nothing. Every ATA command and every kernel call that would
-//! change a setting is written into the plan instead and answered as a drive that did it
-//! (zero registers, zeroed data); the reads that only ask the kernel (read-ahead, geometry,
-//! sizes, the HDIO gets, the kernel's cached copy of IDENTIFY) go through, since they are what
-//! the real run would decide with. What the steps print from those invented answers is thrown
-//! away; the plan is what is printed ([`crate::report::dry_run`]).
+//! [`DeviceAccess`] that sends nothing. Every ATA command, every NVMe command and every kernel
+//! call that would change a setting is written into the plan instead and answered as a drive
+//! that did it (zero registers, zeroed data); the reads that only ask the kernel (read-ahead,
+//! the read-only flag, geometry, sizes, the HDIO gets, the sysfs queue depth, the kernel's
+//! cached copy of IDENTIFY) go through, since they are what the real run would decide with.
+//! A call the device cannot take (an ATA command to a device without ATA, an old IDE driver
+//! set where the driver answers no HDIO get) fails as it would on the real run. What the steps
+//! print from the invented answers is thrown away; the plan is what is printed
+//! ([`crate::report::dry_run`]), with the failures and refusals of the real run that the dry run
+//! can know: those that come from the device itself and from the kernel's IDENTIFY, not from an
+//! answer only sending could give.
 //!
-//! Owns: the recording device and the run of one device's steps in dry-run mode. Must not:
-//! send an ATA command, or change anything in the kernel.
+//! Owns: the recording device and the run of one device's steps in dry-run mode, and the exit
+//! class a plan gives. Must not: send an ATA or NVMe command, change anything in the kernel, or
+//! write a file.
 
 use super::access::{AtaFailure, AtaOutput, DeviceAccess, Geometry, HdioSetting, NvmeFailure};
+use super::guards::{self, DeviceFacts};
+use super::output::Output;
+use super::steps::{self, Ctx};
 use crate::ata::command::{op, Protocol, TaskFile};
+use crate::cli::DeviceRun;
+use crate::error::{Error, ErrorClass};
 use crate::nvme::command::{DataDirection, NvmeCommand};
-use crate::report::dry_run::{DataOut, Planned};
+use crate::report::dry_run::{DataOut, Plan, Planned};
 use std::cell::RefCell;
 use std::io;
+
+/// The guard flags, as the plan names them.
+const YES_I_KNOW: &str = "--yes-i-know-what-i-am-doing";
+const PLEASE_DESTROY: &str = "--please-destroy-my-drive";
+
+/// The plan of one opened device: its steps run against a [`Recorder`] over `dev` with the
+/// guards passed (the plan names the flags a real run needs), the timings listed rather than
+/// run, no password read (the plan shows none) and `--Iraw`'s file planned, not written.
+pub fn plan_device(
+    run: &DeviceRun,
+    facts: &DeviceFacts,
+    name: String,
+    dev: &mut dyn DeviceAccess,
+) -> Plan {
+    let mut flags = run.flags.clone();
+    flags.yes_i_know = true;
+    flags.please_destroy = true;
+    flags.time_cache = false;
+    flags.time_device = false;
+    flags.bench = None;
+    flags.security_prompt = false;
+    // --Iraw FILE sends what --Istdout sends (IDENTIFY), then writes the file.
+    let raw = flags.identify_raw.take();
+    if raw.is_some() {
+        flags.identify_stdout = true;
+    }
+    let mut recorder = Recorder::new(dev);
+    let errors = {
+        let (mut dropped_out, mut dropped_err) = (Vec::new(), Vec::new());
+        let mut scratch = Output::new(false, Vec::new(), &mut dropped_out, &mut dropped_err);
+        let mut ctx = Ctx::new(name, flags, &mut recorder, &mut scratch);
+        steps::run(&mut ctx);
+        scratch.errors().to_vec()
+    };
+    let identify_from_kernel = recorder.identify_from_kernel;
+    let recorder_words = recorder.kernel_words;
+    let ata_capable = recorder.ata_capable();
+    let not_ata = (recorder.not_ata_commands > 0)
+        .then(|| (recorder.not_ata_commands, recorder.description()));
+    let mut steps = recorder.into_plan();
+    if let Some(path) = raw.filter(|_| not_ata.is_none()) {
+        steps.push(Planned::File(format!(
+            "the IDENTIFY data to {} (created, or overwritten in place)",
+            path.display()
+        )));
+    }
+    steps.extend(timed_reads(&run.flags));
+    let given = [
+        (run.flags.yes_i_know, YES_I_KNOW),
+        (run.flags.please_destroy, PLEASE_DESTROY),
+    ];
+    // The guards of `-N` and `--dco-setmax` depend on the size IDENTIFY gives: the kernel's
+    // copy gives it without sending anything.
+    let facts = DeviceFacts {
+        visible_sectors: recorder_words
+            .map(|w| crate::ata::identify::Identify::from_words(w).capacity_sectors())
+            .or(facts.visible_sectors),
+        in_use: facts.in_use.clone(),
+        ..*facts
+    };
+    Plan {
+        guards_needed: guards::needed_flags(run, &facts, ata_capable),
+        guards_given: given.iter().filter(|g| g.0).map(|g| g.1).collect(),
+        refused_because: guards::destructive_option(&run.flags, facts.visible_sectors)
+            .and(facts.in_use.clone()),
+        // A failure of the scratch run is the real run's when it comes from what the dry run
+        // reads for real (the device's kind, the kernel's answers, its IDENTIFY, the files
+        // named): every class but `failed`, which only a command sent could give (and which the
+        // recorder's own "IDENTIFY not read" is).
+        would_fail: errors
+            .into_iter()
+            .filter(|(class, _)| *class != ErrorClass::Failed)
+            .collect(),
+        identify_from_kernel,
+        not_ata,
+        steps,
+    }
+}
+
+/// What a plan says about the real run's exit status, as errors for the run's output (one
+/// line each on stderr): a missing guard flag (guard), a drive in use (busy), and the worst
+/// failure the plan foresees. None when the real run would succeed as far as can be known.
+pub fn real_run_errors(name: &str, plan: &Plan) -> Vec<Error> {
+    let mut errors = Vec::new();
+    let missing = crate::report::dry_run::guards_missing(plan);
+    if !missing.is_empty() {
+        errors.push(Error::guard(format!(
+            "{name}: --dry-run: a real run would be refused: it needs {}",
+            missing.join(" ")
+        )));
+    }
+    if let Some(why) = &plan.refused_because {
+        errors.push(Error::busy(format!(
+            "{name}: --dry-run: a real run would be refused: {why}"
+        )));
+    }
+    if let Some(worst) = plan.would_fail.iter().map(|(class, _)| *class).max() {
+        let first = plan
+            .would_fail
+            .iter()
+            .find(|(class, _)| *class == worst)
+            .map(|(_, text)| text.trim())
+            .unwrap_or_default();
+        let more = plan.would_fail.len() - 1;
+        errors.push(Error::new(
+            worst,
+            format!(
+                "{name}: --dry-run: a real run would fail: {first}{}",
+                match more {
+                    0 => String::new(),
+                    1 => " (and 1 more failure, in the plan)".to_string(),
+                    n => format!(" (and {n} more failures, in the plan)"),
+                }
+            ),
+        ));
+    }
+    errors
+}
 
 /// A device that records instead of sending.
 pub struct Recorder<'d> {
@@ -27,6 +156,10 @@ pub struct Recorder<'d> {
     /// ATA commands the steps asked for that the device cannot take (no ATA interface): the
     /// real run would fail them, so they are counted, not planned.
     pub not_ata_commands: usize,
+    /// Whether IDENTIFY was asked of a device without ATA (and counted in `not_ata_commands`).
+    identify_failed: bool,
+    /// The kernel's copy of IDENTIFY, when it was read.
+    kernel_words: Option<[u16; 256]>,
 }
 
 impl<'d> Recorder<'d> {
@@ -36,6 +169,8 @@ impl<'d> Recorder<'d> {
             planned: RefCell::new(Vec::new()),
             identify_from_kernel: None,
             not_ata_commands: 0,
+            identify_failed: false,
+            kernel_words: None,
         }
     }
 
@@ -54,20 +189,35 @@ impl<'d> Recorder<'d> {
     }
 
     fn send(&self, taskfile: &TaskFile, data: &[u8]) {
-        let data_out = matches!(taskfile.protocol, Protocol::PioOut | Protocol::DmaOut)
-            .then(|| DataOut::of(data));
+        let data_out = matches!(taskfile.protocol, Protocol::PioOut | Protocol::DmaOut).then(
+            || match taskfile.command {
+                // ACS-4 §7.45-7.50: their data word 1 on is the password.
+                op::SECURITY_SET_PASS
+                | op::SECURITY_UNLOCK
+                | op::SECURITY_ERASE_UNIT
+                | op::SECURITY_DISABLE => DataOut::holding_password(data),
+                _ => DataOut::of(data),
+            },
+        );
         self.planned.borrow_mut().push(Planned::Ata {
             taskfile: taskfile.clone(),
             data_out,
         });
     }
 
-    /// An old IDE driver ioctl: libata answers only HDIO_SET_32BIT of the sets (the others
-    /// fail with ENOTTY, and the steps then fall back to an ATA command, as on the real run),
-    /// so on libata the others are answered so and not planned.
-    fn ide_call(&self, io32bit: bool, text: String) -> io::Result<()> {
-        if self.inner.is_libata() && !io32bit {
-            return Err(io::Error::from_raw_os_error(libc::ENOTTY));
+    /// An old IDE driver ioctl (`what`: the setting it sets, when it has a get). libata
+    /// answers only HDIO_SET_32BIT of the sets (the others fail with ENOTTY, and the steps then
+    /// fall back to an ATA command, as on the real run), so on libata the others are answered
+    /// so and not planned. Elsewhere a driver that answers the setting's get (for the sets
+    /// without one, the DMA flag's) takes the set, and one that does not (a loop device, a
+    /// virtio disk) refuses the set as it refuses the get: the get is a read, made for real.
+    fn ide_call(&self, what: Option<HdioSetting>, text: String) -> io::Result<()> {
+        if self.inner.is_libata() {
+            if what != Some(HdioSetting::Io32bit) {
+                return Err(io::Error::from_raw_os_error(libc::ENOTTY));
+            }
+        } else {
+            self.inner.hdio_get(what.unwrap_or(HdioSetting::Dma))?;
         }
         self.call(text)
     }
@@ -119,6 +269,11 @@ impl DeviceAccess for Recorder<'_> {
     }
     fn identify(&mut self) -> Result<[u16; 256], AtaFailure> {
         if !self.inner.ata_capable() {
+            // Counted once: the real run caches the failure as it would the data.
+            if !self.identify_failed {
+                self.identify_failed = true;
+                self.not_ata_commands += 1;
+            }
             return Err(self.not_ata());
         }
         // The kernel keeps the IDENTIFY data libata read at probe time: reading it sends
@@ -130,6 +285,7 @@ impl DeviceAccess for Recorder<'_> {
             }
             if words.iter().any(|w| *w != 0) {
                 self.identify_from_kernel = Some(true);
+                self.kernel_words = Some(words);
                 return Ok(words);
             }
         }
@@ -200,21 +356,21 @@ impl DeviceAccess for Recorder<'_> {
     }
     fn hdio_set(&self, what: HdioSetting, value: u64) -> io::Result<()> {
         self.ide_call(
-            what == HdioSetting::Io32bit,
+            Some(what),
             format!("{} {value} (old IDE driver)", hdio_set_name(what)),
         )
     }
     fn hdio_set_pio_mode(&self, mode: u64) -> io::Result<()> {
-        self.ide_call(false, format!("HDIO_SET_PIO_MODE {mode} (old IDE driver)"))
+        self.ide_call(None, format!("HDIO_SET_PIO_MODE {mode} (old IDE driver)"))
     }
     fn hdio_set_wcache(&self, on: bool) -> io::Result<()> {
         self.ide_call(
-            false,
+            None,
             format!("HDIO_SET_WCACHE {} (old IDE driver)", u8::from(on)),
         )
     }
     fn hdio_reset(&self) -> io::Result<()> {
-        self.ide_call(false, "HDIO_DRIVE_RESET (old IDE driver)".into())
+        self.ide_call(None, "HDIO_DRIVE_RESET (old IDE driver)".into())
     }
     fn hdio_identity(&self) -> io::Result<[u8; 512]> {
         self.inner.hdio_identity()
@@ -222,7 +378,9 @@ impl DeviceAccess for Recorder<'_> {
     fn queue_depth(&self) -> Result<u32, (String, io::Error)> {
         self.inner.queue_depth()
     }
+    /// Where the attribute cannot be read (not a SCSI device), it cannot be written either.
     fn set_queue_depth(&self, depth: u32) -> Result<(), (String, io::Error)> {
+        self.inner.queue_depth()?;
         self.call(format!("write {depth} to the SCSI device's queue_depth"))
             .map_err(|e| (String::new(), e))
     }
@@ -300,16 +458,25 @@ pub fn timed_reads(f: &crate::cli::Flags) -> Vec<Planned> {
         reads.push(Planned::Reads("cached reads (-T)".into()));
     }
     if f.time_device {
+        let offset = f
+            .offset_gib
+            .map(|gib| format!(", from {gib} GiB on"))
+            .unwrap_or_default();
         reads.push(Planned::Reads(if f.direct {
-            "O_DIRECT disk reads (-t --direct)".into()
+            format!("O_DIRECT disk reads (-t --direct{offset})")
         } else {
-            "buffered disk reads (-t)".into()
+            format!("buffered disk reads (-t{offset})")
         }));
     }
-    if f.bench.is_some() {
-        reads.push(Planned::Reads(
-            "O_DIRECT reads at a queue depth (--bench)".into(),
-        ));
+    if let Some(b) = &f.bench {
+        reads.push(Planned::Reads(format!(
+            "O_DIRECT reads at a queue depth (--bench: {} trials of {:.1} s, {} reads of {} bytes in flight, {})",
+            b.trials,
+            b.trial_duration.as_secs_f64(),
+            b.depth,
+            b.block_size,
+            if b.random { "at random offsets" } else { "sequential" }
+        )));
     }
     reads
 }

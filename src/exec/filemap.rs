@@ -164,10 +164,36 @@ fn walk_fibmap(
     Ok(())
 }
 
-/// `--fallocate KiB FILE`.
-pub fn fallocate(kib: u64, path: &Path, out: &mut Output) {
+/// `--fallocate KiB FILE`; with `--dry-run`, its plan: what it would create, and the failure
+/// a look at the name foresees (the file exists), with the real run's exit class.
+pub fn fallocate(kib: u64, path: &Path, dry_run: bool, out: &mut Output) {
     let name = path.to_string_lossy().into_owned();
     out.begin_device(&name, true);
+    if dry_run {
+        let bytes = kib.saturating_mul(1024);
+        let mut plan = crate::report::dry_run::Plan {
+            steps: vec![crate::report::dry_run::Planned::File(format!(
+                "{name}: a new file (mode 0600) with {kib} KiB ({bytes} bytes) allocated and none written (fallocate), then synced"
+            ))],
+            ..Default::default()
+        };
+        let failure = filemap::fallocate_probe(path)
+            .err()
+            .map(|e| Error::os(ErrorClass::Failed, &name, &e));
+        if let Some(e) = &failure {
+            plan.would_fail.push((e.class, e.message.clone()));
+        }
+        out.text(&crate::report::dry_run::mode_text(
+            "nothing was created or written",
+            &plan,
+        ));
+        out.section("dry_run", crate::report::dry_run::json(&plan));
+        for error in super::dry_run::real_run_errors(&name, &plan) {
+            out.error(&error);
+        }
+        out.end_device();
+        return;
+    }
     out.action("fallocate", "--fallocate");
     if let Err(e) = filemap::fallocate_new(path, kib.saturating_mul(1024)) {
         out.error(&Error::os(ErrorClass::Failed, &name, &e));

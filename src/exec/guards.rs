@@ -199,7 +199,15 @@ pub fn destructive_option(
 /// before anything is sent, and `--yes-i-know-what-i-am-doing` for a `-N` or `--dco-setmax`
 /// below what the drive shows, which hdparm checks once it knows the size (and, the size not
 /// being known, for any).
-pub fn needed_flags(run: &DeviceRun, facts: &DeviceFacts) -> Vec<&'static str> {
+///
+/// `unknown_size_shrinks`: whether a size not known may shrink the drive. It may not on a
+/// device without ATA, where the real run has no IDENTIFY and skips `-N` and `--dco-setmax`,
+/// guard and all.
+pub fn needed_flags(
+    run: &DeviceRun,
+    facts: &DeviceFacts,
+    unknown_size_shrinks: bool,
+) -> Vec<&'static str> {
     const KNOW: &str = "--yes-i-know-what-i-am-doing";
     const DESTROY: &str = "--please-destroy-my-drive";
     let passes = |know: bool, destroy: bool| {
@@ -215,7 +223,7 @@ pub fn needed_flags(run: &DeviceRun, facts: &DeviceFacts) -> Vec<&'static str> {
             (f.max_sectors.set && f.max_sectors.value < visible)
                 || f.dco_setmax.is_some_and(|n| n < visible)
         }
-        None => f.max_sectors.set || f.dco_setmax.is_some(),
+        None => unknown_size_shrinks && (f.max_sectors.set || f.dco_setmax.is_some()),
     };
     if passes(false, false) {
         if shrinks {

@@ -132,9 +132,9 @@ fn run_modes(
             filemap::fibmap(&path, &mut out);
             return out.finish();
         }
-        Invocation::Fallocate { kib, path } => {
+        Invocation::Fallocate { kib, path, dry_run } => {
             let mut out = Output::new(false, argv_strings(args), stdout, stderr);
-            filemap::fallocate(kib, &path, &mut out);
+            filemap::fallocate(kib, &path, dry_run, &mut out);
             return out.finish();
         }
     }
@@ -220,7 +220,9 @@ fn run_json(
             "--prometheus and --generate write their own formats; --json does not apply to them",
         )),
         Invocation::Fibmap { path } => filemap::fibmap(&path, &mut out),
-        Invocation::Fallocate { kib, path } => filemap::fallocate(kib, &path, &mut out),
+        Invocation::Fallocate { kib, path, dry_run } => {
+            filemap::fallocate(kib, &path, dry_run, &mut out)
+        }
         // Handled before the document is begun (they write their own).
         Invocation::Apply(_)
         | Invocation::Experiment(_)

@@ -71,6 +71,9 @@ pub struct Output<'a> {
     /// say which one failed).
     device_name: Option<String>,
     name_devices: bool,
+    /// Every error reported, by class and line, in order (`--dry-run` reads what its scratch
+    /// run of the steps reported).
+    errors: Vec<(ErrorClass, String)>,
 }
 
 impl<'a> Output<'a> {
@@ -91,6 +94,7 @@ impl<'a> Output<'a> {
             stderr_is_terminal: false,
             device_name: None,
             name_devices: false,
+            errors: Vec::new(),
         }
     }
 
@@ -242,6 +246,7 @@ impl<'a> Output<'a> {
 
     fn record_error(&mut self, error: &Error) {
         self.verdict.record(error.class);
+        self.errors.push((error.class, error.message.clone()));
         if let (Some(open), Some(dev)) = (self.open, self.current.as_mut()) {
             match open {
                 Open::Set(i) => {
@@ -257,6 +262,11 @@ impl<'a> Output<'a> {
             }
         }
         self.message("error", Some(error.class), &error.message);
+    }
+
+    /// Every error reported so far: its class and its line.
+    pub fn errors(&self) -> &[(ErrorClass, String)] {
+        &self.errors
     }
 
     /// A line on stderr that is not a failure (hdparm's informational stderr lines).

@@ -35,7 +35,12 @@ pub enum Source {
 }
 
 impl Source {
+    /// Where this command line's password comes from. A dry run reads none (its plan shows
+    /// none): the command line's, all zeros when it named another source.
     pub fn of(flags: &Flags) -> Source {
+        if flags.dry_run {
+            return Source::Argv;
+        }
         match &flags.security_password_file {
             Some(path) => Source::File(path.clone()),
             None if flags.security_prompt => Source::Prompt,

@@ -41,7 +41,9 @@ impl<'w> RealDevice<'w> {
     ) -> io::Result<RealDevice<'w>> {
         let mode = OpenMode {
             direct: flags.direct,
-            write: flags.trim_ranges.is_some(),
+            // A dry run writes nothing, and an open for writing is not nothing: its close makes
+            // udev probe the disk again (the inotify watch of its rules).
+            write: flags.trim_ranges.is_some() && !flags.dry_run,
         };
         let dev = Device::open(Path::new(path), mode)?;
         let mut real = RealDevice {

@@ -9,15 +9,21 @@
 //! or when the device went away (shrank, or was removed) before the end: the scan stops there
 //! and says so; 2 when the device cannot be opened; stopped (SIGINT) when a signal ended the
 //! scan, after the zones read so far were reported.
+//!
+//! `--dry-run`: the device is opened as the scan opens it (read-only, O_DIRECT) and its size
+//! asked (a seek to its end), and the plan says how much would be read, in which zones, and
+//! which files would be written; nothing is read. JSON: the same document, with `surface`
+//! null and `dry_run` the plan (`report::dry_run`).
 
 use crate::cli::SurfaceRequest;
 use crate::device::reader::{open_direct, size_sectors_by_seek, FdTarget, TimingBuffer};
 use crate::device::sys::signal::StopHandler;
 use crate::error::{strerror, Error, ErrorClass, Verdict};
+use crate::report::dry_run::{Plan, Planned};
 use crate::report::envelope::Message;
 use crate::report::surface;
 use crate::timing::clock::MonotonicClock;
-use crate::timing::surface::{scan, Ending, Scan, BLOCK_BYTES};
+use crate::timing::surface::{scan, Ending, Scan, ACCESS_BYTES, ACCESS_SAMPLES, BLOCK_BYTES};
 use std::io::Write;
 use std::os::fd::AsFd;
 use std::path::Path;
@@ -90,6 +96,126 @@ fn scan_device(
     ))
 }
 
+/// `--dry-run --surface`: the plan of the scan. Opens the device as the scan does and asks its
+/// size; reads nothing.
+fn plan(request: &SurfaceRequest) -> Plan {
+    let mut plan = Plan::default();
+    let size = open_direct(Path::new(&request.device)).and_then(|file| {
+        size_sectors_by_seek(file.as_fd()).map_err(|e| Error::os(ErrorClass::Failed, "", &e))
+    });
+    match size {
+        Ok(0) => plan.would_fail.push((
+            ErrorClass::NotApplicable,
+            "nothing to scan (size 0)".to_string(),
+        )),
+        Ok(sectors) => {
+            let size_bytes = sectors * 512;
+            let zones = request.zones.max(1) as u64;
+            let zone_bytes = (size_bytes / zones) / 512 * 512;
+            let per_zone = if request.quick {
+                format!(
+                    "the first {} MiB of each",
+                    crate::timing::surface::QUICK_BYTES >> 20
+                )
+            } else {
+                "all of each".to_string()
+            };
+            plan.steps.push(Planned::Reads(format!(
+                "reads of {size_bytes} bytes in {zones} zones of {zone_bytes} bytes ({per_zone}, the last zone taking the rest), sequential in {} KiB blocks with O_DIRECT, then {ACCESS_SAMPLES} reads of {} KiB at random offsets in each zone",
+                BLOCK_BYTES >> 10,
+                ACCESS_BYTES >> 10
+            )));
+        }
+        Err(e) => plan
+            .would_fail
+            .push((e.class, e.message.trim_start_matches(": ").to_string())),
+    }
+    let named = [
+        ("the CSV", request.csv.as_ref()),
+        ("the plot", request.plot.as_ref()),
+    ];
+    for (what, path) in named {
+        match path {
+            Some(p) if p.as_os_str() == "-" => plan
+                .steps
+                .push(Planned::File(format!("{what} to standard output"))),
+            Some(p) => plan.steps.push(Planned::File(format!(
+                "{what} to {} (a new temporary file in its directory, then renamed over it)",
+                p.display()
+            ))),
+            None => {}
+        }
+    }
+    plan
+}
+
+/// Writes the JSON document: `surface` (the scan, or null) and, for a dry run, its plan.
+fn write_document(
+    stdout: &mut dyn Write,
+    program_args: &[std::ffi::OsString],
+    status: u8,
+    device: &str,
+    surface: serde_json::Value,
+    dry_run: Option<serde_json::Value>,
+    failures: &Failures,
+) {
+    let mut document = serde_json::json!({
+        "json_format_version": crate::report::envelope::JSON_FORMAT_VERSION,
+        "hdparm_rs": crate::report::envelope::program_json(
+            crate::cli::parse::redacted_argv(program_args),
+            status,
+        ),
+        "report": "surface",
+        "device": device,
+        "surface": surface,
+        "messages": failures.messages,
+    });
+    if let (Some(plan), Some(map)) = (dry_run, document.as_object_mut()) {
+        map.insert("dry_run".into(), plan);
+    }
+    let _ = writeln!(
+        stdout,
+        "{}",
+        serde_json::to_string_pretty(&document).unwrap_or_default()
+    );
+}
+
+/// `--dry-run --surface`: prints the plan; returns the exit status the real run would have
+/// as far as the plan shows it (the device cannot be opened, or has no size).
+fn run_plan(
+    request: &SurfaceRequest,
+    program_args: &[std::ffi::OsString],
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> u8 {
+    let mut failures = Failures::default();
+    let device = request.device.to_string_lossy().into_owned();
+    let plan = plan(request);
+    for (class, text) in &plan.would_fail {
+        let line = if text.starts_with(device.as_str()) {
+            text.clone()
+        } else {
+            format!("{device}: {text}")
+        };
+        failures.fail(
+            *class,
+            format!("{device}: --dry-run: a real run would fail: {line}"),
+            stderr,
+        );
+    }
+    let status = failures.verdict.exit_status();
+    if request.json {
+        let plan = Some(crate::report::dry_run::json(&plan));
+        let null = serde_json::Value::Null;
+        write_document(stdout, program_args, status, &device, null, plan, &failures);
+    } else {
+        let text = crate::report::dry_run::mode_text("nothing was read or written", &plan);
+        let _ = write!(stdout, "{device}:\n{text}");
+    }
+    let _ = stdout.flush();
+    status
+}
+
 /// Runs `--surface`; returns the exit status.
 pub fn run_surface(
     request: &SurfaceRequest,
@@ -100,6 +226,9 @@ pub fn run_surface(
 ) -> u8 {
     let mut failures = Failures::default();
     let device = request.device.to_string_lossy().into_owned();
+    if request.dry_run {
+        return run_plan(request, program_args, stdout, stderr);
+    }
     let result = match scan_device(request, stderr, stderr_is_terminal) {
         Ok(result) => Some(result),
         Err(e) => {
@@ -152,21 +281,15 @@ pub fn run_surface(
     }
     let status = failures.verdict.exit_status();
     if request.json {
-        let document = serde_json::json!({
-            "json_format_version": crate::report::envelope::JSON_FORMAT_VERSION,
-            "hdparm_rs": crate::report::envelope::program_json(
-                crate::cli::parse::redacted_argv(program_args),
-                status,
-            ),
-            "report": "surface",
-            "device": device,
-            "surface": result,
-            "messages": failures.messages,
-        });
-        let _ = writeln!(
+        let result = serde_json::to_value(&result).unwrap_or_default();
+        write_document(
             stdout,
-            "{}",
-            serde_json::to_string_pretty(&document).unwrap_or_default()
+            program_args,
+            status,
+            &device,
+            result,
+            None,
+            &failures,
         );
     } else if let Some(result) = &result {
         if plot_to_stdout {

@@ -1,23 +1,35 @@
 //! The plan `--dry-run` prints (ours): what a run would send to each device, one line per ATA
 //! command (its name, every taskfile register, the protocol, the timeout, and a summary of the
-//! data it would write), one line per kernel call that would change something, the guard flags
-//! the real run needs and, where it would be refused, why.
+//! data it would write), one line per kernel call that would change something, per file it
+//! would write, per timing it would run, the guard flags the real run needs (saying which of
+//! them are given) and, where the real run would be refused or fail, why.
 //!
-//! JSON (`devices[].dry_run`): `sent` (always false), `guards_needed` (the flags, as typed),
-//! `refused_because` (the in-use sentence, or null), `identify_source` (`kernel` when the
-//! kernel's copy of IDENTIFY was read to plan, `none` when there was none, `not_needed`), `ata_commands_failing` and `ata_commands_failing_because` (the
-//! ATA commands a device without ATA would fail, and its description, or 0 and null), and `commands`: for
-//! an ATA command `{"kind": "ata", "name", "command", "feature", "count", "lba", "device",
-//! "lba48", "protocol", "timeout_seconds", "data_out_bytes", "data_out_head_hex",
-//! "data_out_fnv1a64"}` (registers as numbers; the data fields null without data out), for a
-//! NVMe command `{"kind": "nvme", "name", "queue" (`admin` or `io`), "opcode", "nsid",
-//! "cdw10"..."cdw15", and the same three data fields}`, for a kernel call
-//! `{"kind": "kernel", "call"}`, for a timing `{"kind": "reads", "what"}`.
+//! The data a command would write is summed up by its length, its first 16 bytes and an FNV-1a
+//! digest, except for the security commands, whose data holds the password: for those the plan
+//! says only how many bytes there are and that they hold the password (a digest of a sector
+//! that is all zeros but a short password can be brute-forced).
+//!
+//! JSON (`devices[].dry_run`): `sent` (always false), `guards_needed` (the flags a real run
+//! needs, as typed), `guards_missing` (those of them not given), `refused_because` (the in-use
+//! sentence, or null), `would_fail` (`[{class, text}]`: what the real run would fail or be
+//! refused with that the dry run can know, the device's nature, the kernel's IDENTIFY, the
+//! files), `identify_source` (`kernel` when the kernel's copy of IDENTIFY was read to plan,
+//! `none` when there was none, `not_needed`), `ata_commands_failing` and
+//! `ata_commands_failing_because` (the ATA commands a device without ATA would fail, and its
+//! description, or 0 and null), and `commands`: for an ATA command `{"kind": "ata", "name",
+//! "command", "feature", "count", "lba", "device", "lba48", "protocol", "timeout_seconds",
+//! "data_out_bytes", "data_out_head_hex", "data_out_fnv1a64", "data_out_holds_password"}`
+//! (registers as numbers; the data fields null without data out, and the head and digest null
+//! when the data holds the password), for a NVMe command `{"kind": "nvme", "name", "queue"
+//! (`admin` or `io`), "opcode", "nsid", "cdw10"..."cdw15", and the same four data fields}`, for
+//! a kernel call `{"kind": "kernel", "call"}`, for a timing `{"kind": "reads", "what"}`, for a
+//! file `{"kind": "file", "what"}`.
 //!
 //! Owns: the plan types and both renderings. Must not: reach a device.
 
 use crate::ata::command::{Protocol, TaskFile, DEFAULT_TIMEOUT_SECS};
 use crate::ata::names::command_name;
+use crate::error::ErrorClass;
 use crate::nvme::command::{admin, io, NvmeCommand, Queue};
 use serde_json::{json, Value};
 
@@ -38,15 +50,19 @@ pub enum Planned {
     Kernel(String),
     /// Reads the run would time (`-t`, `-T`, `--bench`), named as the option says.
     Reads(String),
+    /// A file the run would create or write (`--Iraw FILE`, `--fallocate`, `--surface --csv`).
+    File(String),
 }
 
 /// What an ATA command would write: its length, its first bytes, and a digest of all of them
-/// (FNV-1a, 64 bits: enough to tell two payloads apart in a plan; not a security hash).
+/// (FNV-1a, 64 bits: enough to tell two payloads apart in a plan; not a security hash). Data
+/// that holds a password has neither head nor digest.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DataOut {
     pub bytes: usize,
     pub head: Vec<u8>,
-    pub fnv1a64: u64,
+    pub fnv1a64: Option<u64>,
+    pub holds_password: bool,
 }
 
 impl DataOut {
@@ -60,7 +76,20 @@ impl DataOut {
         DataOut {
             bytes: data.len(),
             head: data.iter().take(16).copied().collect(),
-            fnv1a64: hash,
+            fnv1a64: Some(hash),
+            holds_password: false,
+        }
+    }
+
+    /// The summary of data that holds a password (the SECURITY commands' sector): its length
+    /// only. Not one byte of it, nor a digest, which would give the password away to anyone
+    /// who hashes the guesses the same way.
+    pub fn holding_password(data: &[u8]) -> DataOut {
+        DataOut {
+            bytes: data.len(),
+            head: Vec::new(),
+            fnv1a64: None,
+            holds_password: true,
         }
     }
 
@@ -78,8 +107,13 @@ impl DataOut {
 pub struct Plan {
     /// The guard flags a real run needs (none when it needs none).
     pub guards_needed: Vec<&'static str>,
+    /// Those of them the command line gives.
+    pub guards_given: Vec<&'static str>,
     /// Why a real run would be refused before sending anything (a drive in use).
     pub refused_because: Option<String>,
+    /// What the real run would fail or be refused with, as far as the dry run can know it: the
+    /// class name (`not_applicable`...) and the line the real run prints.
+    pub would_fail: Vec<(ErrorClass, String)>,
     /// Whether IDENTIFY was needed and came from the kernel's copy (Some(true)), was needed and
     /// the kernel had none (Some(false)), or was not needed (None).
     pub identify_from_kernel: Option<bool>,
@@ -119,27 +153,37 @@ fn timeout(tf: &TaskFile) -> u32 {
 
 /// What a command would write, as the end of its plan line (nothing without data out).
 fn data_out_text(data_out: &Option<DataOut>) -> String {
-    data_out.as_ref().map_or(String::new(), |data| {
-        format!(
-            ", data out {} bytes ({} ...; fnv1a64 {:016x})",
-            data.bytes,
-            data.head_hex(),
-            data.fnv1a64
-        )
-    })
+    data_out
+        .as_ref()
+        .map_or(String::new(), |data| match data.fnv1a64 {
+            Some(hash) if !data.holds_password => format!(
+                ", data out {} bytes ({} ...; fnv1a64 {hash:016x})",
+                data.bytes,
+                data.head_hex(),
+            ),
+            _ => format!(
+                ", data out {} bytes, holds the password (not shown)",
+                data.bytes
+            ),
+        })
 }
 
-/// The data fields of a command in JSON (null without data out).
-fn data_out_json(data_out: &Option<DataOut>) -> [(&'static str, Value); 3] {
+/// The data fields of a command in JSON (null without data out; head and digest null when the
+/// data holds the password).
+fn data_out_json(data_out: &Option<DataOut>) -> [(&'static str, Value); 4] {
+    let shown = data_out.as_ref().filter(|d| !d.holds_password);
     [
         ("data_out_bytes", json!(data_out.as_ref().map(|d| d.bytes))),
-        (
-            "data_out_head_hex",
-            json!(data_out.as_ref().map(DataOut::head_hex)),
-        ),
+        ("data_out_head_hex", json!(shown.map(DataOut::head_hex))),
         (
             "data_out_fnv1a64",
-            json!(data_out.as_ref().map(|d| format!("{:016x}", d.fnv1a64))),
+            json!(shown
+                .and_then(|d| d.fnv1a64)
+                .map(|hash| format!("{hash:016x}"))),
+        ),
+        (
+            "data_out_holds_password",
+            json!(data_out.as_ref().map(|d| d.holds_password)),
         ),
     ]
 }
@@ -176,77 +220,124 @@ fn nvme_name(c: &NvmeCommand) -> &'static str {
 /// The plan as text, one line per item, each starting with a space as hdparm's device lines do.
 pub fn text(plan: &Plan) -> String {
     let mut s = String::from(" dry run: nothing was sent to the drive\n");
-    if plan.guards_needed.is_empty() {
-        s.push_str(" a real run needs no guard flag\n");
-    } else {
-        s.push_str(&format!(
-            " a real run needs {}\n",
-            plan.guards_needed.join(" ")
-        ));
-    }
+    s.push_str(&guards_text(plan));
     if let Some(why) = &plan.refused_because {
         s.push_str(&format!(" a real run would be refused: {why}\n"));
     }
+    for line in step_lines(plan) {
+        s.push_str(&format!(" {line}\n"));
+    }
+    s
+}
+
+/// The lines of a plan after its guard and refusal lines, without their leading space: why
+/// ATA commands would fail, the IDENTIFY note, each step, and how the real run would fail.
+pub fn step_lines(plan: &Plan) -> Vec<String> {
+    let mut lines = Vec::new();
     if let Some((count, why)) = &plan.not_ata {
-        s.push_str(&format!(
-            " {count} ATA command{} would fail: {why}\n",
+        lines.push(format!(
+            "{count} ATA command{} would fail: {why}",
             if *count == 1 { "" } else { "s" }
         ));
     }
     if plan.identify_from_kernel == Some(false) && plan.not_ata.is_none() {
-        s.push_str(
-            " (no IDENTIFY was read: the kernel holds no copy, so commands chosen from it are planned as for a drive that reports nothing)\n",
+        lines.push(
+            "(no IDENTIFY was read: the kernel holds no copy, so what depends on it is planned only up to the IDENTIFY a real run would send first)".to_string(),
         );
     }
     if plan.steps.is_empty() {
-        s.push_str(" nothing would be sent\n");
+        lines.push("nothing would be sent".to_string());
     }
     for step in &plan.steps {
-        match step {
+        lines.push(match step {
             Planned::Ata {
                 taskfile: tf,
                 data_out,
-            } => {
-                s.push_str(&format!(
-                    " would send {}: command 0x{:02x}, feature 0x{:04x}, count 0x{:04x}, lba 0x{:012x}, device 0x{:02x}, {}, {}, timeout {} s",
-                    command_name(tf.command, tf.feature),
-                    tf.command,
-                    tf.feature,
-                    tf.count,
-                    tf.lba,
-                    tf.device,
-                    if tf.lba48 { "48-bit" } else { "28-bit" },
-                    protocol_text(tf.protocol),
-                    timeout(tf),
-                ));
-                s.push_str(&data_out_text(data_out));
-                s.push('\n');
-            }
+            } => format!(
+                "would send {}: command 0x{:02x}, feature 0x{:04x}, count 0x{:04x}, lba 0x{:012x}, device 0x{:02x}, {}, {}, timeout {} s{}",
+                command_name(tf.command, tf.feature),
+                tf.command,
+                tf.feature,
+                tf.count,
+                tf.lba,
+                tf.device,
+                if tf.lba48 { "48-bit" } else { "28-bit" },
+                protocol_text(tf.protocol),
+                timeout(tf),
+                data_out_text(data_out),
+            ),
             Planned::Nvme {
                 command: c,
                 data_out,
-            } => {
-                s.push_str(&format!(
-                    " would send NVMe {}: {} queue, opcode 0x{:02x}, nsid 0x{:x}, cdw10 0x{:08x}, cdw11 0x{:08x}, cdw12 0x{:08x}, cdw13 0x{:08x}, cdw14 0x{:08x}, cdw15 0x{:08x}",
-                    nvme_name(c),
-                    if c.queue == Queue::Admin { "admin" } else { "I/O" },
-                    c.opcode,
-                    c.nsid,
-                    c.cdw10,
-                    c.cdw11,
-                    c.cdw12,
-                    c.cdw13,
-                    c.cdw14,
-                    c.cdw15
-                ));
-                s.push_str(&data_out_text(data_out));
-                s.push('\n');
-            }
-            Planned::Kernel(call) => s.push_str(&format!(" would call {call}\n")),
-            Planned::Reads(what) => s.push_str(&format!(" would time {what}\n")),
-        }
+            } => format!(
+                "would send NVMe {}: {} queue, opcode 0x{:02x}, nsid 0x{:x}, cdw10 0x{:08x}, cdw11 0x{:08x}, cdw12 0x{:08x}, cdw13 0x{:08x}, cdw14 0x{:08x}, cdw15 0x{:08x}{}",
+                nvme_name(c),
+                if c.queue == Queue::Admin { "admin" } else { "I/O" },
+                c.opcode,
+                c.nsid,
+                c.cdw10,
+                c.cdw11,
+                c.cdw12,
+                c.cdw13,
+                c.cdw14,
+                c.cdw15,
+                data_out_text(data_out),
+            ),
+            Planned::Kernel(call) => format!("would call {call}"),
+            Planned::Reads(what) => format!("would time {what}"),
+            Planned::File(what) => format!("would write {what}"),
+        });
+    }
+    for (_, why) in &plan.would_fail {
+        lines.push(format!("a real run would fail: {}", why.trim()));
+    }
+    lines
+}
+
+/// The plan of a mode that sends nothing to a drive (`--fallocate`, `--surface`): `first` (the
+/// line that says what was not done), then its steps (the reads it would time, the files it
+/// would write) and how the real run would fail.
+pub fn mode_text(first: &str, plan: &Plan) -> String {
+    let mut s = format!(" dry run: {first}\n");
+    for line in step_lines(plan) {
+        s.push_str(&format!(" {line}\n"));
     }
     s
+}
+
+/// The guard flags a real run needs not given.
+pub fn guards_missing(plan: &Plan) -> Vec<&'static str> {
+    plan.guards_needed
+        .iter()
+        .filter(|g| !plan.guards_given.contains(g))
+        .copied()
+        .collect()
+}
+
+/// The guard line of a plan: it asks only for the flags that are missing, and names those
+/// given as given.
+pub fn guards_text(plan: &Plan) -> String {
+    let missing = guards_missing(plan);
+    let given: Vec<&str> = plan
+        .guards_needed
+        .iter()
+        .filter(|g| plan.guards_given.contains(g))
+        .copied()
+        .collect();
+    match (missing.is_empty(), given.is_empty()) {
+        (true, true) => " a real run needs no guard flag\n".to_string(),
+        (true, false) => format!(
+            " a real run needs {}, which {} given\n",
+            given.join(" and "),
+            if given.len() == 1 { "is" } else { "are" }
+        ),
+        (false, true) => format!(" a real run needs {}\n", missing.join(" ")),
+        (false, false) => format!(
+            " a real run needs {} too ({} is given)\n",
+            missing.join(" "),
+            given.join(" and ")
+        ),
+    }
 }
 
 /// The plan as the `dry_run` object of a device in the JSON document.
@@ -294,12 +385,20 @@ pub fn json(plan: &Plan) -> Value {
             ),
             Planned::Kernel(call) => json!({"kind": "kernel", "call": call}),
             Planned::Reads(what) => json!({"kind": "reads", "what": what}),
+            Planned::File(what) => json!({"kind": "file", "what": what}),
         })
+        .collect();
+    let would_fail: Vec<Value> = plan
+        .would_fail
+        .iter()
+        .map(|(class, text)| json!({"class": class.name(), "text": text.trim()}))
         .collect();
     json!({
         "sent": false,
         "guards_needed": plan.guards_needed,
+        "guards_missing": guards_missing(plan),
         "refused_because": plan.refused_because,
+        "would_fail": would_fail,
         "identify_source": match plan.identify_from_kernel {
             Some(true) => "kernel",
             Some(false) => "none",
@@ -315,40 +414,106 @@ pub fn json(plan: &Plan) -> Value {
 mod tests {
     use super::*;
 
-    fn set_pass() -> Planned {
+    fn set_pass(data_out: fn(&[u8]) -> DataOut) -> Planned {
         let mut tf = TaskFile::new(0xF1, 0, 1);
         tf.protocol = Protocol::PioOut;
         let mut data = [0u8; 512];
         data[2..8].copy_from_slice(b"secret");
         Planned::Ata {
             taskfile: tf,
+            data_out: Some(data_out(&data)),
+        }
+    }
+
+    fn trim() -> Planned {
+        let mut tf = TaskFile::new(0x06, 0, 1);
+        tf.feature = 1;
+        tf.protocol = Protocol::DmaOut;
+        let mut data = [0u8; 512];
+        data[0] = 1;
+        data[6] = 8;
+        Planned::Ata {
+            taskfile: tf,
             data_out: Some(DataOut::of(&data)),
+        }
+    }
+
+    fn plan(steps: Vec<Planned>) -> Plan {
+        Plan {
+            identify_from_kernel: Some(true),
+            steps,
+            ..Plan::default()
         }
     }
 
     #[test]
     fn a_command_line_names_the_command_and_every_register() {
-        let plan = Plan {
-            guards_needed: vec![],
-            refused_because: None,
-            identify_from_kernel: Some(true),
-            not_ata: None,
-            steps: vec![
-                set_pass(),
-                Planned::Kernel("BLKRASET 256 (read-ahead)".into()),
-            ],
-        };
-        let text = text(&plan);
+        let text = text(&plan(vec![
+            trim(),
+            Planned::Kernel("BLKRASET 256 (read-ahead)".into()),
+        ]));
         assert!(
             text.starts_with(
                 " dry run: nothing was sent to the drive\n a real run needs no guard flag\n"
             ),
             "{text}"
         );
-        assert!(text.contains(" would send SECURITY SET PASSWORD: command 0xf1, feature 0x0000, count 0x0001, lba 0x000000000000, device 0x40, 28-bit, PIO out, timeout 15 s, data out 512 bytes (00 00 73 65 63 72 65 74 00 00 00 00 00 00 00 00 ...; fnv1a64 "), "{text}");
+        assert!(text.contains(" would send DATA SET MANAGEMENT (TRIM): command 0x06, feature 0x0001, count 0x0001, lba 0x000000000000, device 0x40, 48-bit, DMA out, timeout 15 s, data out 512 bytes (01 00 00 00 00 00 08 00 00 00 00 00 00 00 00 00 ...; fnv1a64 "), "{text}");
         assert!(
             text.ends_with(" would call BLKRASET 256 (read-ahead)\n"),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn data_that_holds_the_password_shows_neither_bytes_nor_digest() {
+        let plan = plan(vec![set_pass(DataOut::holding_password)]);
+        let text = text(&plan);
+        assert!(
+            text.contains(", 28-bit, PIO out, timeout 15 s, data out 512 bytes, holds the password (not shown)\n"),
+            "{text}"
+        );
+        let json = json(&plan);
+        let command = &json["commands"][0];
+        assert_eq!(command["data_out_bytes"], 512);
+        assert_eq!(command["data_out_holds_password"], true);
+        assert!(command["data_out_head_hex"].is_null());
+        assert!(command["data_out_fnv1a64"].is_null());
+        let all = format!("{text}{json}");
+        // "secret" in hex, spaced as the head is, or not.
+        for needle in ["secret", "73 65 63", "736563"] {
+            assert!(!all.contains(needle), "{needle} in {all}");
+        }
+    }
+
+    #[test]
+    fn the_guard_line_asks_only_for_flags_not_given() {
+        let know = "--yes-i-know-what-i-am-doing";
+        let destroy = "--please-destroy-my-drive";
+        let line = |needed: Vec<&'static str>, given: Vec<&'static str>| {
+            guards_text(&Plan {
+                guards_needed: needed,
+                guards_given: given,
+                ..Plan::default()
+            })
+        };
+        assert_eq!(line(vec![], vec![]), " a real run needs no guard flag\n");
+        assert_eq!(
+            line(vec![know], vec![]),
+            " a real run needs --yes-i-know-what-i-am-doing\n"
+        );
+        assert_eq!(
+            line(vec![know], vec![know]),
+            " a real run needs --yes-i-know-what-i-am-doing, which is given\n"
+        );
+        assert_eq!(
+            line(vec![know, destroy], vec![know]),
+            " a real run needs --please-destroy-my-drive too (--yes-i-know-what-i-am-doing is given)\n"
+        );
+        // A flag given that the run does not need is not mentioned.
+        assert_eq!(
+            line(vec![], vec![know]),
+            " a real run needs no guard flag\n"
         );
     }
 
@@ -357,24 +522,29 @@ mod tests {
         let plan = Plan {
             guards_needed: vec!["--yes-i-know-what-i-am-doing"],
             refused_because: Some("/dev/x1 is mounted on /home".into()),
+            would_fail: vec![(ErrorClass::NotApplicable, "no ATA here".into())],
             identify_from_kernel: Some(false),
-            not_ata: None,
-            steps: vec![set_pass()],
+            steps: vec![trim(), Planned::File("a file".into())],
+            ..Plan::default()
         };
         let v = json(&plan);
         assert_eq!(v["sent"], false);
         assert_eq!(v["guards_needed"][0], "--yes-i-know-what-i-am-doing");
+        assert_eq!(v["guards_missing"][0], "--yes-i-know-what-i-am-doing");
+        assert_eq!(v["would_fail"][0]["class"], "not_applicable");
         assert_eq!(v["identify_source"], "none");
-        assert_eq!(v["commands"][0]["command"], 0xF1);
-        assert_eq!(v["commands"][0]["protocol"], "pio_out");
+        assert_eq!(v["commands"][0]["command"], 0x06);
+        assert_eq!(v["commands"][0]["protocol"], "dma_out");
         assert_eq!(v["commands"][0]["data_out_bytes"], 512);
+        assert_eq!(v["commands"][0]["data_out_holds_password"], false);
         assert_eq!(v["commands"][0]["timeout_seconds"], 15);
+        assert_eq!(v["commands"][1]["kind"], "file");
     }
 
     #[test]
     fn the_digest_tells_payloads_apart() {
-        assert_eq!(DataOut::of(b"").fnv1a64, 0xcbf2_9ce4_8422_2325);
-        assert_eq!(DataOut::of(b"a").fnv1a64, 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(DataOut::of(b"").fnv1a64, Some(0xcbf2_9ce4_8422_2325));
+        assert_eq!(DataOut::of(b"a").fnv1a64, Some(0xaf63_dc4c_8601_ec8c));
         assert_ne!(
             DataOut::of(&[0; 512]).fnv1a64,
             DataOut::of(&[1; 512]).fnv1a64

@@ -33,6 +33,7 @@
 //! the kernel itself: settings and trials go through [`Settings`] and [`Trials`] (the real
 //! ones in `real.rs` run this program's own options), so the loop is tested with fakes.
 
+mod plan;
 mod real;
 
 use crate::ata::values::xfer_mode_by_name;
@@ -130,12 +131,7 @@ fn guard_refusal(request: &ExperimentRequest, arm: &Arm) -> Option<String> {
     if let Some(refusal) = super::guards::check(&run, &facts) {
         return Some(refusal.text);
     }
-    let risky = arm_settings(arm).into_iter().find(|s| {
-        s.option == "-X"
-            || (s.option == "-d" && s.value == "0")
-            || (s.option == "-u" && s.value == "1")
-    });
-    match risky {
+    match risky_setting(arm) {
         Some(s) if !request.yes_i_know => Some(format!(
             "--experiment: arm '{}' sets {}, which hdparm's manual calls dangerous, over and over.\nPlease supply the --yes-i-know-what-i-am-doing flag before --experiment if you really want this.\nProgram aborted.",
             arm.text,
@@ -143,6 +139,16 @@ fn guard_refusal(request: &ExperimentRequest, arm: &Arm) -> Option<String> {
         )),
         _ => None,
     }
+}
+
+/// The setting of an arm that needs `--yes-i-know-what-i-am-doing` here though hdparm asks for
+/// none (`-X`, `-d0`, `-u1`: see the module doc), if any.
+fn risky_setting(arm: &Arm) -> Option<Setting> {
+    arm_settings(arm).into_iter().find(|s| {
+        s.option == "-X"
+            || (s.option == "-d" && s.value == "0")
+            || (s.option == "-u" && s.value == "1")
+    })
 }
 
 /// How a run ended, for the exit status.
@@ -439,6 +445,10 @@ pub fn run_experiment(
     stderr: &mut dyn Write,
     stderr_is_terminal: bool,
 ) -> u8 {
+    // A dry run sets, reads and times nothing: it plans.
+    if request.dry_run {
+        return plan::run_plan(request, program_args, stdout, stderr);
+    }
     let device = request.device.to_string_lossy().into_owned();
     let fail = |class: ErrorClass, text: String, stdout: &mut dyn Write, stderr: &mut dyn Write| {
         let _ = writeln!(stderr, "{text}");
