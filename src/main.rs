@@ -24,5 +24,11 @@ fn main() -> std::process::ExitCode {
             stderr_is_terminal,
         },
     );
+    // Stopped by a signal (or a closed stdout, SIGPIPE): end as the signal would end us.
+    if let Some(hdparm::error::ErrorClass::Stopped(signal)) =
+        hdparm::error::ErrorClass::of_exit_status(status)
+    {
+        hdparm::device::sys::reraise::die_of(signal);
+    }
     std::process::ExitCode::from(status)
 }

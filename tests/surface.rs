@@ -95,3 +95,158 @@ fn a_quick_scan_writes_text_csv_json_and_a_plot() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A scan of `lo` started in the background: its process, and the descriptor it reads the
+/// device through.
+struct Running {
+    child: std::process::Child,
+    fd: String,
+}
+
+impl Running {
+    fn start(lo: &common::Loop, zones: &str) -> Running {
+        let child = Command::new(common::our_hdparm())
+            .args(["--surface", "--zones", zones, &lo.dev])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run");
+        let pid = child.id();
+        // The descriptor that names the device, once the binary has opened it.
+        let fd = loop {
+            let found = std::fs::read_dir(format!("/proc/{pid}/fd"))
+                .into_iter()
+                .flatten()
+                .flatten()
+                .find(|e| {
+                    std::fs::read_link(e.path()).is_ok_and(|l| l == std::path::Path::new(&lo.dev))
+                })
+                .map(|e| e.file_name().to_string_lossy().into_owned());
+            if let Some(fd) = found {
+                break fd;
+            }
+            std::thread::yield_now();
+        };
+        let running = Running { child, fd };
+        // Until the first block has been read.
+        while running.position() == 0 {
+            std::thread::yield_now();
+        }
+        running
+    }
+
+    /// The descriptor's offset: the end of the last read.
+    fn position(&self) -> u64 {
+        std::fs::read_to_string(format!("/proc/{}/fdinfo/{}", self.child.id(), self.fd))
+            .ok()
+            .and_then(|t| {
+                t.lines()
+                    .find_map(|l| l.strip_prefix("pos:"))
+                    .and_then(|p| p.trim().parse().ok())
+            })
+            .unwrap_or(0)
+    }
+
+    fn signal(&self, name: &str) {
+        let sent = Command::new("kill")
+            .args([&format!("-{name}"), &self.child.id().to_string()])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(sent, "kill -{name}");
+    }
+}
+
+#[test]
+fn a_device_that_shrinks_under_the_scan_ends_it_where_it_went_away() {
+    let test = "a_device_that_shrinks_under_the_scan_ends_it_where_it_went_away";
+    if !common::is_root() {
+        common::skip(test, "needs root for losetup");
+        return;
+    }
+    let Some(lo) = common::Loop::new("surface-shrink", 1024) else {
+        common::skip(test, "losetup could not attach a loop device");
+        return;
+    };
+    let running = Running::start(&lo, "8");
+    // Held still while the device shrinks behind it: a little past where it reads now, as
+    // `truncate` and `losetup -c` do it to a loop device (a disk resized or pulled out alike).
+    running.signal("STOP");
+    let mib = 1u64 << 20;
+    let left = (running.position() / mib + 8) * mib;
+    assert!(
+        left < 1024 * mib,
+        "the scan was nearly done before it was stopped"
+    );
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&lo.file)
+        .and_then(|f| f.set_len(left))
+        .expect("truncate");
+    let resized = Command::new("losetup")
+        .args(["-c", &lo.dev])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(resized, "losetup -c");
+    running.signal("CONT");
+    let out = running.child.wait_with_output().expect("wait");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(5), "{text}{err}");
+    let at = text
+        .lines()
+        .find_map(|l| l.strip_prefix("  device went away at sector "))
+        .and_then(|rest| rest.split(':').next())
+        .and_then(|n| n.parse::<u64>().ok())
+        .unwrap_or_else(|| panic!("no 'device went away at sector N':\n{text}"));
+    // Where the first block past the new end was asked for (the zone being read, or the
+    // next one when the shrink came during its access-time reads).
+    assert!(
+        at * 512 >= left && at * 512 < 1024 * mib,
+        "at {at}, left {left}:\n{text}"
+    );
+    assert!(
+        !text.contains("read errors"),
+        "a shrink is not read errors:\n{text}"
+    );
+    assert!(
+        err.contains(&format!(
+            "{}: device went away at sector {at}; the scan stopped there",
+            lo.dev
+        )),
+        "{err}"
+    );
+    assert!(text.len() < 4096, "{} bytes of report", text.len());
+}
+
+#[test]
+fn sigint_during_the_scan_reports_the_zones_read() {
+    let test = "sigint_during_the_scan_reports_the_zones_read";
+    if !common::is_root() {
+        common::skip(test, "needs root for losetup");
+        return;
+    }
+    let Some(lo) = common::Loop::new("surface-sigint", 1024) else {
+        common::skip(test, "losetup could not attach a loop device");
+        return;
+    };
+    let running = Running::start(&lo, "64");
+    running.signal("INT");
+    let out = running.child.wait_with_output().expect("wait");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(out.status.signal(), Some(libc::SIGINT), "{text}{err}");
+    assert!(
+        text.contains(" Surface scan of 1.1 GB in 64 zones:"),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("  stopped by a signal at sector ")),
+        "{text}"
+    );
+    assert!(
+        err.contains("--surface stopped by a signal at sector "),
+        "{err}"
+    );
+}

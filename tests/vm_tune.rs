@@ -473,14 +473,17 @@ fn vm_tune_surface_over_dm_delay_and_error_flags_them() {
         assert!(text.contains(&line), "no {line:?}\n{text}");
     }
     for z in error_zones.clone() {
+        // every 1 MiB block of the zone failed: one range, the whole zone
+        let (first, last) = (z * ZONE as usize, (z + 1) * ZONE as usize - 1);
         let line = format!(
-            "  read errors in sectors {}-{}: 1 MiB blocks from sector {}, ",
-            z * ZONE as usize,
-            (z + 1) * ZONE as usize - 1,
-            z * ZONE as usize
+            "  read errors in sectors {first}-{last}: 64 blocks of 1 MiB failed, in sectors {first}-{last}\n"
         );
         assert!(text.contains(&line), "no {line:?}\n{text}");
     }
+    assert!(
+        !text.contains("went away"),
+        "a dm-error zone is read errors:\n{text}"
+    );
     assert_eq!(
         text.matches("  slow zone: ").count(),
         2 + text_noise.len(),
@@ -495,12 +498,16 @@ fn vm_tune_surface_over_dm_delay_and_error_flags_them() {
     let doc = s.json(3, 5);
     let zones = doc["surface"]["zones"].as_array().expect("zones");
     assert_eq!(zones.len(), 16);
+    assert_eq!(
+        doc["surface"]["ended"], "complete",
+        "read errors do not end the scan"
+    );
     let mut json_noise = Vec::new();
     for (i, z) in zones.iter().enumerate() {
         let first = i as u64 * ZONE;
         assert_eq!(z["first_lba"], first, "zone {i}: {z}");
         assert_eq!(z["last_lba"], first + ZONE - 1, "zone {i}: {z}");
-        let errors = z["error_lbas"].as_array().expect("error_lbas");
+        let errors = z["error_ranges"].as_array().expect("error_ranges");
         let rate = z["read_mb_per_s"].as_f64().unwrap_or(0.0);
         let noise = z["slow"] == true && tolerated(i, rate);
         if noise {
@@ -512,10 +519,11 @@ fn vm_tune_surface_over_dm_delay_and_error_flags_them() {
             "zone {i} slow: {z}"
         );
         if error_zones.contains(&i) {
-            // every 1 MiB block of the zone failed, each named by its first sector
-            let want: Vec<u64> = (0..64).map(|b| first + b * 2048).collect();
-            let got: Vec<u64> = errors.iter().filter_map(Value::as_u64).collect();
-            assert_eq!(got, want, "zone {i}");
+            // every 1 MiB block of the zone failed: 64 blocks, one range over the zone
+            assert_eq!(z["error_blocks"], 64, "zone {i}: {z}");
+            let want = serde_json::json!([{ "first_lba": first, "last_lba": first + ZONE - 1 }]);
+            assert_eq!(Value::Array(errors.clone()), want, "zone {i}");
+            assert_eq!(z["error_ranges_not_listed"], 0, "zone {i}: {z}");
             assert_eq!(z["bytes_read"], 0, "zone {i}: {z}");
         } else {
             assert!(errors.is_empty(), "zone {i}: {z}");

@@ -17,6 +17,7 @@ pub mod mmc;
 pub mod names;
 pub mod sanitize;
 pub mod sat;
+pub mod secret;
 pub mod sector_config;
 pub mod security;
 pub mod sense;

@@ -8,6 +8,7 @@
 
 use super::command::{op, Protocol, TaskFile, DEV_LBA};
 use super::identify::Identify;
+use super::secret::Secret;
 
 /// The password commands, as hdparm names them in its messages (` Issuing SECURITY_UNLOCK
 /// command...`) and perror labels.
@@ -81,8 +82,9 @@ pub fn data_sector(
     password: &[u8; 32],
     options: Options,
     revision: Option<u16>,
-) -> [u8; 512] {
-    let mut data = [0u8; 512];
+) -> Secret<512> {
+    let mut sector = Secret::<512>::zeroed();
+    let data = sector.as_mut_bytes();
     if options.master {
         data[0] |= IDENTIFIER_MASTER;
     }
@@ -101,7 +103,7 @@ pub fn data_sector(
         }
         _ => {}
     }
-    data
+    sector
 }
 
 /// The taskfile of a password command as hdparm's `do_taskfile_cmd` sends it: the opcode,
@@ -244,7 +246,7 @@ mod tests {
     fn data_sector_layout() {
         let mut pw = [0u8; 32];
         pw[..3].copy_from_slice(b"abc");
-        let d = data_sector(Operation::Unlock, &pw, Options::default(), None);
+        let d = *data_sector(Operation::Unlock, &pw, Options::default(), None).as_bytes();
         assert_eq!(d[0], 0);
         assert_eq!(d[1], 0);
         assert_eq!(&d[2..5], b"abc");
@@ -254,12 +256,12 @@ mod tests {
             master: true,
             maximum: true,
         };
-        let d = data_sector(Operation::Erase { enhanced: true }, &pw, master, Some(7));
+        let d = *data_sector(Operation::Erase { enhanced: true }, &pw, master, Some(7)).as_bytes();
         assert_eq!(d[0], 0x03, "master and enhanced");
         assert_eq!(d[1], 0, "the level is SET PASSWORD's only");
         assert_eq!(&d[34..36], &[0, 0], "the revision is SET PASSWORD's only");
 
-        let d = data_sector(Operation::SetPassword, &pw, master, Some(0x1234));
+        let d = *data_sector(Operation::SetPassword, &pw, master, Some(0x1234)).as_bytes();
         assert_eq!((d[0], d[1]), (0x01, 0x01));
         assert_eq!(&d[34..36], &[0x34, 0x12]);
 
@@ -267,10 +269,10 @@ mod tests {
             master: false,
             maximum: true,
         };
-        let d = data_sector(Operation::SetPassword, &pw, user_max, Some(0x1234));
+        let d = *data_sector(Operation::SetPassword, &pw, user_max, Some(0x1234)).as_bytes();
         assert_eq!((d[0], d[1]), (0x00, 0x01));
         assert_eq!(&d[34..36], &[0, 0], "no revision for a user password");
-        let d = data_sector(Operation::Erase { enhanced: false }, &pw, user_max, None);
+        let d = *data_sector(Operation::Erase { enhanced: false }, &pw, user_max, None).as_bytes();
         assert_eq!((d[0], d[1]), (0, 0));
     }
 

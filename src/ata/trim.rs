@@ -2,8 +2,8 @@
 //! `--trim-sector-ranges` and `--trim-sector-ranges-stdin` (reference §4.9): the range payload,
 //! the batch size, the command, and the `lba:count` reader of the stdin form.
 //!
-//! Must not: send anything, or read stdin or sysfs itself (the step hands the text and the
-//! attribute's value in).
+//! Must not: send anything, or read stdin or sysfs itself: the step hands the input in, piece
+//! by piece, and the attribute's value.
 
 use super::command::{op, Protocol, TaskFile};
 use super::identify::Identify;
@@ -83,37 +83,81 @@ impl PairError {
     }
 }
 
+/// Where a [`PairReader`] gets more input: appends the next part of it to the buffer and
+/// returns how many bytes it added (0 at the end).
+pub type Refill<'s> = dyn FnMut(&mut Vec<u8>) -> std::io::Result<usize> + 's;
+
 /// Reads `lba:count` pairs as hdparm's `scanf("%llu:%llu")` does: white space before each
 /// number is skipped, the colon must follow the LBA at once, numbers are decimal with an
 /// optional sign (a negative one wraps, as strtoull's does).
-pub struct PairReader<'a> {
-    text: &'a [u8],
+///
+/// It streams, as hdparm's `scanf` does: it holds only the part of the input the last refill
+/// gave (the step reads standard input in pieces), so a list of any length takes bounded
+/// memory. A read error ends the input; [`PairReader::take_error`] says which.
+#[derive(Default)]
+pub struct PairReader {
+    buf: Vec<u8>,
     pos: usize,
+    end: bool,
+    error: Option<std::io::Error>,
 }
 
-impl<'a> PairReader<'a> {
-    pub fn new(text: &'a [u8]) -> Self {
-        PairReader { text, pos: 0 }
+impl PairReader {
+    pub fn new() -> Self {
+        PairReader::default()
     }
 
-    fn skip_space(&mut self) {
-        while self.text.get(self.pos).is_some_and(u8::is_ascii_whitespace) {
+    /// The read error that ended the input, if one did.
+    pub fn take_error(&mut self) -> Option<std::io::Error> {
+        self.error.take()
+    }
+
+    /// The next byte, refilling the buffer once it is all consumed.
+    fn peek(&mut self, more: &mut Refill<'_>) -> Option<u8> {
+        if self.pos == self.buf.len() {
+            if self.end {
+                return None;
+            }
+            self.buf.clear();
+            self.pos = 0;
+            loop {
+                match more(&mut self.buf) {
+                    Ok(0) => {
+                        self.end = true;
+                        return None;
+                    }
+                    Ok(_) if self.buf.is_empty() => {}
+                    Ok(_) => break,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        self.error = Some(e);
+                        self.end = true;
+                        return None;
+                    }
+                }
+            }
+        }
+        self.buf.get(self.pos).copied()
+    }
+
+    fn skip_space(&mut self, more: &mut Refill<'_>) {
+        while self.peek(more).is_some_and(|c| c.is_ascii_whitespace()) {
             self.pos += 1;
         }
     }
 
     /// `%llu`: None on a matching failure (nothing consumed but white space and a sign).
-    fn number(&mut self) -> Option<u64> {
-        self.skip_space();
+    fn number(&mut self, more: &mut Refill<'_>) -> Option<u64> {
+        self.skip_space(more);
         let mut negative = false;
-        if let Some(&c @ (b'+' | b'-')) = self.text.get(self.pos) {
+        if let Some(c @ (b'+' | b'-')) = self.peek(more) {
             negative = c == b'-';
             self.pos += 1;
         }
-        let start = self.pos;
+        let mut digits = 0usize;
         let mut value: u64 = 0;
         let mut overflow = false;
-        while let Some(&c) = self.text.get(self.pos).filter(|c| c.is_ascii_digit()) {
+        while let Some(c) = self.peek(more).filter(u8::is_ascii_digit) {
             match value
                 .checked_mul(10)
                 .and_then(|v| v.checked_add(u64::from(c - b'0')))
@@ -122,8 +166,9 @@ impl<'a> PairReader<'a> {
                 None => overflow = true,
             }
             self.pos += 1;
+            digits += 1;
         }
-        if self.pos == start {
+        if digits == 0 {
             return None;
         }
         if overflow {
@@ -136,20 +181,23 @@ impl<'a> PairReader<'a> {
         })
     }
 
-    /// The next pair, checked against `capacity`; None at the end of the input.
-    pub fn next_pair(&mut self, capacity: u64) -> Option<Result<(u64, u64), PairError>> {
-        self.skip_space();
-        if self.pos >= self.text.len() {
-            return None;
-        }
-        let Some(lba) = self.number() else {
+    /// The next pair, checked against `capacity`; None at the end of the input (or at a read
+    /// error: see [`PairReader::take_error`]).
+    pub fn next_pair(
+        &mut self,
+        capacity: u64,
+        more: &mut Refill<'_>,
+    ) -> Option<Result<(u64, u64), PairError>> {
+        self.skip_space(more);
+        self.peek(more)?;
+        let Some(lba) = self.number(more) else {
             return Some(Err(PairError::Malformed));
         };
-        if self.text.get(self.pos) != Some(&b':') {
+        if self.peek(more) != Some(b':') {
             return Some(Err(PairError::Malformed));
         }
         self.pos += 1;
-        let Some(count) = self.number() else {
+        let Some(count) = self.number(more) else {
             return Some(Err(PairError::Malformed));
         };
         if count > 0xFFFF || lba >= capacity {
@@ -209,23 +257,87 @@ mod tests {
         assert_eq!(batch_blocks(Some(0), 1000), 128);
     }
 
+    /// A source that gives `text` `n` bytes at a time, as standard input comes in pieces.
+    fn pieces(text: &[u8], n: usize) -> impl FnMut(&mut Vec<u8>) -> std::io::Result<usize> + '_ {
+        let mut at = 0;
+        move |buf: &mut Vec<u8>| {
+            let part = &text[at..(at + n).min(text.len())];
+            at += part.len();
+            buf.extend_from_slice(part);
+            Ok(part.len())
+        }
+    }
+
+    /// Every pair of `text` read `n` bytes at a time, up to the first error.
+    fn all(text: &[u8], n: usize, capacity: u64) -> Vec<Result<(u64, u64), PairError>> {
+        let mut source = pieces(text, n);
+        let mut r = PairReader::new();
+        let mut out = Vec::new();
+        while let Some(pair) = r.next_pair(capacity, &mut source) {
+            let stop = pair.is_err();
+            out.push(pair);
+            if stop {
+                break;
+            }
+        }
+        out
+    }
+
     #[test]
     fn pairs_as_scanf_reads_them() {
-        let mut r = PairReader::new(b" 10:5\n20: 6\t30:7 ");
-        assert_eq!(r.next_pair(100), Some(Ok((10, 5))));
-        assert_eq!(r.next_pair(100), Some(Ok((20, 6))));
-        assert_eq!(r.next_pair(100), Some(Ok((30, 7))));
-        assert_eq!(r.next_pair(100), None);
-        let mut r = PairReader::new(b"10 :5");
-        assert_eq!(r.next_pair(100), Some(Err(PairError::Malformed)));
-        let mut r = PairReader::new(b"x");
-        assert_eq!(r.next_pair(100), Some(Err(PairError::Malformed)));
-        let mut r = PairReader::new(b"10:");
-        assert_eq!(r.next_pair(100), Some(Err(PairError::Malformed)));
-        let mut r = PairReader::new(b"10:65536");
-        assert_eq!(r.next_pair(100), Some(Err(PairError::OutOfRange)));
-        let mut r = PairReader::new(b"100:1");
-        assert_eq!(r.next_pair(100), Some(Err(PairError::OutOfRange)));
+        // Whatever the pieces the input comes in, one byte at a time included.
+        for n in [1, 2, 3, 5, 64] {
+            assert_eq!(
+                all(b" 10:5\n20: 6\t30:7 ", n, 100),
+                [Ok((10, 5)), Ok((20, 6)), Ok((30, 7))],
+                "{n}"
+            );
+            assert_eq!(all(b"10 :5", n, 100), [Err(PairError::Malformed)]);
+            assert_eq!(all(b"x", n, 100), [Err(PairError::Malformed)]);
+            assert_eq!(all(b"10:", n, 100), [Err(PairError::Malformed)]);
+            assert_eq!(all(b"10:65536", n, 100), [Err(PairError::OutOfRange)]);
+            assert_eq!(all(b"100:1", n, 100), [Err(PairError::OutOfRange)]);
+            assert_eq!(all(b"+5:+2", n, 100), [Ok((5, 2))]);
+            assert_eq!(all(b"-1:2", n, u64::MAX), [Err(PairError::OutOfRange)]);
+        }
         assert_eq!(PairError::OutOfRange.errno(), libc::ERANGE);
+    }
+
+    #[test]
+    fn a_read_error_ends_the_input_and_is_kept() {
+        let mut first = true;
+        let mut source = |buf: &mut Vec<u8>| {
+            if std::mem::take(&mut first) {
+                buf.extend_from_slice(b"1:1 2:");
+                Ok(6)
+            } else {
+                Err(std::io::Error::from_raw_os_error(libc::EIO))
+            }
+        };
+        let mut r = PairReader::new();
+        assert_eq!(r.next_pair(100, &mut source), Some(Ok((1, 1))));
+        assert_eq!(
+            r.next_pair(100, &mut source),
+            Some(Err(PairError::Malformed))
+        );
+        assert_eq!(
+            r.take_error().and_then(|e| e.raw_os_error()),
+            Some(libc::EIO)
+        );
+    }
+
+    #[test]
+    fn the_reader_holds_one_piece_at_a_time() {
+        let text: Vec<u8> = (0..10_000u64)
+            .flat_map(|i| format!("{i}:1\n").into_bytes())
+            .collect();
+        let mut source = pieces(&text, 4096);
+        let mut r = PairReader::new();
+        let mut n = 0;
+        while let Some(Ok(_)) = r.next_pair(u64::MAX, &mut source) {
+            n += 1;
+            assert!(r.buf.capacity() <= 8192, "{}", r.buf.capacity());
+        }
+        assert_eq!(n, 10_000);
     }
 }

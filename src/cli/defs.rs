@@ -1803,7 +1803,7 @@ pub const SECURITY_UNLOCK: OptionDef = security(
 parses!(
     security_unlock_parses,
     "--security-unlock NULL /dev/x",
-    |f| matches!(&f.security, Some((SecurityCommand::Unlock, p)) if p.bytes == [0; 32])
+    |f| matches!(&f.security, Some((SecurityCommand::Unlock, p)) if p.bytes.as_bytes() == &[0; 32])
 );
 pub const SECURITY_SET_PASS: OptionDef = security(
     "security-set-pass",
@@ -1813,7 +1813,7 @@ pub const SECURITY_SET_PASS: OptionDef = security(
 parses!(
     security_set_pass_parses,
     "--security-set-pass abc /dev/x",
-    |f| matches!(&f.security, Some((SecurityCommand::SetPass, p)) if p.bytes[..4] == *b"abc\0")
+    |f| matches!(&f.security, Some((SecurityCommand::SetPass, p)) if p.bytes.as_bytes()[..4] == *b"abc\0")
 );
 pub const SECURITY_DISABLE: OptionDef = security(
     "security-disable",
@@ -1823,7 +1823,7 @@ pub const SECURITY_DISABLE: OptionDef = security(
 parses!(
     security_disable_parses,
     "--security-disable pw /dev/x",
-    |f| matches!(&f.security, Some((SecurityCommand::Disable, p)) if p.shown == "pw")
+    |f| matches!(&f.security, Some((SecurityCommand::Disable, p)) if p.bytes.as_bytes()[..3] == *b"pw\0")
 );
 pub const SECURITY_ERASE: OptionDef = security(
     "security-erase",
@@ -1855,6 +1855,35 @@ const fn ours(def: OptionDef) -> OptionDef {
         ..def
     }
 }
+
+pub const SECURITY_PASSWORD_FILE: OptionDef = OptionDef {
+    value: Value::Filename,
+    ..ours(long_flag(
+        "security-password-file",
+        Role::Modifier,
+        Some(" --security-password-file FILE  Read the security password from FILE (- stdin, /dev/fd/N)"),
+        "Read the security password from a file or descriptor (one trailing newline dropped, 32 bytes at most)",
+        &["--security-password-file", "/root/pw", "--security-unlock"],
+        Apply::Custom(|p, _, typed| {
+            let path = p.filename(typed)?;
+            p.flags.security_password_file = Some(path);
+            Ok(Outcome::Continue)
+        }),
+    ))
+};
+parses!(
+    security_password_file_parses,
+    "--security-password-file /root/pw --security-unlock /dev/x",
+    |f| f.security_password_file == Some("/root/pw".into())
+        && matches!(&f.security, Some((SecurityCommand::Unlock, p)) if p.bytes.as_bytes() == &[0; 32])
+);
+rejects!(
+    security_password_file_and_prompt_are_one_too_many,
+    "--security-prompt-for-password --security-password-file - --security-unlock /dev/x",
+    ParseError::Message(
+        "--security-prompt-for-password and --security-password-file: give one of them".into()
+    )
+);
 
 pub const LONG_HELP: OptionDef = ours(long_flag(
     "help",
@@ -2491,6 +2520,7 @@ pub static OPTIONS: &[&OptionDef] = &[
     &YES_I_KNOW,
     &SECURITY_FREEZE,
     &SECURITY_PROMPT,
+    &SECURITY_PASSWORD_FILE,
     &SECURITY_MODE,
     &USER_MASTER,
     &SECURITY_UNLOCK,

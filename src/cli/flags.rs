@@ -63,12 +63,12 @@ pub enum SecurityCommand {
     EraseEnhanced,
 }
 
-/// A security password: text (`NULL` = empty) or 32 raw bytes from `hex:`.
+/// A security password from the command line: text (`NULL` = empty) or 32 raw bytes from
+/// `hex:`; all zeros when it is read at run time (`--security-prompt-for-password`,
+/// `--security-password-file`). Zeroed when dropped, never shown by `Debug`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Password {
-    pub bytes: [u8; 32],
-    /// What hdparm echoes in its messages (`password="..."`).
-    pub shown: String,
+    pub bytes: crate::ata::secret::Secret<32>,
 }
 
 /// The standalone sanitize commands.
@@ -218,6 +218,9 @@ pub struct Flags {
     pub security_level: SecurityLevel,
     /// `--security-prompt-for-password`: read the password from the terminal at run time.
     pub security_prompt: bool,
+    /// `--security-password-file FILE` (ours): read the password from FILE at run time (`-`
+    /// is standard input, `/dev/fd/N` a descriptor).
+    pub security_password_file: Option<PathBuf>,
     /// `--sanitize-*` (standalone).
     pub sanitize: Option<SanitizeCommand>,
     /// `--sanitize-overwrite-passes N` (0..7; 0 means 16).

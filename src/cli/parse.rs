@@ -21,6 +21,7 @@
 //! texts come back as [`Invocation`] variants for the caller to run.
 
 use super::flags::*;
+use crate::ata::secret::Secret;
 use std::ffi::OsString;
 use std::path::PathBuf;
 
@@ -46,6 +47,9 @@ pub struct Parsed {
     /// Lines printed on stderr while parsing without stopping (hdparm's `-X: missing value`
     /// is a usage error here, so none at present).
     pub stderr_lines: Vec<String>,
+    /// The argv indices of the words that are passwords, which no report may show (the JSON
+    /// envelope's `argv` shows them redacted).
+    pub secret_args: Vec<usize>,
 }
 
 use super::defs::{self, Apply, Label, OptionDef, Role, Value, LBA_LIMIT};
@@ -61,7 +65,26 @@ pub fn parse(args: &[OsString]) -> Parsed {
         result,
         stdout_lines: parser.stdout_lines,
         stderr_lines: parser.stderr_lines,
+        secret_args: parser.secret_args,
     }
+}
+
+/// What the JSON envelope's `argv` shows for a password word.
+pub const REDACTED: &str = "(password)";
+
+/// argv as text for a report: each password word replaced by [`REDACTED`].
+pub fn redacted_argv(args: &[OsString]) -> Vec<String> {
+    let secret = parse(args).secret_args;
+    args.iter()
+        .enumerate()
+        .map(|(i, a)| {
+            if secret.contains(&i) {
+                REDACTED.to_string()
+            } else {
+                a.to_string_lossy().into_owned()
+            }
+        })
+        .collect()
 }
 
 /// One arm of `--experiment`: its words parsed as a command line for a placeholder device.
@@ -258,6 +281,8 @@ pub(crate) struct Parser<'a> {
     devices: Vec<DeviceRun>,
     stdout_lines: Vec<String>,
     stderr_lines: Vec<String>,
+    /// argv indices of password words.
+    secret_args: Vec<usize>,
 }
 
 /// What a letter handler tells the main loop.
@@ -304,6 +329,7 @@ impl<'a> Parser<'a> {
             devices: Vec::new(),
             stdout_lines: Vec::new(),
             stderr_lines: Vec::new(),
+            secret_args: Vec::new(),
         }
     }
 
@@ -436,6 +462,11 @@ impl<'a> Parser<'a> {
         }
         if f.fwdownload.is_some() && crowded {
             return Err(usage(15));
+        }
+        if f.security_prompt && f.security_password_file.is_some() {
+            return Err(message(
+                "--security-prompt-for-password and --security-password-file: give one of them",
+            ));
         }
         // The benchmark's limits hold for the values in force at this device, whatever order
         // its options came in.
@@ -1085,17 +1116,17 @@ impl<'a> Parser<'a> {
     }
     /// The word after a password option (hdparm's `get_security_password`).
     fn password(&mut self) -> Step<Password> {
-        if self.flags.security_prompt {
-            // Read at run time from the terminal; nothing is echoed while parsing.
+        if self.flags.security_prompt || self.flags.security_password_file.is_some() {
+            // Read at run time from the terminal or the file; nothing is echoed while parsing.
             return Ok(Password {
-                bytes: [0; 32],
-                shown: String::new(),
+                bytes: Secret::zeroed(),
             });
         }
         if self.remaining() < 2 {
             return Err(message("missing PASSWD"));
         }
         self.take_next_word();
+        self.secret_args.push(self.next - 1);
         let word = self.word.clone();
         self.pos = self.word.len();
         let mut bytes = [0u8; 32];
@@ -1113,10 +1144,11 @@ impl<'a> Parser<'a> {
                 line.push_str(&format!(" {b:02x}"));
             }
             self.stdout_lines.push(line);
-            // C's "%s" stops at the first NUL.
-            let shown_len = bytes.iter().position(|&b| b == 0).unwrap_or(32);
-            let shown = String::from_utf8_lossy(&bytes[..shown_len]).into_owned();
-            return Ok(Password { bytes, shown });
+            let password = Password {
+                bytes: Secret::from_slice(&bytes),
+            };
+            bytes.fill(0);
+            return Ok(password);
         }
         if word.len() > 32 {
             return Err(message("PASSWD too long (must be 32 chars max)"));
@@ -1129,7 +1161,11 @@ impl<'a> Parser<'a> {
         let shown = String::from_utf8_lossy(&bytes[..shown_len]).into_owned();
         self.stdout_lines
             .push(format!("security_password: \"{shown}\""));
-        Ok(Password { bytes, shown })
+        let password = Password {
+            bytes: Secret::from_slice(&bytes),
+        };
+        bytes.fill(0);
+        Ok(password)
     }
 
     /// `--sanitize-overwrite hex:XXXXXXXX`.

@@ -36,6 +36,9 @@ pub struct AtaOptions<'a> {
     /// `--verbose`: hdparm's dumps (`outgoing cdb: ...`) are written here; hdparm writes them
     /// to stderr.
     pub trace: Option<&'a mut dyn Write>,
+    /// The security password was read at run time (terminal, file): the `--verbose` dump of a
+    /// password command's data, whose bytes 2-33 are the password, says its size only.
+    pub hide_password_data: bool,
 }
 
 impl AtaOptions<'_> {
@@ -55,6 +58,32 @@ impl AtaOptions<'_> {
             let line = sat::dump_line(prefix, bytes);
             self.trace(format_args!("{line}\n"));
         }
+    }
+}
+
+/// Whether a command's data sector holds a security password (SET PASSWORD, UNLOCK, ERASE
+/// UNIT, DISABLE PASSWORD).
+fn carries_password(command: u8) -> bool {
+    use crate::ata::command::op;
+    matches!(
+        command,
+        op::SECURITY_SET_PASS
+            | op::SECURITY_UNLOCK
+            | op::SECURITY_ERASE_UNIT
+            | op::SECURITY_DISABLE
+    )
+}
+
+/// hdparm's `--verbose` dump of a command's data out; a password read at run time
+/// (`hide_password`) is left out, its size said instead.
+fn outgoing_data_line(command: u8, data: &[u8], hide_password: bool) -> String {
+    if hide_password && carries_password(command) {
+        format!(
+            "outgoing_data: ({} bytes, not shown: they hold the password)",
+            data.len()
+        )
+    } else {
+        sat::dump_line("outgoing_data", data)
     }
 }
 
@@ -378,7 +407,8 @@ impl Device {
             shown[..n].copy_from_slice(cdb.as_bytes());
             opts.dump("outgoing cdb", &shown);
             if write {
-                opts.dump("outgoing_data", data);
+                let line = outgoing_data_line(tf.command, data, opts.hide_password_data);
+                opts.trace(format_args!("{line}\n"));
             }
         }
         let mut sb = [0u8; SENSE_LEN];
@@ -698,6 +728,25 @@ mod tests {
     use super::*;
     use crate::device::OpenMode;
     use crate::error::ErrorClass;
+
+    #[test]
+    fn a_password_read_at_run_time_is_not_dumped() {
+        let mut sector = [0u8; 512];
+        sector[2..11].copy_from_slice(b"s3cr3t-Pw");
+        let hidden = outgoing_data_line(op::SECURITY_UNLOCK, &sector, true);
+        assert_eq!(
+            hidden,
+            "outgoing_data: (512 bytes, not shown: they hold the password)"
+        );
+        // Given on argv, hdparm's dump as hdparm prints it; other commands' data always.
+        let shown = outgoing_data_line(op::SECURITY_UNLOCK, &sector, false);
+        assert!(
+            shown.starts_with("outgoing_data:  00 00 73 33 63 72"),
+            "{shown}"
+        );
+        let trim = outgoing_data_line(op::DSM, &sector, true);
+        assert!(trim.starts_with("outgoing_data:  00 00 73"), "{trim}");
+    }
 
     #[test]
     fn buffer_must_match_protocol() {

@@ -124,6 +124,14 @@ impl TimingTarget for FdTarget<'_> {
     fn flush_buffer_cache(&mut self) -> Result<(), Error> {
         flush_buffer_cache(self.fd)
     }
+
+    fn size_bytes(&mut self) -> Option<u64> {
+        // A block device's size as the kernel has it now (a loop device after `losetup -c`,
+        // a disk after a resize); a regular file's length.
+        crate::device::sys::blk_getsize64(self.fd)
+            .ok()
+            .or_else(|| self.file.metadata().ok().map(|m| m.len()))
+    }
 }
 
 /// The size in 512-byte sectors of what `fd` refers to, found by seeking to its end (a block

@@ -166,26 +166,13 @@ pub fn record_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("/run/hdparm"))
 }
 
-/// Writes one record (`DIR/NAME.json`, DIR made if missing) atomically.
+/// Writes one record (`DIR/NAME.json`, DIR made if missing) through the one output writer
+/// (`files::write_output`: a planted link is not followed, a reader never sees half a record).
 pub fn write_record(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<PathBuf> {
     std::fs::create_dir_all(dir)?;
     let path = dir.join(format!("{name}.json"));
-    write_atomically(&path, bytes)?;
+    super::files::write_output(&path, bytes)?;
     Ok(path)
-}
-
-/// Writes a file through a temporary file beside it and a rename, so a reader (a collector, a
-/// monitoring script) sees the old file or the new one, never half of one.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temporary = path.with_file_name(format!(".{name}.{}", std::process::id()));
-    std::fs::write(&temporary, bytes)?;
-    std::fs::rename(&temporary, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&temporary);
-    })
 }
 
 /// The negotiated SATA link speed of a libata disk, in Gbit/s: the disk's sysfs device path

@@ -154,6 +154,14 @@ pub trait DeviceAccess {
     fn max_sectors_kb(&self) -> Option<u32>;
     /// Everything on standard input (the `lba:count` pairs of `--trim-sector-ranges-stdin`).
     fn stdin_bytes(&mut self) -> io::Result<Vec<u8>>;
+    /// The next part of standard input, appended to `buf`; the byte count, 0 at its end. The
+    /// TRIM steps read the pairs this way, so that a list of any length takes bounded memory.
+    /// The default (for a wrapper that does not forward it) hands over all the rest at once.
+    fn stdin_chunk(&mut self, buf: &mut Vec<u8>) -> io::Result<usize> {
+        let rest = self.stdin_bytes()?;
+        buf.extend_from_slice(&rest);
+        Ok(rest.len())
+    }
     /// Waits, as hdparm sleeps before `--drq-hsm-error`'s command.
     fn pause(&self, duration: std::time::Duration);
     // --- firmware and vendor commands (the `firmware` helper) ---

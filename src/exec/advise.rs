@@ -133,7 +133,10 @@ pub fn run_advise(
     if request.json {
         let document = serde_json::json!({
             "json_format_version": crate::report::envelope::JSON_FORMAT_VERSION,
-            "hdparm_rs": crate::report::envelope::program_json(program_args, status),
+            "hdparm_rs": crate::report::envelope::program_json(
+                crate::cli::parse::redacted_argv(program_args),
+                status,
+            ),
             "report": "advise",
             "devices": reports,
             "messages": messages,

@@ -269,7 +269,7 @@ pub fn run_apply(
                     match system::write_record(&system::record_dir(), &name, &bytes) {
                         Ok(path) => report.record_path = Some(path.display().to_string()),
                         Err(e) => problems.fail(
-                            ErrorClass::Failed,
+                            ErrorClass::OutputFailed,
                             format!(
                                 "{device}: the record was not written to {}: {}",
                                 system::record_dir().display(),
@@ -461,7 +461,10 @@ fn finish(
     if request.json {
         let document = serde_json::json!({
             "json_format_version": JSON_FORMAT_VERSION,
-            "hdparm_rs": crate::report::envelope::program_json(program_args, status),
+            "hdparm_rs": crate::report::envelope::program_json(
+                crate::cli::parse::redacted_argv(program_args),
+                status,
+            ),
             "config": request.config.display().to_string(),
             "mode": if request.check { "check" } else if request.dry_run { "dry_run" } else { "apply" },
             "devices": reports,

@@ -93,15 +93,12 @@ pub fn run_devices_with(runs: &[DeviceRun], out: &mut Output, opener: &mut dyn O
         out.name_devices_in_errors();
     }
     // `--security-prompt-for-password`: hdparm reads the password while parsing, before any
-    // device; so do we, once (the security step uses it).
-    // A dry run reads no password: its plan shows none.
-    let prompt =
-        |r: &DeviceRun| r.flags.security_prompt && r.flags.security.is_some() && !r.flags.dry_run;
-    if runs.iter().any(prompt) {
-        if let Err(e) = super::prompt::read_password() {
-            out.error(&e);
-            return;
-        }
+    // device; so do we, once (the security step uses it), and the password file too. From
+    // here on a process holding a password cannot dump core. A dry run reads no password: its
+    // plan shows none.
+    if let Err(e) = super::prompt::prepare(runs) {
+        out.error(&e);
+        return;
     }
     // Guards first, for all devices, before anything is sent anywhere. A device that cannot be
     // opened here is reported below, when its turn comes. Under --dry-run nothing is refused:

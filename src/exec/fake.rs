@@ -165,8 +165,14 @@ pub struct FakeDevice {
     pub logs: Vec<((u8, u8), [u8; 512])>,
     /// `queue/max_sectors_kb`.
     pub max_sectors_kb: Option<u32>,
-    /// What standard input holds.
+    /// What standard input holds, handed out 7 bytes at a time by `stdin_chunk` (so that the
+    /// readers meet pairs cut between two pieces).
     pub stdin: Vec<u8>,
+    /// Standard input from a stream instead (the bounded-memory test pipes a long list).
+    pub stdin_stream: Option<Box<dyn std::io::Read>>,
+    /// Whether the data out of each command is kept (a test sending millions of ranges turns
+    /// it off, so that what the fake keeps does not hide what the steps keep).
+    pub keep_data_out: bool,
     /// The data-out bytes of every ATA command that writes, in order.
     data_out: Rc<RefCell<Vec<Vec<u8>>>>,
     /// NVMe (issue 10): the controller behind an NVMe node.
@@ -240,6 +246,8 @@ impl FakeDevice {
             logs: Vec::new(),
             max_sectors_kb: Some(512),
             stdin: Vec::new(),
+            stdin_stream: None,
+            keep_data_out: true,
             data_out: Rc::new(RefCell::new(Vec::new())),
             nvme: None,
         }
@@ -437,7 +445,7 @@ impl FakeDevice {
     /// data-out command sent), then the rule's answer.
     fn answer_ata(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure> {
         self.log.borrow_mut().push(Call::AtaDataLen(data.len()));
-        if tf.protocol.is_write() {
+        if tf.protocol.is_write() && self.keep_data_out {
             self.log.borrow_mut().push(Call::AtaDataOut(data.to_vec()));
             self.data_out.borrow_mut().push(data.to_vec());
         }
@@ -650,7 +658,22 @@ impl DeviceAccess for FakeDevice {
         self.max_sectors_kb
     }
     fn stdin_bytes(&mut self) -> io::Result<Vec<u8>> {
-        Ok(std::mem::take(&mut self.stdin))
+        let mut all = std::mem::take(&mut self.stdin);
+        if let Some(stream) = self.stdin_stream.as_mut() {
+            stream.read_to_end(&mut all)?;
+        }
+        Ok(all)
+    }
+    fn stdin_chunk(&mut self, buf: &mut Vec<u8>) -> io::Result<usize> {
+        if let Some(stream) = self.stdin_stream.as_mut() {
+            let mut piece = [0u8; 64 << 10];
+            let n = stream.read(&mut piece)?;
+            buf.extend_from_slice(&piece[..n]);
+            return Ok(n);
+        }
+        let n = self.stdin.len().min(7);
+        buf.extend(self.stdin.drain(..n));
+        Ok(n)
     }
     fn pause(&self, _duration: std::time::Duration) {}
     // --- firmware and vendor commands ---
@@ -831,10 +854,8 @@ fn run_on_all_with(fakes: Vec<FakeDevice>, command_line: &str, terminal: bool) -
     } else {
         runs
     };
-    let argv = argv
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
+    // As the binary shows it (exec::run): the passwords redacted.
+    let argv = crate::cli::parse::redacted_argv(&argv);
     let exit = {
         let mut out = Output::new(json, argv, &mut stdout, &mut stderr);
         out.set_stderr_is_terminal(terminal);

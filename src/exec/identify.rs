@@ -45,14 +45,15 @@ pub fn identify(ctx: &mut Ctx) {
             "--Iraw",
             Some(path.display().to_string()),
         );
-        match crate::device::files::write_new_or_truncate(&path, &id.to_le_bytes()) {
+        match crate::device::files::write_output(&path, &id.to_le_bytes()) {
             Ok(()) => {
                 let line = format!("Wrote IDENTIFY DEVICE data to \"{}\"", path.display());
                 ctx.out.note(&line);
             }
             Err(e) => {
                 let message = format!("{}: {}", path.display(), strerror(&e));
-                ctx.out.error(&Error::new(ErrorClass::Failed, message));
+                ctx.out
+                    .error(&Error::new(ErrorClass::OutputFailed, message));
             }
         }
         return;

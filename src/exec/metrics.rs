@@ -174,9 +174,9 @@ pub fn run_prometheus(
     let text = render(&drives);
     match &request.file {
         Some(path) => {
-            if let Err(e) = system::write_atomically(path, text.as_bytes()) {
+            if let Err(e) = crate::device::files::write_output(path, text.as_bytes()) {
                 let _ = writeln!(stderr, "{}: {}", path.display(), strerror(&e));
-                verdict.record(ErrorClass::Failed);
+                verdict.record(ErrorClass::OutputFailed);
             }
         }
         None => {

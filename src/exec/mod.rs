@@ -11,6 +11,10 @@ use std::ffi::OsString;
 use std::io::Write;
 
 /// Runs a whole command line; returns the exit status. `stdin` is read by `--Istdin` only.
+///
+/// Standard output is watched ([`checked`]): a report that could not be written makes the
+/// status `output_failed` (74), with one line on stderr, whatever the mode; a closed pipe is a
+/// quiet end, as a stop by SIGPIPE (the binary then dies of it, as hdparm does).
 pub fn run(args: &[OsString], streams: crate::Streams<'_>) -> u8 {
     let crate::Streams {
         stdin,
@@ -18,6 +22,38 @@ pub fn run(args: &[OsString], streams: crate::Streams<'_>) -> u8 {
         stderr,
         stderr_is_terminal,
     } = streams;
+    let mut watched = checked::Checked::new(stdout);
+    let status = run_modes(args, stdin, &mut watched, &mut *stderr, stderr_is_terminal);
+    let _ = watched.flush();
+    let class = match watched.failure() {
+        None => return status,
+        Some(checked::Failure::ClosedPipe) => ErrorClass::Stopped(libc::SIGPIPE),
+        Some(checked::Failure::Error(errno)) => {
+            let why = match errno {
+                Some(errno) => crate::error::strerror(&std::io::Error::from_raw_os_error(errno)),
+                None => "an I/O error".to_string(),
+            };
+            let program = crate::program_name(args);
+            let _ = writeln!(stderr, "{program}: cannot write to standard output: {why}");
+            ErrorClass::OutputFailed
+        }
+    };
+    let mut verdict = Verdict::default();
+    if let Some(earlier) = ErrorClass::of_exit_status(status) {
+        verdict.record(earlier);
+    }
+    verdict.record(class);
+    verdict.exit_status()
+}
+
+/// [`run`] without the watch on standard output: the modes.
+fn run_modes(
+    args: &[OsString],
+    stdin: &mut dyn std::io::Read,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+    stderr_is_terminal: bool,
+) -> u8 {
     let program = crate::program_name(args);
     let parsed = cli::parse(args);
     // With --json, stdout is one JSON document whatever happens, as `smartctl -j` does: a
@@ -88,6 +124,7 @@ pub fn run(args: &[OsString], streams: crate::Streams<'_>) -> u8 {
             let mut out = Output::new(json, argv_strings(args), stdout, stderr);
             out.set_stderr_is_terminal(stderr_is_terminal);
             devices::run_devices(&runs, &mut out);
+            prompt::forget();
             return out.finish();
         }
         Invocation::Fibmap { path } => {
@@ -138,9 +175,14 @@ fn run_json(
     }
     let mut out = Output::new(true, argv_strings(args), stdout, stderr);
     out.set_stderr_is_terminal(stderr_is_terminal);
-    // The `security_password:` echo is hdparm's stdout; stdout is the document now.
+    // The `security_password:` echo is hdparm's stdout; stdout is the document now, and the
+    // message says that a password was given, not what it is.
     for line in parsed.stdout_lines.iter().chain(&parsed.stderr_lines) {
-        out.note(line);
+        if line.starts_with("security_password:") {
+            out.note("security_password: given on the command line (not shown)");
+        } else {
+            out.note(line);
+        }
     }
     let invocation = match parsed.result {
         Ok(invocation) => invocation,
@@ -171,6 +213,7 @@ fn run_json(
         Invocation::Devices(runs) => {
             let runs = quiet::loud_for_json(args, runs);
             devices::run_devices(&runs, &mut out);
+            prompt::forget();
         }
         // Their output is a format of its own, not JSON.
         Invocation::Prometheus(_) | Invocation::Completions { .. } => out.error(&Error::usage(
@@ -236,16 +279,15 @@ fn report_parse_error(error: &ParseError, program: &str, stderr: &mut dyn Write)
     }
 }
 
-/// argv as strings, for the JSON envelope.
+/// argv as strings, for the JSON envelope: the passwords redacted.
 fn argv_strings(args: &[OsString]) -> Vec<String> {
-    args.iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect()
+    cli::parse::redacted_argv(args)
 }
 
 mod access;
 mod advise;
 mod apply;
+mod checked;
 mod devices;
 mod dry_run;
 mod experiment;

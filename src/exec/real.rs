@@ -26,6 +26,8 @@ pub struct RealDevice<'w> {
     prefer_ata12: bool,
     /// `--verbose`: the device layer's dumps go to the run's stderr, as hdparm's do.
     trace: Option<SharedStderr<'w>>,
+    /// The password was read at run time: the dumps leave it out.
+    hide_password_data: bool,
     identify: IdentifyCache,
 }
 
@@ -48,6 +50,7 @@ impl<'w> RealDevice<'w> {
             dev,
             prefer_ata12: flags.prefer_ata12,
             trace: flags.verbose.then_some(stderr),
+            hide_password_data: flags.security_prompt || flags.security_password_file.is_some(),
             identify: IdentifyCache::default(),
         };
         // hdparm's APT probe (reference §2.6): a JMicron/ioSafe bridge gets its port found
@@ -121,6 +124,7 @@ impl<'w> RealDevice<'w> {
         let mut opts = AtaOptions {
             prefer_ata12: self.prefer_ata12,
             trace: self.trace.as_mut().map(|w| w as &mut dyn Write),
+            hide_password_data: self.hide_password_data,
             ..Default::default()
         };
         let result = f(&self.dev, &mut opts);
@@ -433,6 +437,15 @@ impl DeviceAccess for RealDevice<'_> {
         let mut bytes = Vec::new();
         io::stdin().lock().read_to_end(&mut bytes)?;
         Ok(bytes)
+    }
+
+    fn stdin_chunk(&mut self, buf: &mut Vec<u8>) -> io::Result<usize> {
+        use std::io::Read;
+        // 64 KiB: a pipe's worth, so a writer feeding ranges never waits long for us.
+        let mut piece = [0u8; 64 << 10];
+        let n = io::stdin().lock().read(&mut piece)?;
+        buf.extend_from_slice(&piece[..n]);
+        Ok(n)
     }
 
     fn pause(&self, duration: std::time::Duration) {

@@ -5,8 +5,10 @@
 //! JSON: `doc/hdparm-rs.schema.json`, surface_document (`"report": "surface"`; `surface` is null
 //! when the device could not be scanned at all).
 //!
-//! Exit status: 0 when every block read; 5 when some did not (the scan still covers the rest);
-//! 2 when the device cannot be opened.
+//! Exit status: 0 when every block read; 5 when some did not (the scan still covers the rest),
+//! or when the device went away (shrank, or was removed) before the end: the scan stops there
+//! and says so; 2 when the device cannot be opened; stopped (SIGINT) when a signal ended the
+//! scan, after the zones read so far were reported.
 //!
 //! `--dry-run`: the device is opened as the scan opens it (read-only, O_DIRECT) and its size
 //! asked (a seek to its end), and the plan says how much would be read, in which zones, and
@@ -15,13 +17,13 @@
 
 use crate::cli::SurfaceRequest;
 use crate::device::reader::{open_direct, size_sectors_by_seek, FdTarget, TimingBuffer};
-use crate::device::system;
+use crate::device::sys::signal::StopHandler;
 use crate::error::{strerror, Error, ErrorClass, Verdict};
 use crate::report::dry_run::{Plan, Planned};
 use crate::report::envelope::Message;
 use crate::report::surface;
 use crate::timing::clock::MonotonicClock;
-use crate::timing::surface::{scan, Scan, ACCESS_BYTES, ACCESS_SAMPLES, BLOCK_BYTES};
+use crate::timing::surface::{scan, Ending, Scan, ACCESS_BYTES, ACCESS_SAMPLES, BLOCK_BYTES};
 use std::io::Write;
 use std::os::fd::AsFd;
 use std::path::Path;
@@ -78,6 +80,10 @@ fn scan_device(
         let _ = stderr.flush();
     };
     let buf = &mut buffer.as_mut_slice()[..BLOCK_BYTES];
+    // SIGINT or SIGTERM ends the scan between two blocks, and the zones read so far are
+    // reported (the handler is dropped, and the previous one back, when the scan returns).
+    let handler = StopHandler::install().ok();
+    let stop = || handler.as_ref().is_some_and(StopHandler::requested);
     Ok(scan(
         &mut target,
         &mut clock,
@@ -86,6 +92,7 @@ fn scan_device(
         request.zones,
         request.quick,
         &mut progress,
+        &stop,
     ))
 }
 
@@ -154,7 +161,10 @@ fn write_document(
 ) {
     let mut document = serde_json::json!({
         "json_format_version": crate::report::envelope::JSON_FORMAT_VERSION,
-        "hdparm_rs": crate::report::envelope::program_json(program_args, status),
+        "hdparm_rs": crate::report::envelope::program_json(
+            crate::cli::parse::redacted_argv(program_args),
+            status,
+        ),
         "report": "surface",
         "device": device,
         "surface": surface,
@@ -237,8 +247,22 @@ pub fn run_surface(
     // `--plot -`: the SVG is standard output, and the text report goes to stderr.
     let plot_to_stdout = request.plot.as_deref() == Some(Path::new("-"));
     if let Some(result) = &result {
-        if result.zones.iter().any(|z| !z.error_lbas.is_empty()) {
+        if result.zones.iter().any(|z| z.has_errors()) {
             failures.verdict.record(ErrorClass::Failed);
+        }
+        match (result.ended, result.ended_at_lba) {
+            (Ending::DeviceWentAway, Some(lba)) => failures.fail(
+                ErrorClass::Failed,
+                format!("{device}: device went away at sector {lba}; the scan stopped there"),
+                stderr,
+            ),
+            // StopHandler does not say which signal came; SIGINT is the one a user sends.
+            (Ending::Stopped, Some(lba)) => failures.fail(
+                ErrorClass::Stopped(libc::SIGINT),
+                format!("{device}: --surface stopped by a signal at sector {lba}"),
+                stderr,
+            ),
+            _ => {}
         }
         let files = [
             (request.csv.as_ref(), surface::csv(result)),
@@ -249,9 +273,9 @@ pub fn run_surface(
         ];
         for (path, text) in files {
             let Some(path) = path else { continue };
-            if let Err(e) = system::write_atomically(path, text.as_bytes()) {
+            if let Err(e) = crate::device::files::write_output(path, text.as_bytes()) {
                 let line = format!("{}: {}", path.display(), strerror(&e));
-                failures.fail(ErrorClass::Failed, line, stderr);
+                failures.fail(ErrorClass::OutputFailed, line, stderr);
             }
         }
     }

@@ -2,7 +2,7 @@
 //!
 //! ```json
 //! {
-//!   "json_format_version": [2, 0],
+//!   "json_format_version": [3, 0],
 //!   "hdparm_rs": { "version": "0.1.0", "argv": ["hdparm", "--json", "-I", "/dev/sda"],
 //!                  "exit_status": 0 },
 //!   "devices": [
@@ -37,7 +37,10 @@
 //! are objects with `selected`; sets carry `outcome`; `actions`, `help` and `-H`'s
 //! `drive_temperature` are new; `max_sectors`, `read_sector` and `identify_words` are keys of
 //! the device (version 1 nested them under `other`); `--apply`'s messages have this file's
-//! shape (they were `{class, message}`). Keys are
+//! shape (they were `{class, message}`). Version 3 (from 2): a `--surface` zone's read errors
+//! are `error_blocks` and at most 16 `error_ranges` (`error_lbas` listed every failed block,
+//! without bound), and the scan says how it `ended`. In `argv` a password word reads
+//! `(password)`. Keys are
 //! snake_case with units in their names. A key whose value is unknown is left out rather than
 //! set to null, except where the section documents null. Messages are kept apart from data;
 //! every message also goes to stderr as text. `-q` hides text only: in JSON every value and
@@ -47,7 +50,7 @@ use super::settings::Outcome;
 use serde::Serialize;
 
 /// `[major, minor]` of the JSON format.
-pub const JSON_FORMAT_VERSION: [u32; 2] = [2, 0];
+pub const JSON_FORMAT_VERSION: [u32; 2] = [3, 0];
 
 /// A warning or an error, as data.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
@@ -122,10 +125,11 @@ pub struct Envelope {
 
 /// The `hdparm_rs` object of a document that is not built through [`Envelope`] (`--apply`,
 /// `--advise`, `--surface`): the program's version, its argv and the exit status.
-pub fn program_json(argv: &[std::ffi::OsString], exit_status: u8) -> serde_json::Value {
+/// `argv` comes with its passwords redacted (`cli::parse::redacted_argv`).
+pub fn program_json(argv: Vec<String>, exit_status: u8) -> serde_json::Value {
     serde_json::json!({
         "version": env!("CARGO_PKG_VERSION"),
-        "argv": argv.iter().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>(),
+        "argv": argv,
         "exit_status": exit_status,
     })
 }
@@ -167,7 +171,7 @@ mod tests {
             ..Default::default()
         });
         let v: serde_json::Value = serde_json::from_str(&env.render()).unwrap_or_default();
-        assert_eq!(v["json_format_version"][0], 2);
+        assert_eq!(v["json_format_version"][0], 3);
         assert_eq!(v["hdparm_rs"]["exit_status"], 25);
         assert_eq!(v["hdparm_rs"]["argv"][1], "--json");
         assert_eq!(v["devices"][0]["name"], "/dev/x");

@@ -2,13 +2,15 @@
 //! device, the CSV of every zone, and an SVG plot of the read rate and the access time across
 //! the capacity (as GNOME Disks' benchmark and HD Tune draw them), slow zones and errors marked.
 //!
-//! JSON is [`Scan`] as serialized: `size_bytes`, `quick`, `median_mb_per_s`, and per zone
+//! JSON is [`Scan`] as serialized: `size_bytes`, `quick`, `planned_zones`, `median_mb_per_s`,
+//! `ended` (`complete`, `device_went_away`, `stopped`) and `ended_at_lba`, and per zone
 //! `index`, `first_lba`, `last_lba`, `bytes_read`, `read_mb_per_s`, `access_ms`,
-//! `error_lbas`, `slow`.
+//! `error_blocks`, `error_ranges` (`first_lba`, `last_lba`; at most 16),
+//! `error_ranges_not_listed`, `slow`.
 //!
 //! What this file must not do: read anything; it renders a finished scan.
 
-use crate::timing::surface::Scan;
+use crate::timing::surface::{Ending, Scan};
 use std::fmt::Write;
 
 /// Rows of the text chart (zones are grouped into them).
@@ -27,7 +29,7 @@ pub fn text(device: &str, scan: &Scan) -> String {
         out,
         " Surface scan of {:.1} GB in {} zones{}:",
         scan.size_bytes as f64 / 1e9,
-        scan.zones.len(),
+        scan.planned_zones,
         if scan.quick {
             " (quick: 8 MiB of each)"
         } else {
@@ -57,14 +59,14 @@ pub fn text(device: &str, scan: &Scan) -> String {
         } else {
             0
         };
-        let mark = if group.iter().any(|z| !z.error_lbas.is_empty()) {
+        let mark = if group.iter().any(|z| z.has_errors()) {
             " ERRORS"
         } else if group.iter().any(|z| z.slow) {
             " slow"
         } else {
             ""
         };
-        let percent = group[0].index * 100 / scan.zones.len().max(1);
+        let percent = group[0].index * 100 / scan.planned_zones.max(1);
         let _ = writeln!(
             out,
             "  {percent:>3}% |{:<CHART_WIDTH$}| {rate:>7.1} MB/s{mark}",
@@ -80,15 +82,39 @@ pub fn text(device: &str, scan: &Scan) -> String {
             z.read_mb_per_s.unwrap_or(0.0)
         );
     }
-    for z in scan.zones.iter().filter(|z| !z.error_lbas.is_empty()) {
-        let lbas: Vec<String> = z.error_lbas.iter().map(u64::to_string).collect();
+    for z in scan.zones.iter().filter(|z| z.has_errors()) {
+        let ranges: Vec<String> = z
+            .error_ranges
+            .iter()
+            .map(|r| format!("{}-{}", r.first_lba, r.last_lba))
+            .collect();
+        let more = match z.error_ranges_not_listed {
+            0 => String::new(),
+            n => format!(", and {n} more ranges"),
+        };
         let _ = writeln!(
             out,
-            "  read errors in sectors {}-{}: 1 MiB blocks from sector {}",
+            "  read errors in sectors {}-{}: {} blocks of 1 MiB failed, in sectors {}{more}",
             z.first_lba,
             z.last_lba,
-            lbas.join(", ")
+            z.error_blocks,
+            ranges.join(", ")
         );
+    }
+    match (scan.ended, scan.ended_at_lba) {
+        (Ending::DeviceWentAway, Some(lba)) => {
+            let _ = writeln!(
+                out,
+                "  device went away at sector {lba}: the scan stopped there (the zones above were read)"
+            );
+        }
+        (Ending::Stopped, Some(lba)) => {
+            let _ = writeln!(
+                out,
+                "  stopped by a signal at sector {lba} (the zones above were read)"
+            );
+        }
+        _ => {}
     }
     out
 }
@@ -107,7 +133,7 @@ pub fn csv(scan: &Scan) -> String {
             z.bytes_read,
             z.read_mb_per_s.map_or(String::new(), |r| format!("{r:.3}")),
             z.access_ms.map_or(String::new(), |a| format!("{a:.3}")),
-            z.error_lbas.len(),
+            z.error_blocks,
             z.slow
         );
     }
@@ -135,7 +161,7 @@ pub fn svg(device: &str, scan: &Scan) -> String {
         .fold(0.0f64, f64::max)
         .max(0.01)
         * 1.1;
-    let n = scan.zones.len().max(1) as f64;
+    let n = scan.planned_zones.max(1) as f64;
     let x = |i: f64| left + plot_w * i / n;
     let y_rate = |r: f64| top + plot_h * (1.0 - r / max_rate);
     let y_access = |a: f64| top + plot_h * (1.0 - a / max_access);
@@ -151,8 +177,8 @@ pub fn svg(device: &str, scan: &Scan) -> String {
     );
     for z in &scan.zones {
         let i = z.index as f64;
-        if z.slow || !z.error_lbas.is_empty() {
-            let color = if z.error_lbas.is_empty() {
+        if z.slow || z.has_errors() {
+            let color = if !z.has_errors() {
                 "#f5d76e"
             } else {
                 "#e74c3c"
@@ -160,7 +186,7 @@ pub fn svg(device: &str, scan: &Scan) -> String {
             let _ = writeln!(
                 s,
                 "<rect class=\"{}\" x=\"{:.1}\" y=\"{top}\" width=\"{:.1}\" height=\"{plot_h}\" fill=\"{color}\" opacity=\"0.5\"/>",
-                if z.error_lbas.is_empty() { "slow" } else { "error" },
+                if z.has_errors() { "error" } else { "slow" },
                 x(i),
                 plot_w / n
             );
@@ -216,7 +242,7 @@ pub fn svg(device: &str, scan: &Scan) -> String {
     let mut path = String::new();
     let mut pen_down = false;
     for z in &scan.zones {
-        match z.read_mb_per_s.filter(|_| z.error_lbas.is_empty()) {
+        match z.read_mb_per_s.filter(|_| !z.has_errors()) {
             Some(r) => {
                 let command = if pen_down { 'L' } else { 'M' };
                 let _ = write!(
@@ -258,29 +284,38 @@ fn escape(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timing::surface::Zone;
+    use crate::timing::surface::{ErrorRange, Zone};
 
     fn scan() -> Scan {
-        let zone = |index: usize, rate: f64, slow: bool, errors: Vec<u64>| Zone {
+        let zone = |index: usize, rate: f64, slow: bool, errors: Vec<ErrorRange>| Zone {
             index,
             first_lba: index as u64 * 1000,
             last_lba: index as u64 * 1000 + 999,
             bytes_read: 512_000,
             read_mb_per_s: Some(rate),
             access_ms: Some(0.5 + index as f64 / 10.0),
-            error_lbas: errors,
+            error_blocks: errors.len() as u64,
+            error_ranges: errors,
+            error_ranges_not_listed: 0,
             slow,
+        };
+        let range = |first_lba, last_lba| ErrorRange {
+            first_lba,
+            last_lba,
         };
         Scan {
             size_bytes: 2_048_000,
             quick: false,
+            planned_zones: 4,
             zones: vec![
                 zone(0, 200.0, false, vec![]),
                 zone(1, 60.0, true, vec![]),
-                zone(2, 190.0, false, vec![2048]),
+                zone(2, 190.0, false, vec![range(2048, 2999)]),
                 zone(3, 180.0, false, vec![]),
             ],
             median_mb_per_s: Some(185.0),
+            ended: Ending::Complete,
+            ended_at_lba: None,
         }
     }
 
@@ -292,8 +327,37 @@ mod tests {
             "{t}"
         );
         assert!(t.contains("  slow zone: sectors 1000-1999 at 60.0 MB/s (under half the median)\n"));
-        assert!(t.contains("  read errors in sectors 2000-2999: 1 MiB blocks from sector 2048\n"));
+        assert!(t.contains(
+            "  read errors in sectors 2000-2999: 1 blocks of 1 MiB failed, in sectors 2048-2999\n"
+        ));
         assert!(t.contains("ERRORS"));
+        assert!(!t.contains("went away") && !t.contains("stopped"));
+    }
+
+    #[test]
+    fn an_early_end_is_said_after_the_zones_read() {
+        let mut s = scan();
+        s.zones.truncate(2);
+        s.ended = Ending::DeviceWentAway;
+        s.ended_at_lba = Some(2048);
+        let t = text("/dev/sdz", &s);
+        assert!(
+            t.ends_with(
+                "  device went away at sector 2048: the scan stopped there (the zones above were read)\n"
+            ),
+            "{t}"
+        );
+        assert!(t.contains(" Surface scan of 0.0 GB in 4 zones:"), "{t}");
+        s.ended = Ending::Stopped;
+        let t = text("/dev/sdz", &s);
+        assert!(t.ends_with("  stopped by a signal at sector 2048 (the zones above were read)\n"));
+        let mut s = scan();
+        s.zones[2].error_ranges_not_listed = 3;
+        let t = text("/dev/sdz", &s);
+        assert!(
+            t.contains("in sectors 2048-2999, and 3 more ranges\n"),
+            "{t}"
+        );
     }
 
     #[test]

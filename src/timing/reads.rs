@@ -62,6 +62,11 @@ pub trait TimingTarget {
     fn read_block(&mut self, buf: &mut [u8]) -> io::Result<usize>;
     /// hdparm's buffer-cache flush routine (reference §6.1). An error carries the line to print.
     fn flush_buffer_cache(&mut self) -> Result<(), Error>;
+    /// The size of what is read, as it is now (a device can shrink or go away under a long
+    /// scan); None when it cannot be told.
+    fn size_bytes(&mut self) -> Option<u64> {
+        None
+    }
 }
 
 /// Everything a timing loop is given.

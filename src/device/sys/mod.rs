@@ -8,10 +8,13 @@
 
 #![allow(unsafe_code)]
 
+pub mod fs;
 pub mod fsmap;
 pub mod ioc;
 pub mod mem;
 pub mod nvme;
+pub mod reraise;
+pub mod secret;
 pub mod sg;
 pub mod signal;
 pub mod tty;

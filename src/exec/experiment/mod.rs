@@ -503,20 +503,21 @@ pub fn run_experiment(
     // `--plot -`: the SVG is standard output, and the text report goes to stderr.
     let plot_to_stdout = request.plot.as_deref() == Some(std::path::Path::new("-"));
     if let Some(path) = request.plot.as_ref().filter(|_| !plot_to_stdout) {
-        if let Err(e) = crate::device::files::write_new_or_truncate(
-            path,
-            report::render_svg(&report).as_bytes(),
-        ) {
+        if let Err(e) =
+            crate::device::files::write_output(path, report::render_svg(&report).as_bytes())
+        {
             let text = format!(
                 "--plot: cannot write {}: {}",
                 path.display(),
                 crate::error::strerror(&e)
             );
             let _ = writeln!(stderr, "{text}");
-            class = Some(ErrorClass::Failed);
+            class = Some(class.map_or(ErrorClass::OutputFailed, |c| {
+                c.max(ErrorClass::OutputFailed)
+            }));
             messages.push(Message {
                 severity: "error",
-                class: Some("failed"),
+                class: Some(ErrorClass::OutputFailed.name()),
                 text,
             });
         }
@@ -581,9 +582,7 @@ pub fn run_experiment(
 }
 
 fn argv_strings(args: &[OsString]) -> Vec<String> {
-    args.iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect()
+    crate::cli::parse::redacted_argv(args)
 }
 
 #[cfg(test)]

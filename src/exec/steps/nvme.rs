@@ -143,7 +143,7 @@ fn identify(ctx: &mut Ctx) {
             "--Iraw",
             Some(path.display().to_string()),
         );
-        match crate::device::files::write_new_or_truncate(&path, &page) {
+        match crate::device::files::write_output(&path, &page) {
             Ok(()) => {
                 let line = format!(
                     "Wrote NVMe Identify Controller data to \"{}\"",
@@ -153,7 +153,8 @@ fn identify(ctx: &mut Ctx) {
             }
             Err(e) => {
                 let message = format!("{}: {}", path.display(), crate::error::strerror(&e));
-                ctx.out.error(&Error::new(ErrorClass::Failed, message));
+                ctx.out
+                    .error(&Error::new(ErrorClass::OutputFailed, message));
             }
         }
         return;
@@ -675,17 +676,11 @@ fn trim_stdin(ctx: &mut Ctx) {
     }
     ctx.out.action("trim", "--trim-sector-ranges-stdin");
     let blocks = ctx.dev.size_sectors().unwrap_or(u64::MAX) * 512 / block_bytes(ctx) as u64;
-    let text = match ctx.dev.stdin_bytes() {
-        Ok(text) => text,
-        Err(e) => {
-            ctx.out.error(&Error::os(ErrorClass::Failed, "stdin", &e));
-            return;
-        }
-    };
-    let mut reader = crate::ata::trim::PairReader::new(&text);
-    let mut batch = Vec::new();
+    // Read as it is deallocated: a piece of stdin and one command's ranges at a time.
+    let mut reader = crate::ata::trim::PairReader::new();
+    let mut batch = Vec::with_capacity(cmd::DSM_MAX_RANGES);
     let mut read = 0usize;
-    while let Some(pair) = reader.next_pair(blocks) {
+    while let Some(pair) = reader.next_pair(blocks, &mut |buf| ctx.dev.stdin_chunk(buf)) {
         match pair {
             Ok(range) => batch.push(range),
             Err(e) => {
@@ -708,6 +703,10 @@ fn trim_stdin(ctx: &mut Ctx) {
             }
             batch.clear();
         }
+    }
+    if let Some(e) = reader.take_error() {
+        ctx.out.error(&Error::os(ErrorClass::Failed, "stdin", &e));
+        return;
     }
     if !batch.is_empty() {
         deallocate(ctx, &batch);

@@ -145,8 +145,9 @@ fn trim_batch(ctx: &mut Ctx, ranges: &[(u64, u64)]) -> bool {
 }
 
 /// Step 3: `--trim-sector-ranges-stdin` (exclusive): `lba:count` pairs from stdin, trimmed in
-/// batches of the drive's and the queue's size as they fill; a bad pair ends the run (the
-/// batches already full were sent, as hdparm sends them while it reads).
+/// batches of the drive's and the queue's size as they fill, stdin read as they are (bounded
+/// memory); a bad pair ends the run (the batches already full were sent, as hdparm sends them
+/// while it reads).
 pub fn trim_ranges_stdin(ctx: &mut Ctx) {
     if !ctx.flags.trim_ranges_stdin {
         return;
@@ -161,17 +162,12 @@ pub fn trim_ranges_stdin(ctx: &mut Ctx) {
     let capacity = id.capacity_sectors();
     let blocks = trim::batch_blocks(ctx.dev.max_sectors_kb(), trim::device_limit(&id));
     let max_ranges = (blocks as usize * 512 / trim::RANGE_BYTES).max(1);
-    let text = match ctx.dev.stdin_bytes() {
-        Ok(t) => t,
-        Err(e) => {
-            ctx.out.error(&Error::os(ErrorClass::Failed, "stdin", &e));
-            return;
-        }
-    };
-    let mut reader = trim::PairReader::new(&text);
-    let mut batch = Vec::new();
+    // Read as it is trimmed, as hdparm's scanf loop reads it: a piece of stdin at a time and
+    // one command's batch of ranges, whatever the length of the list.
+    let mut reader = trim::PairReader::new();
+    let mut batch = Vec::with_capacity(max_ranges);
     let mut total = 0usize;
-    while let Some(pair) = reader.next_pair(capacity) {
+    while let Some(pair) = reader.next_pair(capacity, &mut |buf| ctx.dev.stdin_chunk(buf)) {
         match pair {
             Ok(range) => {
                 batch.push(range);
@@ -193,6 +189,10 @@ pub fn trim_ranges_stdin(ctx: &mut Ctx) {
                 return;
             }
         }
+    }
+    if let Some(e) = reader.take_error() {
+        ctx.out.error(&Error::os(ErrorClass::Failed, "stdin", &e));
+        return;
     }
     if !batch.is_empty() {
         trim_batch(ctx, &batch);

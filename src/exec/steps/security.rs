@@ -14,6 +14,7 @@
 
 use super::Ctx;
 use crate::ata::identify::Identify;
+use crate::ata::secret::Secret;
 use crate::ata::security::{
     data_sector, erase_estimate, erase_prepare_taskfile, erase_timeout_secs, frozen,
     next_master_revision, oflags, password_taskfile, taskfile_flags_dump, EraseEstimate, Operation,
@@ -34,16 +35,17 @@ pub fn security(ctx: &mut Ctx) {
     let Some((command, password)) = ctx.flags.security.clone() else {
         return;
     };
-    let password = if ctx.flags.security_prompt {
-        match super::super::prompt::read_password() {
+    let source = super::super::prompt::Source::of(&ctx.flags);
+    let password = if source == super::super::prompt::Source::Argv {
+        password.bytes
+    } else {
+        match super::super::prompt::read_password(&ctx.flags) {
             Ok(bytes) => bytes,
             Err(e) => {
                 ctx.out.error(&e);
                 return;
             }
         }
-    } else {
-        password.bytes
     };
     let operation = match command {
         SecurityCommand::SetPass => Operation::SetPassword,
@@ -68,11 +70,12 @@ pub fn security(ctx: &mut Ctx) {
             }
         }
     }
-    let data = data_sector(operation, &password, options, revision);
+    let data = data_sector(operation, password.as_bytes(), options, revision);
     ctx.out.action(action_name(command), option);
     if !ctx.flags.quiet {
-        issuing_line(ctx, operation, &password, options);
+        issuing_line(ctx, operation, &password, &source, options);
     }
+    drop(password);
     let mut section = serde_json::json!({
         "operation": action_name(command),
         "user": if options.master { "master" } else { "user" },
@@ -87,10 +90,10 @@ pub fn security(ctx: &mut Ctx) {
         Operation::Erase { enhanced } => erase(ctx, enhanced, data, &mut section),
         Operation::Disable => {
             // hdparm unlocks first, with the same data, then disables.
-            send(ctx, op_unlock(), data, "SECURITY_UNLOCK")
-                && send(ctx, operation.opcode(), data, "SECURITY_DISABLE")
+            send(ctx, op_unlock(), &data, "SECURITY_UNLOCK")
+                && send(ctx, operation.opcode(), &data, "SECURITY_DISABLE")
         }
-        _ => send(ctx, operation.opcode(), data, operation.name()),
+        _ => send(ctx, operation.opcode(), &data, operation.name()),
     };
     section["done"] = done.into();
     ctx.out.section("security", section);
@@ -129,13 +132,29 @@ fn action_name(command: SecurityCommand) -> &'static str {
 }
 
 /// hdparm's ` Issuing SECURITY_... command, password="...", user=...` line: the password as
-/// C's `%s` prints it (its bytes up to the first NUL, whatever they are).
-fn issuing_line(ctx: &mut Ctx, operation: Operation, password: &[u8; 32], options: Options) {
-    let shown_len = password.iter().position(|&b| b == 0).unwrap_or(32);
-    let mut line = format!(" Issuing {} command, password=\"", operation.name()).into_bytes();
-    line.extend_from_slice(&password[..shown_len]);
+/// C's `%s` prints it (its bytes up to the first NUL, whatever they are) when it was given on
+/// the command line; where it came from, and not the password, when it was read at run time
+/// (DIFFERENCES.md, cli:security-password-source).
+fn issuing_line(
+    ctx: &mut Ctx,
+    operation: Operation,
+    password: &Secret<32>,
+    source: &super::super::prompt::Source,
+    options: Options,
+) {
+    let mut line = format!(" Issuing {} command, ", operation.name()).into_bytes();
+    match source.issuing_words() {
+        Some(words) => line.extend_from_slice(words.as_bytes()),
+        None => {
+            let password = password.as_bytes();
+            let shown_len = password.iter().position(|&b| b == 0).unwrap_or(32);
+            line.extend_from_slice(b"password=\"");
+            line.extend_from_slice(&password[..shown_len]);
+            line.push(b'"');
+        }
+    }
     let user = if options.master { "master" } else { "user" };
-    line.extend_from_slice(format!("\", user={user}").as_bytes());
+    line.extend_from_slice(format!(", user={user}").as_bytes());
     if operation == Operation::SetPassword {
         let mode = if options.maximum { "max" } else { "high" };
         line.extend_from_slice(format!(", mode={mode}").as_bytes());
@@ -146,10 +165,12 @@ fn issuing_line(ctx: &mut Ctx, operation: Operation, password: &[u8; 32], option
 
 /// Sends one password command (15 s); reports a failure under hdparm's label, with the
 /// frozen-drive sentence when IDENTIFY says that is why.
-fn send(ctx: &mut Ctx, opcode: u8, mut data: [u8; 512], label: &str) -> bool {
+fn send(ctx: &mut Ctx, opcode: u8, data: &Secret<512>, label: &str) -> bool {
     let tf = password_taskfile(opcode, PASSWORD_TIMEOUT_SECS);
     verbose_dump(ctx);
-    match ctx.dev.ata(&tf, &mut data) {
+    // A copy for the command (the drive's answer may be written into it), zeroed after it.
+    let mut data = data.clone();
+    match ctx.dev.ata(&tf, data.as_mut_bytes()) {
         Ok(_) => true,
         Err(f) => {
             failed(ctx, label, &f);
@@ -227,7 +248,7 @@ pub fn interrupt_line(name: &str) -> String {
 fn erase(
     ctx: &mut Ctx,
     enhanced: bool,
-    mut data: [u8; 512],
+    mut data: Secret<512>,
     section: &mut serde_json::Value,
 ) -> bool {
     let id = ctx.identify();
@@ -265,7 +286,7 @@ fn erase(
     // fd 2 (append: a redirected stderr file is not overwritten) has no lock to wait for.
     let err = crate::device::system::own_stderr();
     let result = watched(terminal, &name, estimate, err, || {
-        ctx.dev.ata(&tf, &mut data)
+        ctx.dev.ata(&tf, data.as_mut_bytes())
     });
     match result {
         Ok(_) => true,

@@ -372,3 +372,120 @@ ata status=0x51 ata error=0x04\n"
     );
     assert_eq!(o.exit, 5);
 }
+
+/// The peak resident set of this process (`VmHWM`), in KiB.
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// The child of `trim_stdin_takes_bounded_memory`, run in a process of its own: the step over
+/// the fake with this process's real standard input, then one line with the exit status,
+/// the TRIM commands sent, the ranges they held and the peak resident set.
+#[test]
+#[ignore = "run by trim_stdin_takes_bounded_memory in a process of its own"]
+fn trim_stdin_memory_child() {
+    // The Samsung with word 105 at 65534 blocks: max_sectors_kb (512) makes a command 1024
+    // blocks, 65536 ranges, so that the fake's own record of each command stays small.
+    let mut words = real("samsung");
+    words[105] = 0xFFFE;
+    let mut fake = FakeDevice::libata_disk(words);
+    fake.stdin_stream = Some(Box::new(std::io::stdin()));
+    fake.keep_data_out = false;
+    let o = run_on(
+        fake,
+        &format!("{DESTROY} --trim-sector-ranges-stdin /dev/x"),
+    );
+    let ranges: u64 = o
+        .stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("trimming "))
+        .filter_map(|l| {
+            l.split(" from ")
+                .nth(1)?
+                .split(' ')
+                .next()?
+                .parse::<u64>()
+                .ok()
+        })
+        .sum();
+    println!(
+        "CHILD exit={} commands={} ranges={ranges} peak_kib={}",
+        o.exit,
+        o.taskfiles().len(),
+        peak_rss_kib()
+    );
+}
+
+/// Runs the child with `count` ranges piped to its standard input; its line's numbers.
+fn trim_child(count: u64) -> (u8, usize, u64, u64) {
+    use std::io::Write;
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "exec::steps::tests::sectors::trim_stdin_memory_child",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let mut line = Vec::with_capacity(1 << 16);
+        for i in 0..count {
+            let _ = writeln!(line, "{}:1", (i * 2) % 1_000_000);
+            if line.len() >= 1 << 16 {
+                input.write_all(&line).unwrap();
+                line.clear();
+            }
+        }
+        input.write_all(&line).unwrap();
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find_map(|l| l.split_once("CHILD ").map(|(_, rest)| rest))
+        .unwrap_or_else(|| panic!("no CHILD line:\n{text}"));
+    let field = |name: &str| -> u64 {
+        line.split_whitespace()
+            .find_map(|w| w.strip_prefix(&format!("{name}=")))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in {line}"))
+    };
+    (
+        field("exit") as u8,
+        field("commands") as usize,
+        field("ranges"),
+        field("peak_kib"),
+    )
+}
+
+#[test]
+fn trim_stdin_takes_bounded_memory() {
+    // Two million ranges (about 15 MB of text), against none: the peak resident set may grow
+    // by what one command's batch and one piece of stdin take, not by the list. Reading all
+    // of stdin before the first TRIM grew it by the whole text, and then some.
+    let (exit, commands, ranges, empty_peak) = trim_child(0);
+    assert_eq!((exit, commands, ranges), (0, 0, 0));
+    let count = 2_000_000;
+    let (exit, commands, ranges, peak) = trim_child(count);
+    assert_eq!(exit, 0);
+    assert_eq!(commands as u64, count.div_ceil(65536));
+    assert_eq!(ranges, count);
+    let grew = peak.saturating_sub(empty_peak);
+    assert!(
+        grew < 4096,
+        "the peak resident set grew by {grew} KiB ({empty_peak} KiB without ranges, {peak} KiB with {count})"
+    );
+}

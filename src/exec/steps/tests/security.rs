@@ -353,3 +353,103 @@ fn verbose_adds_hdparms_taskfile_lines_before_each_password_command() {
         )
     );
 }
+
+/// A password file in the temp directory, removed on drop.
+struct PasswordFile(std::path::PathBuf);
+
+impl PasswordFile {
+    fn new(tag: &str, bytes: &[u8]) -> PasswordFile {
+        let path =
+            std::env::temp_dir().join(format!("hdparm-rs-pwfile-{tag}-{}", std::process::id()));
+        std::fs::write(&path, bytes).unwrap();
+        PasswordFile(path)
+    }
+    fn path(&self) -> String {
+        self.0.display().to_string()
+    }
+}
+
+impl Drop for PasswordFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[test]
+fn a_password_file_is_sent_and_never_shown() {
+    let file = PasswordFile::new("unlock", b"s3cr3t-Pw\n");
+    let o = run_on_all(
+        vec![secure(0, 0), secure(0, 0)],
+        &format!(
+            "--security-password-file {} --security-unlock /dev/x /dev/y",
+            file.path()
+        ),
+    );
+    // Both devices get the file's password, its newline dropped.
+    assert_eq!(
+        data_out(&o),
+        vec![sector(0, 0, b"s3cr3t-Pw"), sector(0, 0, b"s3cr3t-Pw")]
+    );
+    let issuing = format!(
+        " Issuing SECURITY_UNLOCK command, password from {} (not shown), user=user\n",
+        file.path()
+    );
+    assert_eq!(o.stdout.matches(&issuing).count(), 2, "{}", o.stdout);
+    assert!(!o.stdout.contains("s3cr3t") && !o.stderr.contains("s3cr3t"));
+    assert_eq!(o.exit, 0);
+    // The JSON document neither.
+    let o = run_on(
+        secure(0, 0),
+        &format!(
+            "--json --security-password-file {} --security-unlock /dev/x",
+            file.path()
+        ),
+    );
+    assert_eq!(data_out(&o), vec![sector(0, 0, b"s3cr3t-Pw")]);
+    assert!(!o.stdout.contains("s3cr3t") && !o.stderr.contains("s3cr3t"));
+    assert_eq!(o.exit, 0);
+}
+
+#[test]
+fn a_password_file_of_33_bytes_is_refused_before_anything_is_sent() {
+    let file = PasswordFile::new("long", &[b'x'; 33]);
+    let o = run_on(
+        secure(0, 0),
+        &format!(
+            "--security-password-file {} --security-set-pass /dev/x",
+            file.path()
+        ),
+    );
+    assert_eq!(o.taskfiles(), vec![]);
+    assert_eq!(o.stdout, "");
+    assert_eq!(
+        o.stderr,
+        format!(
+            "--security-password-file: {}: the password is longer than 32 bytes (the size of ATA's password field)\n",
+            file.path()
+        )
+    );
+    assert_eq!(o.exit, 22);
+    // 32 bytes and a newline is the longest that fits.
+    let mut fits = vec![b'y'; 32];
+    fits.push(b'\n');
+    let file = PasswordFile::new("fits", &fits);
+    let o = run_on(
+        secure(0, 0),
+        &format!(
+            "--security-password-file {} --security-set-pass /dev/x",
+            file.path()
+        ),
+    );
+    assert_eq!(data_out(&o), vec![sector(0, 0, &[b'y'; 32])]);
+    assert_eq!(o.exit, 0);
+}
+
+#[test]
+fn a_password_given_on_the_command_line_is_redacted_from_the_json_document() {
+    let o = run_on(secure(0, 0), "--json --security-unlock s3cr3t-Pw /dev/x");
+    assert_eq!(data_out(&o), vec![sector(0, 0, b"s3cr3t-Pw")]);
+    assert!(!o.stdout.contains("s3cr3t"), "{}", o.stdout);
+    let doc: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(doc["hdparm_rs"]["argv"][3], "(password)");
+}
