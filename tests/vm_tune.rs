@@ -428,11 +428,13 @@ fn vm_tune_surface_over_dm_delay_and_error_flags_them() {
     );
     let bars: Vec<&str> = text.lines().filter(|x| x.contains("% |")).collect();
     assert_eq!(bars.len(), 16, "a bar per zone:\n{text}");
-    // Under TCG on a loaded 2-core host one linear zone now and then reads at under half the
-    // median (seen once in CI: 510 against a median of 1029 MB/s, the delayed zones at 18).
-    // That flag is true to what was measured, not a bug; it is tolerated for at most one
-    // zone per scan, never the same zone in both scans, and only when that zone still ran
-    // 5 times faster than the delayed region, so the delay stays the one thing flagged twice.
+    // What the injected latency implies, not what a busy host happens to measure: dm-delay
+    // holds each 1 MiB read of the delayed zones for 50 ms, so they cannot read faster than
+    // 1 MiB / 50 ms (21 MB/s) and are flagged slow. A linear zone is flagged by the same rule
+    // (under half the median) when the host was busy while it was read (seen in CI under
+    // load: 1,612 against a median of 3,701 MB/s); such a flag is true to what was measured,
+    // so the test holds every flag to the rule instead of counting them.
+    const DELAY_BOUND_MB_S: f64 = 1048576.0 / 0.050 / 1e6;
     let rate_of = |bar: &str| -> f64 {
         bar.split('|')
             .nth(2)
@@ -440,20 +442,33 @@ fn vm_tune_surface_over_dm_delay_and_error_flags_them() {
             .and_then(|r| r.parse().ok())
             .unwrap_or(0.0)
     };
-    let delayed_rate = slow_zones
-        .clone()
-        .map(|i| rate_of(bars[i]))
-        .fold(0.0, f64::max);
-    let tolerated = |i: usize, rate: f64| {
-        !slow_zones.contains(&i) && !error_zones.contains(&i) && rate >= 5.0 * delayed_rate
+    let median_of = |text: &str| -> f64 {
+        text.lines()
+            .find_map(|l| l.trim().strip_prefix("read rate"))
+            .and_then(|l| l.split("median").nth(1))
+            .and_then(|l| l.split_whitespace().next())
+            .and_then(|m| m.parse().ok())
+            .unwrap_or_else(|| panic!("no median rate:\n{text}"))
     };
+    let median = median_of(&text);
+    for i in slow_zones.clone() {
+        let rate = rate_of(bars[i]);
+        assert!(
+            rate <= DELAY_BOUND_MB_S * 1.01,
+            "delayed zone {i} read faster than the delay allows: {rate} MB/s\n{text}"
+        );
+    }
     let text_noise: Vec<usize> = (0..bars.len())
-        .filter(|&i| bars[i].ends_with(" slow") && tolerated(i, rate_of(bars[i])))
+        .filter(|&i| !slow_zones.contains(&i) && !error_zones.contains(&i))
+        .filter(|&i| bars[i].ends_with(" slow"))
         .collect();
-    assert!(
-        text_noise.len() <= 1,
-        "more than one noisy zone: {text_noise:?}\n{text}"
-    );
+    for &i in &text_noise {
+        // printed rates are rounded to 0.1 MB/s
+        assert!(
+            rate_of(bars[i]) < median / 2.0 + 0.05,
+            "zone {i} flagged slow at or above half the median {median}:\n{text}"
+        );
+    }
     for (i, bar) in bars.iter().enumerate() {
         let want = if slow_zones.contains(&i) || text_noise.contains(&i) {
             " slow"
@@ -502,22 +517,26 @@ fn vm_tune_surface_over_dm_delay_and_error_flags_them() {
         doc["surface"]["ended"], "complete",
         "read errors do not end the scan"
     );
-    let mut json_noise = Vec::new();
+    let json_median = doc["surface"]["median_mb_per_s"].as_f64();
     for (i, z) in zones.iter().enumerate() {
         let first = i as u64 * ZONE;
         assert_eq!(z["first_lba"], first, "zone {i}: {z}");
         assert_eq!(z["last_lba"], first + ZONE - 1, "zone {i}: {z}");
         let errors = z["error_ranges"].as_array().expect("error_ranges");
         let rate = z["read_mb_per_s"].as_f64().unwrap_or(0.0);
-        let noise = z["slow"] == true && tolerated(i, rate);
-        if noise {
-            json_noise.push(i);
+        if slow_zones.contains(&i) {
+            assert_eq!(z["slow"], true, "zone {i} slow: {z}");
+            assert!(rate <= DELAY_BOUND_MB_S * 1.01, "zone {i}: {z}");
+        } else if error_zones.contains(&i) {
+            assert_eq!(z["slow"], false, "zone {i} slow: {z}");
+        } else if let Some(median) = json_median {
+            // a linear zone: slow exactly when under half the median, as in the text
+            assert_eq!(
+                z["slow"],
+                rate < median / 2.0,
+                "zone {i} slow (median {median}): {z}"
+            );
         }
-        assert_eq!(
-            z["slow"],
-            slow_zones.contains(&i) || noise,
-            "zone {i} slow: {z}"
-        );
         if error_zones.contains(&i) {
             // every 1 MiB block of the zone failed: 64 blocks, one range over the zone
             assert_eq!(z["error_blocks"], 64, "zone {i}: {z}");
@@ -530,15 +549,6 @@ fn vm_tune_surface_over_dm_delay_and_error_flags_them() {
             assert_eq!(z["bytes_read"], ZONE * 512, "zone {i}: read whole: {z}");
         }
     }
-
-    assert!(
-        json_noise.len() <= 1,
-        "more than one noisy zone: {json_noise:?}"
-    );
-    assert!(
-        !json_noise.iter().any(|i| text_noise.contains(i)),
-        "the same linear zone slow in both scans: {json_noise:?}"
-    );
 
     // the SVG and the CSV the text run wrote, brought back to the host
     let svg = s.ok(4, 0);
