@@ -166,7 +166,7 @@ pub fn render_text(r: &ExperimentReport) -> String {
             Some(m) => {
                 let _ = writeln!(
                     s,
-                    " arm {} {label}  median {}  mean {} ± {}  min {} … max {}  95% CI {} … {}  ({} trials)",
+                    " arm {} {label}  median {}  mean {} ± {}  min {} … max {}  95% CI {} … {}  ({})",
                     i + 1,
                     rate(m.median),
                     rate(m.mean),
@@ -175,7 +175,7 @@ pub fn render_text(r: &ExperimentReport) -> String {
                     rate(m.max),
                     rate(m.ci95_low),
                     rate(m.ci95_high),
-                    m.count
+                    super::counted(m.count as u64, "trial")
                 );
             }
             None => {
@@ -615,6 +615,26 @@ mod tests {
             text.ends_with(" restored: -a 256 (reads back 256)\n"),
             "{text}"
         );
+    }
+
+    /// A run stopped after one trial of an arm says "(1 trial)", and the interval of two
+    /// spread trials starts at 0 MB/s, not below.
+    #[test]
+    fn one_trial_is_singular_and_no_interval_is_negative() {
+        let mut r = report(&[99.3, 110.0], &[83.9]);
+        r.stopped = Some("interrupted by a signal after 4 of 5 trials".into());
+        let text = render_text(&r);
+        assert!(
+            text.contains(" arm 2 '-a 2048'  median 83.9  mean 83.9 ± 0.0  min 83.9 … max 83.9  95% CI 83.9 … 83.9  (1 trial)\n"),
+            "{text}"
+        );
+        let r = report(&[99.3, 110.0], &[83.9, 101.2]);
+        let text = render_text(&r);
+        assert!(
+            text.contains("  95% CI 0.0 … 202.5  (2 trials)\n"),
+            "{text}"
+        );
+        assert!(!text.contains("CI -"), "{text}");
     }
 
     #[test]

@@ -24,6 +24,9 @@ pub struct Summary {
     pub min: f64,
     pub max: f64,
     /// The 95% confidence interval of the mean (Student's t); the mean itself for one trial.
+    /// Where no trial is negative (a rate, a time), the low end is clamped at 0: Student's
+    /// interval is symmetric, and with few, spread trials it reaches below zero, which no rate
+    /// can.
     pub ci95_low: f64,
     pub ci95_high: f64,
 }
@@ -61,7 +64,11 @@ pub fn summarize(values: &[f64]) -> Option<Summary> {
         stddev,
         min: sorted[0],
         max: sorted[count - 1],
-        ci95_low: mean - half,
+        ci95_low: if sorted[0] >= 0.0 {
+            (mean - half).max(0.0)
+        } else {
+            mean - half
+        },
         ci95_high: mean + half,
     })
 }
@@ -251,6 +258,12 @@ mod tests {
             "{}",
             s.ci95_high
         );
+        // Two spread trials: Student's low end is below zero (-17.1), clamped for a rate.
+        let two = summarize(&[83.9, 101.2]).unwrap();
+        assert_eq!(two.ci95_low, 0.0);
+        assert!(close(two.ci95_high, 202.46, 0.01), "{}", two.ci95_high);
+        let signed = summarize(&[-5.0, 5.0]).unwrap();
+        assert!(signed.ci95_low < -5.0, "{}", signed.ci95_low);
         let one = summarize(&[5.0]).unwrap();
         assert_eq!((one.stddev, one.ci95_low, one.ci95_high), (0.0, 5.0, 5.0));
         assert!(summarize(&[]).is_none());
