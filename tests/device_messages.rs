@@ -132,3 +132,29 @@ fn reread_partitions_on_a_loop_device_without_partition_scanning_says_so() {
     );
     assert_eq!(o.status.code(), Some(25));
 }
+
+/// A JSON message is the words of the error, without the space hdparm puts before many of its
+/// stderr lines (issue 19); stderr keeps hdparm's line as it is.
+#[test]
+fn json_messages_drop_hdparms_leading_space() {
+    let o = ours(&["--json", "-W0", "/dev/zero"]);
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
+    let texts: Vec<&str> = doc["devices"][0]["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter_map(|m| m["text"].as_str())
+        .collect();
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("HDIO_DRIVE_CMD(setcache) failed: ")),
+        "{texts:?}"
+    );
+    assert!(!texts.iter().any(|t| t.starts_with(' ')), "{texts:?}");
+    assert!(
+        stderr(&o).starts_with(" HDIO_DRIVE_CMD(setcache) failed: "),
+        "{}",
+        stderr(&o)
+    );
+}

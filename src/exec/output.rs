@@ -280,7 +280,9 @@ impl<'a> Output<'a> {
         let msg = Message {
             severity,
             class: class.map(ErrorClass::name),
-            text: text.to_string(),
+            // hdparm indents many of its stderr lines by one space (" HDIO_DRIVE_CMD(...)
+            // failed"); stderr keeps it, a JSON message is the words alone
+            text: text.trim_start_matches(' ').to_string(),
         };
         match self.current.as_mut() {
             Some(dev) => dev.messages.push(msg),
