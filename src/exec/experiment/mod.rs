@@ -236,8 +236,22 @@ fn winner(arms: &[ArmReport]) -> Option<usize> {
     beats_all.then_some(best)
 }
 
-/// What the loop reports as it goes (stderr when it is a terminal).
-pub type Progress<'a> = Option<&'a mut dyn Write>;
+/// What the loop reports as it goes, on stderr.
+pub enum Progress<'a> {
+    /// Nothing (the tests, and `--json` callers that want a quiet stderr).
+    Quiet,
+    /// A terminal: one line redrawn before each trial, erased at the end.
+    Terminal(&'a mut dyn Write),
+    /// A log or a pipe: a plain line at the start and after every tenth of the trials, so that
+    /// a run of many minutes under a timer or in CI shows it is alive, and how long is left.
+    Plain(&'a mut dyn Write),
+}
+
+/// Whether a plain progress line follows trial `done` of `total` (1-based): each time the
+/// run crosses a tenth, but not after the last trial (the report comes then).
+fn plain_line_after(done: usize, total: usize) -> bool {
+    done < total && done * 10 / total > (done - 1) * 10 / total
+}
 
 /// The whole run over injected settings, trials and stop flag. `Err` is a refusal before
 /// anything was changed.
@@ -296,7 +310,15 @@ pub fn run_with(
             ));
             break;
         }
-        if let Some(p) = progress.as_deref_mut() {
+        if let (Progress::Plain(p), 0) = (&mut progress, step) {
+            let _ = writeln!(
+                p,
+                "{}: --experiment: {} arms, {total} trials (the first a warm-up), one at a time",
+                r.device,
+                r.arms.len()
+            );
+        }
+        if let Progress::Terminal(p) = &mut progress {
             let what = match index {
                 None => "warm-up".to_string(),
                 Some(i) => format!("trial {}/{}", i + 1, order.len()),
@@ -321,7 +343,20 @@ pub fn run_with(
             r.stopped = Some(format!("arm '{}': {e}", r.arms[arm].label));
             break;
         }
-        match trials.run() {
+        let measured = trials.run();
+        if let (Progress::Plain(p), true, Ok(_)) =
+            (&mut progress, plain_line_after(step + 1, total), &measured)
+        {
+            let left = started.elapsed() / (step + 1) as u32 * (total - step - 1) as u32;
+            let _ = writeln!(
+                p,
+                "{}: --experiment: {} of {total} trials done, about {} s left",
+                r.device,
+                step + 1,
+                left.as_secs() + 1
+            );
+        }
+        match measured {
             Ok(v) => match index {
                 None => {
                     r.warmup = Some(Warmup {
@@ -348,7 +383,7 @@ pub fn run_with(
             }
         }
     }
-    if let Some(p) = progress {
+    if let Progress::Terminal(p) = progress {
         let _ = write!(p, "\r\x1b[K");
         let _ = p.flush();
     }
@@ -488,10 +523,10 @@ pub fn run_experiment(
     let mut settings = real::RealSettings::new(request);
     let mut trials = real::RealTrials::new(request);
     let stop = || stop_handler.requested();
-    let progress: Progress<'_> = if stderr_is_terminal {
-        Some(&mut *stderr)
+    let progress = if stderr_is_terminal {
+        Progress::Terminal(&mut *stderr)
     } else {
-        None
+        Progress::Plain(&mut *stderr)
     };
     let (report, ending) = match run_with(request, &mut settings, &mut trials, &stop, progress) {
         Ok(done) => done,

@@ -152,8 +152,14 @@ fn a_clear_winner_is_named_and_the_originals_come_back() {
     let req = request("--experiment|-a 8|-a 2048|--trials|3|/dev/sdz");
     let state = device(&[("-a", "256")]);
     let mut t = trials(&state, faster_with_big_readahead);
-    let (r, ending) =
-        run_with(&req, &mut FakeSettings(state.clone()), &mut t, &never, None).unwrap();
+    let (r, ending) = run_with(
+        &req,
+        &mut FakeSettings(state.clone()),
+        &mut t,
+        &never,
+        Progress::Quiet,
+    )
+    .unwrap();
     assert_eq!(ending, Ending::Done);
     assert_eq!(
         r.originals,
@@ -204,8 +210,14 @@ fn noise_alone_gives_no_winner_and_keep_restores() {
     let state = device(&[("-a", "256")]);
     let mut t = trials(&state, same_for_all);
     t.noise = vec![0.0, 30.0, -25.0, 20.0, -30.0, 25.0, 10.0];
-    let (r, ending) =
-        run_with(&req, &mut FakeSettings(state.clone()), &mut t, &never, None).unwrap();
+    let (r, ending) = run_with(
+        &req,
+        &mut FakeSettings(state.clone()),
+        &mut t,
+        &never,
+        Progress::Quiet,
+    )
+    .unwrap();
     assert_eq!(ending, Ending::Done);
     assert!(matches!(
         r.comparisons[0].verdict,
@@ -225,8 +237,14 @@ fn keep_leaves_the_winner_and_gives_its_stanza() {
     let req = request("--experiment|-a 2048|-a 8|--trials|3|--keep|/dev/sdz");
     let state = device(&[("-a", "256")]);
     let mut t = trials(&state, faster_with_big_readahead);
-    let (r, ending) =
-        run_with(&req, &mut FakeSettings(state.clone()), &mut t, &never, None).unwrap();
+    let (r, ending) = run_with(
+        &req,
+        &mut FakeSettings(state.clone()),
+        &mut t,
+        &never,
+        Progress::Quiet,
+    )
+    .unwrap();
     assert_eq!(ending, Ending::Done);
     // Arm 1 is the baseline; arm 2 is slower, and arm 1 wins.
     assert_eq!(r.comparisons[0].verdict, stats::Verdict::SecondSmaller);
@@ -245,7 +263,14 @@ fn an_unreadable_option_is_refused_before_anything_changes() {
     let state = device(&[("-a", "256")]);
     state.borrow_mut().unreadable.push("-W".into());
     let mut t = trials(&state, same_for_all);
-    let err = run_with(&req, &mut FakeSettings(state.clone()), &mut t, &never, None).unwrap_err();
+    let err = run_with(
+        &req,
+        &mut FakeSettings(state.clone()),
+        &mut t,
+        &never,
+        Progress::Quiet,
+    )
+    .unwrap_err();
     assert!(err.contains("cannot read -W before changing it"), "{err}");
     assert!(state.borrow().log.is_empty());
     assert_eq!(t.calls, 0);
@@ -257,8 +282,14 @@ fn an_error_mid_run_stops_and_restores() {
     let state = device(&[("-a", "256"), ("-W", "1")]);
     let mut t = trials(&state, same_for_all);
     t.fail_at = Some(3);
-    let (r, ending) =
-        run_with(&req, &mut FakeSettings(state.clone()), &mut t, &never, None).unwrap();
+    let (r, ending) = run_with(
+        &req,
+        &mut FakeSettings(state.clone()),
+        &mut t,
+        &never,
+        Progress::Quiet,
+    )
+    .unwrap();
     assert_eq!(ending, Ending::Failed);
     assert_eq!(
         r.stopped.as_deref(),
@@ -291,8 +322,14 @@ fn a_setting_that_does_not_read_back_stops_the_run() {
     let state = device(&[("-a", "256"), ("-W", "1")]);
     state.borrow_mut().ignored.push("-W".into());
     let mut t = trials(&state, same_for_all);
-    let (r, ending) =
-        run_with(&req, &mut FakeSettings(state.clone()), &mut t, &never, None).unwrap();
+    let (r, ending) = run_with(
+        &req,
+        &mut FakeSettings(state.clone()),
+        &mut t,
+        &never,
+        Progress::Quiet,
+    )
+    .unwrap();
     assert_eq!(ending, Ending::Failed);
     assert_eq!(
         r.stopped.as_deref(),
@@ -307,8 +344,14 @@ fn a_failed_apply_stops_and_restores() {
     let state = device(&[("-a", "256")]);
     state.borrow_mut().fail_apply = Some(2);
     let mut t = trials(&state, same_for_all);
-    let (r, ending) =
-        run_with(&req, &mut FakeSettings(state.clone()), &mut t, &never, None).unwrap();
+    let (r, ending) = run_with(
+        &req,
+        &mut FakeSettings(state.clone()),
+        &mut t,
+        &never,
+        Progress::Quiet,
+    )
+    .unwrap();
     assert_eq!(ending, Ending::Failed);
     assert!(r
         .stopped
@@ -328,8 +371,14 @@ fn a_signal_stops_between_trials_and_restores() {
         checks.set(checks.get() + 1);
         checks.get() > 2
     };
-    let (r, ending) =
-        run_with(&req, &mut FakeSettings(state.clone()), &mut t, &stop, None).unwrap();
+    let (r, ending) = run_with(
+        &req,
+        &mut FakeSettings(state.clone()),
+        &mut t,
+        &stop,
+        Progress::Quiet,
+    )
+    .unwrap();
     assert_eq!(ending, Ending::Failed);
     assert_eq!(t.calls, 2);
     assert_eq!(
@@ -353,8 +402,14 @@ fn a_signal_during_the_last_trial_still_restores() {
         checks.set(checks.get() + 1);
         checks.get() > 5
     };
-    let (r, ending) =
-        run_with(&req, &mut FakeSettings(state.clone()), &mut t, &stop, None).unwrap();
+    let (r, ending) = run_with(
+        &req,
+        &mut FakeSettings(state.clone()),
+        &mut t,
+        &stop,
+        Progress::Quiet,
+    )
+    .unwrap();
     assert_eq!(ending, Ending::Failed);
     assert_eq!(t.calls, 5);
     assert_eq!(r.kept, None);
@@ -372,7 +427,7 @@ fn progress_goes_to_the_terminal_and_is_cleared() {
         &mut FakeSettings(state),
         &mut t,
         &never,
-        Some(&mut err),
+        Progress::Terminal(&mut err),
     )
     .unwrap();
     let err = String::from_utf8(err).unwrap();
@@ -389,6 +444,38 @@ fn progress_goes_to_the_terminal_and_is_cleared() {
         "{err}"
     );
     assert!(err.ends_with("\r\x1b[K"));
+}
+
+/// Off a terminal (a log, a pipe, CI) the run says it started and then, after every tenth
+/// of its trials, how far it is: plain lines, no carriage return or escape, at most ten.
+#[test]
+fn progress_off_a_terminal_is_a_plain_line_now_and_then() {
+    let req = request("--experiment|-a 8|-a 2048|--trials|10|/dev/sdz");
+    let state = device(&[("-a", "256")]);
+    let mut t = trials(&state, same_for_all);
+    let mut err = Vec::new();
+    run_with(
+        &req,
+        &mut FakeSettings(state),
+        &mut t,
+        &never,
+        Progress::Plain(&mut err),
+    )
+    .unwrap();
+    let err = String::from_utf8(err).unwrap();
+    assert!(!err.contains('\r') && !err.contains('\x1b'), "{err:?}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(
+        lines[0],
+        "/dev/sdz: --experiment: 2 arms, 21 trials (the first a warm-up), one at a time"
+    );
+    assert!(lines[1].starts_with("/dev/sdz: --experiment: 3 of 21 trials done, about "));
+    assert!(lines
+        .last()
+        .unwrap()
+        .starts_with("/dev/sdz: --experiment: 19 of 21 trials done"));
+    assert_eq!(lines.len(), 10, "{err}");
+    assert!(err.ends_with(" s left\n"), "{err:?}");
 }
 
 #[test]
@@ -417,7 +504,14 @@ fn an_original_the_option_cannot_set_is_refused() {
     let req = request("--experiment|-a 8|-a 2048|/dev/sdz");
     let state = device(&[("-a", "5120")]);
     let mut t = trials(&state, same_for_all);
-    let err = run_with(&req, &mut FakeSettings(state.clone()), &mut t, &never, None).unwrap_err();
+    let err = run_with(
+        &req,
+        &mut FakeSettings(state.clone()),
+        &mut t,
+        &never,
+        Progress::Quiet,
+    )
+    .unwrap_err();
     assert!(
         err.contains("-a is 5120 now, outside what -a can set (0..2048)"),
         "{err}"
@@ -432,8 +526,14 @@ fn a_failed_restore_is_reported_and_fails_the_run() {
     // 5 trials, each after its apply; the 6th apply is the restore, and the 7th its retry.
     state.borrow_mut().fail_apply = Some(6);
     let mut t = trials(&state, same_for_all);
-    let (r, ending) =
-        run_with(&req, &mut FakeSettings(state.clone()), &mut t, &never, None).unwrap();
+    let (r, ending) = run_with(
+        &req,
+        &mut FakeSettings(state.clone()),
+        &mut t,
+        &never,
+        Progress::Quiet,
+    )
+    .unwrap();
     assert_eq!(ending, Ending::Failed);
     assert_eq!(r.stopped, None);
     assert_eq!(r.restore_failed.as_deref(), Some("scripted failure"));
