@@ -54,6 +54,11 @@ pub trait Settings {
     fn read(&mut self, option: &str) -> Result<String, String>;
     /// Sets the options to their values, in order.
     fn apply(&mut self, settings: &[Setting]) -> Result<(), String>;
+    /// The name an hdparm.conf block should give the device, when it has a stabler one than
+    /// the name typed (a `/dev/disk/by-id/` link).
+    fn conf_name(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Runs one measured trial: flushes the caches as `-t` does, reads, returns MiB/s.
@@ -422,7 +427,8 @@ pub fn run_with(
         Some(w) => match apply_checked(&arm_sets[w], settings) {
             Ok(()) => {
                 r.kept = Some(w);
-                r.stanza = Some(report::conf_stanza(&r.device, &arm_sets[w]));
+                let name = settings.conf_name().unwrap_or_else(|| r.device.clone());
+                r.stanza = Some(report::conf_stanza(&name, &arm_sets[w]));
             }
             Err(e) => {
                 r.stopped = Some(format!(

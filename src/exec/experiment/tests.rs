@@ -18,6 +18,8 @@ struct State {
     ignored: Vec<String>,
     /// The apply with this number (from 1) fails.
     fail_apply: Option<usize>,
+    /// The device's /dev/disk/by-id link, where it has one.
+    by_id: Option<String>,
 }
 
 struct FakeSettings(Rc<RefCell<State>>);
@@ -47,6 +49,10 @@ impl Settings for FakeSettings {
             }
         }
         Ok(())
+    }
+
+    fn conf_name(&self) -> Option<String> {
+        self.0.borrow().by_id.clone()
     }
 }
 
@@ -255,6 +261,29 @@ fn keep_leaves_the_winner_and_gives_its_stanza() {
         r.stanza.as_deref(),
         Some("/dev/sdz {\n\tread_ahead_sect = 2048\n}\n")
     );
+}
+
+/// The stanza names the drive by its by-id link where it has one: /dev/sdX is renumbered
+/// between boots, the link is not.
+#[test]
+fn keep_names_the_drive_by_id_in_its_stanza() {
+    let req = request("--experiment|-a 2048|-a 8|--trials|3|--keep|/dev/sdz");
+    let state = device(&[("-a", "256")]);
+    state.borrow_mut().by_id = Some("/dev/disk/by-id/ata-QEMU_HARDDISK_QM00001".into());
+    let mut t = trials(&state, faster_with_big_readahead);
+    let (r, _) = run_with(
+        &req,
+        &mut FakeSettings(state.clone()),
+        &mut t,
+        &never,
+        Progress::Quiet,
+    )
+    .unwrap();
+    assert_eq!(
+        r.stanza.as_deref(),
+        Some("/dev/disk/by-id/ata-QEMU_HARDDISK_QM00001 {\n\tread_ahead_sect = 2048\n}\n")
+    );
+    assert_eq!(r.device, "/dev/sdz");
 }
 
 #[test]
