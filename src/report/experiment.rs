@@ -34,6 +34,7 @@
 //! What this file must not do: measure, touch a device, or decide anything; the executor
 //! (`exec::experiment`) fills the report.
 
+use super::axis::Axis;
 use crate::stats::{Ratio, Summary, Verdict};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -372,23 +373,6 @@ pub fn conf_stanza(device: &str, settings: &[Setting]) -> String {
     s
 }
 
-/// A round step for an axis over `span`, near `span / 5`: 1, 2 or 5 times a power of ten.
-fn nice_step(span: f64) -> f64 {
-    let raw = (span / 5.0).max(f64::MIN_POSITIVE);
-    let power = 10f64.powf(raw.log10().floor());
-    let m = raw / power;
-    let nice = if m <= 1.0 {
-        1.0
-    } else if m <= 2.0 {
-        2.0
-    } else if m <= 5.0 {
-        5.0
-    } else {
-        10.0
-    };
-    nice * power
-}
-
 /// Text as SVG character data.
 fn xml(text: &str) -> String {
     text.replace('&', "&amp;")
@@ -414,10 +398,9 @@ pub fn render_svg(r: &ExperimentReport) -> String {
     let lo = values.iter().copied().reduce(f64::min).unwrap_or(0.0);
     let hi = values.iter().copied().reduce(f64::max).unwrap_or(1.0);
     let pad = ((hi - lo) * 0.1).max(hi.abs() * 0.01).max(1e-9);
-    let step = nice_step(hi - lo + 2.0 * pad);
-    let axis_lo = ((lo - pad) / step).floor() * step;
-    let axis_hi = ((hi + pad) / step).ceil() * step;
-    let x = |v: f64| left + (v - axis_lo) / (axis_hi - axis_lo) * plot_width;
+    let axis = Axis::covering(lo - pad, hi + pad);
+    let (axis_lo, axis_hi) = (axis.lo, axis.hi);
+    let x = |v: f64| left + axis.fraction(v) * plot_width;
     let axis_y = top + row * r.arms.len() as f64;
     let mut s = String::new();
     let _ = writeln!(
@@ -437,8 +420,7 @@ pub fn render_svg(r: &ExperimentReport) -> String {
         xml(measurement_words(r.measurement))
     );
     // Grid and ticks.
-    let mut tick = axis_lo;
-    while tick <= axis_hi + step / 2.0 {
+    for tick in axis.ticks() {
         let tx = x(tick);
         let _ = writeln!(
             s,
@@ -453,9 +435,8 @@ pub fn render_svg(r: &ExperimentReport) -> String {
             s,
             r#"<text x="{tx:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
             axis_y + 18.0,
-            trim_number(tick)
+            axis.label(tick)
         );
-        tick += step;
     }
     let _ = writeln!(
         s,
@@ -493,6 +474,31 @@ pub fn render_svg(r: &ExperimentReport) -> String {
                 cy - 6.0,
                 (x(m.ci95_high.min(axis_hi)) - x(m.ci95_low.max(axis_lo))).max(1.0)
             );
+            // A band cut at the plot's edge gets an arrow there and the value it runs to: the
+            // interval of a few spread trials is often far wider than the trials.
+            for (clipped, edge, arrow, anchor) in [
+                (m.ci95_low < axis_lo, left, "←", "start"),
+                (m.ci95_high > axis_hi, left + plot_width, "→", "end"),
+            ] {
+                if !clipped {
+                    continue;
+                }
+                let bound = if anchor == "start" {
+                    m.ci95_low
+                } else {
+                    m.ci95_high
+                };
+                let text = if anchor == "start" {
+                    format!("{arrow} {}", rate(bound))
+                } else {
+                    format!("{} {arrow}", rate(bound))
+                };
+                let _ = writeln!(
+                    s,
+                    r#"<text x="{edge:.1}" y="{:.1}" text-anchor="{anchor}" font-size="10" fill="{colour}" class="ci95-clipped">{text}</text>"#,
+                    cy - 9.0
+                );
+            }
             let _ = writeln!(
                 s,
                 r#"<line x1="{mx:.1}" y1="{:.1}" x2="{mx:.1}" y2="{:.1}" stroke="{colour}" stroke-width="2" class="median"/>"#,
@@ -515,18 +521,12 @@ pub fn render_svg(r: &ExperimentReport) -> String {
     }
     let _ = writeln!(
         s,
-        r#"<text x="{:.1}" y="{:.1}" font-size="10" fill="gray">dots: trials; tick: median; band: 95% CI of the mean</text>"#,
+        r#"<text x="{:.1}" y="{:.1}" font-size="10" fill="gray">dots: trials; tick: median; band: 95% CI of the mean (an arrow: it runs past the axis, to the value shown)</text>"#,
         left,
         height - 6.0
     );
     s.push_str("</svg>\n");
     s
-}
-
-/// An axis number without trailing zeros.
-fn trim_number(v: f64) -> String {
-    let text = format!("{v:.3}");
-    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 #[cfg(test)]
@@ -700,12 +700,33 @@ mod tests {
         );
     }
 
+    /// The axis's labels all have the step's decimals, and a band cut by the axis says where
+    /// it runs to.
     #[test]
-    fn axis_steps_are_round() {
-        assert_eq!(nice_step(30.0), 10.0);
-        assert_eq!(nice_step(20.0), 5.0);
-        assert_eq!(nice_step(1000.0), 200.0);
-        assert_eq!(nice_step(4.0), 1.0);
-        assert_eq!(trim_number(2.50), "2.5");
+    fn the_axis_is_even_and_a_clipped_band_is_marked() {
+        let r = report(&[99.3, 110.0], &[83.9, 101.2]);
+        let svg = render_svg(&r);
+        let texts = crate::report::axis::svg_texts(&svg);
+        let ticks: Vec<&str> = texts
+            .iter()
+            .filter(|(a, _)| a.contains("text-anchor=\"middle\"") && !a.contains("font-size"))
+            .map(|(_, t)| t.as_str())
+            .filter(|t| t.parse::<f64>().is_ok())
+            .collect();
+        assert_eq!(ticks, ["80", "90", "100", "110", "120"], "{svg}");
+        let clipped: Vec<&str> = texts
+            .iter()
+            .filter(|(a, _)| a.contains("class=\"ci95-clipped\""))
+            .map(|(_, t)| t.as_str())
+            .collect();
+        // arm 1: 36.7 … 172.6 (both ends cut); arm 2: 0.0 … 202.5
+        assert_eq!(clipped, ["← 36.7", "172.6 →", "← 0.0", "202.5 →"], "{svg}");
+        let half = render_svg(&report(&[1.0, 1.5, 1.2], &[1.1, 1.3, 1.4]));
+        let labels: Vec<String> = crate::report::axis::svg_texts(&half)
+            .into_iter()
+            .map(|(_, t)| t)
+            .filter(|t| t.parse::<f64>().is_ok())
+            .collect();
+        assert!(labels.iter().all(|l| l.contains('.')), "{labels:?}");
     }
 }

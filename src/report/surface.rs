@@ -10,6 +10,7 @@
 //!
 //! What this file must not do: read anything; it renders a finished scan.
 
+use super::axis::Axis;
 use crate::timing::surface::{Ending, Scan};
 use std::fmt::Write;
 
@@ -141,48 +142,64 @@ pub fn csv(scan: &Scan) -> String {
 }
 
 /// The SVG plot: read rate (line, left axis) and access time (dots, right axis) across the
-/// capacity; slow zones shaded, zones with errors marked red.
+/// capacity; slow zones shaded, zones with errors marked red, a legend for what is drawn, and
+/// a quick scan said to be one under the title. The axes tick at round values (1-2-5), each
+/// labelled with the same decimals.
 pub fn svg(device: &str, scan: &Scan) -> String {
-    let (w, h) = (800.0, 400.0);
-    let (left, right, top, bottom) = (70.0, 70.0, 40.0, 50.0);
+    let (w, h) = (800.0, 420.0);
+    let (left, right, top, bottom) = (70.0, 70.0, 70.0, 50.0);
     let plot_w = w - left - right;
     let plot_h = h - top - bottom;
-    let max_rate = scan
-        .zones
-        .iter()
-        .filter_map(|z| z.read_mb_per_s)
-        .fold(0.0f64, f64::max)
-        .max(1.0)
-        * 1.1;
-    let max_access = scan
-        .zones
-        .iter()
-        .filter_map(|z| z.access_ms)
-        .fold(0.0f64, f64::max)
-        .max(0.01)
-        * 1.1;
+    let rates = Axis::from_zero(
+        scan.zones
+            .iter()
+            .filter_map(|z| z.read_mb_per_s)
+            .fold(0.0f64, f64::max)
+            .max(1.0)
+            * 1.05,
+    );
+    let access = Axis::from_zero(
+        scan.zones
+            .iter()
+            .filter_map(|z| z.access_ms)
+            .fold(0.0f64, f64::max)
+            .max(0.01)
+            * 1.05,
+    );
+    let position = Axis::from_zero(100.0);
     let n = scan.planned_zones.max(1) as f64;
     let x = |i: f64| left + plot_w * i / n;
-    let y_rate = |r: f64| top + plot_h * (1.0 - r / max_rate);
-    let y_access = |a: f64| top + plot_h * (1.0 - a / max_access);
+    let y_rate = |r: f64| top + plot_h * (1.0 - rates.fraction(r));
+    let y_access = |a: f64| top + plot_h * (1.0 - access.fraction(a));
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"{w}\" height=\"{h}\" fill=\"white\"/>\n"
     );
     let _ = writeln!(
         s,
-        "<text x=\"{}\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">Surface scan of {} ({:.1} GB)</text>",
+        "<text x=\"{}\" y=\"22\" text-anchor=\"middle\" font-size=\"15\" class=\"title\">{} of {} ({:.1} GB)</text>",
         w / 2.0,
+        if scan.quick {
+            "Quick surface scan"
+        } else {
+            "Surface scan"
+        },
         escape(device),
         scan.size_bytes as f64 / 1e9
     );
+    if scan.quick {
+        let _ = writeln!(
+            s,
+            "<text x=\"{}\" y=\"38\" text-anchor=\"middle\" fill=\"#555\" class=\"subtitle\">quick: 8 MiB read at the start of each of {} zones, not the whole device</text>",
+            w / 2.0,
+            scan.planned_zones
+        );
+    }
+    const SLOW: &str = "#f5d76e";
+    const ERROR: &str = "#e74c3c";
     for z in &scan.zones {
         let i = z.index as f64;
         if z.slow || z.has_errors() {
-            let color = if !z.has_errors() {
-                "#f5d76e"
-            } else {
-                "#e74c3c"
-            };
+            let color = if !z.has_errors() { SLOW } else { ERROR };
             let _ = writeln!(
                 s,
                 "<rect class=\"{}\" x=\"{:.1}\" y=\"{top}\" width=\"{:.1}\" height=\"{plot_h}\" fill=\"{color}\" opacity=\"0.5\"/>",
@@ -191,6 +208,43 @@ pub fn svg(device: &str, scan: &Scan) -> String {
                 plot_w / n
             );
         }
+    }
+    // The legend, one row under the title: the two series, and the bands that are drawn.
+    let mut items: Vec<(&str, String)> = vec![
+        (
+            "line",
+            "<line x1=\"0\" y1=\"0\" x2=\"16\" y2=\"0\" stroke=\"#1f77b4\" stroke-width=\"2\"/>"
+                .into(),
+        ),
+        (
+            "dot",
+            "<circle cx=\"8\" cy=\"0\" r=\"2.5\" fill=\"#2ca02c\"/>".into(),
+        ),
+    ];
+    let band = |color: &str| {
+        format!(
+            "<rect x=\"0\" y=\"-6\" width=\"16\" height=\"12\" fill=\"{color}\" opacity=\"0.5\"/>"
+        )
+    };
+    if scan.zones.iter().any(|z| z.slow && !z.has_errors()) {
+        items.push(("slow", band(SLOW)));
+    }
+    if scan.zones.iter().any(|z| z.has_errors()) {
+        items.push(("error", band(ERROR)));
+    }
+    let mut lx = left;
+    for (what, mark) in items {
+        let label = match what {
+            "line" => "read rate",
+            "dot" => "access time",
+            "slow" => "slow zone (under half the median rate)",
+            _ => "zone with read errors",
+        };
+        let _ = writeln!(
+            s,
+            "<g class=\"legend\" transform=\"translate({lx:.1} 56)\">{mark}<text x=\"22\" y=\"4\">{label}</text></g>"
+        );
+        lx += 40.0 + 6.5 * label.len() as f64;
     }
     // Axes, ticks and labels.
     let _ = writeln!(
@@ -204,20 +258,36 @@ pub fn svg(device: &str, scan: &Scan) -> String {
         left + plot_w,
         top + plot_h
     );
-    for t in 0..=4 {
-        let f = f64::from(t) / 4.0;
+    for t in rates.ticks() {
         let _ = writeln!(
             s,
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{:.0}</text><text x=\"{:.1}\" y=\"{:.1}\">{:.1}</text><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{:.0}%</text>",
+            "<line x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{left}\" y2=\"{y:.1}\" stroke=\"black\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" class=\"rate-tick\">{}</text>",
+            left - 4.0,
             left - 6.0,
-            y_rate(max_rate * f) + 4.0,
-            max_rate * f,
+            y_rate(t) + 4.0,
+            rates.label(t),
+            y = y_rate(t)
+        );
+    }
+    for t in access.ticks() {
+        let _ = writeln!(
+            s,
+            "<line x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"black\"/><text x=\"{:.1}\" y=\"{:.1}\" class=\"access-tick\">{}</text>",
+            left + plot_w,
+            left + plot_w + 4.0,
             left + plot_w + 6.0,
-            y_access(max_access * f) + 4.0,
-            max_access * f,
-            left + plot_w * f,
+            y_access(t) + 4.0,
+            access.label(t),
+            y = y_access(t)
+        );
+    }
+    for t in position.ticks() {
+        let _ = writeln!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" class=\"position-tick\">{}%</text>",
+            left + plot_w * position.fraction(t),
             top + plot_h + 18.0,
-            f * 100.0
+            position.label(t)
         );
     }
     let _ = writeln!(
@@ -378,6 +448,73 @@ mod tests {
         assert_eq!(s.matches("class=\"slow\"").count(), 1);
         assert_eq!(s.matches("class=\"error\"").count(), 1);
         assert!(s.trim_end().ends_with("</svg>"));
+    }
+
+    /// The numbers of one axis, as the SVG's texts show them.
+    fn ticks(svg: &str, class: &str) -> Vec<String> {
+        crate::report::axis::svg_texts(svg)
+            .into_iter()
+            .filter(|(a, _)| a.contains(&format!("class=\"{class}\"")))
+            .map(|(_, t)| t)
+            .collect()
+    }
+
+    /// Ticks at round values, each axis with one number of decimals; a legend for the bands
+    /// drawn; a quick scan says it is one.
+    #[test]
+    fn svg_ticks_are_round_the_bands_have_a_legend_and_quick_says_so() {
+        let mut sc = scan();
+        let svg_full = svg("/dev/sdz", &sc);
+        assert_eq!(
+            ticks(&svg_full, "rate-tick"),
+            ["0", "50", "100", "150", "200", "250"]
+        );
+        // access times 0.5 … 0.8 ms
+        assert_eq!(
+            ticks(&svg_full, "access-tick"),
+            ["0.0", "0.2", "0.4", "0.6", "0.8", "1.0"]
+        );
+        assert_eq!(
+            ticks(&svg_full, "position-tick"),
+            ["0%", "20%", "40%", "60%", "80%", "100%"]
+        );
+        let texts: Vec<String> = crate::report::axis::svg_texts(&svg_full)
+            .into_iter()
+            .map(|(_, t)| t)
+            .collect();
+        for want in [
+            "read rate",
+            "access time",
+            "slow zone (under half the median rate)",
+            "zone with read errors",
+        ] {
+            assert!(
+                texts.iter().any(|t| t == want),
+                "no legend {want:?}: {texts:?}"
+            );
+        }
+        assert!(texts.contains(&"Surface scan of /dev/sdz (0.0 GB)".to_string()));
+        assert!(!svg_full.contains("class=\"subtitle\""));
+        // no slow zone, no slow legend; a quick scan is named so
+        sc.zones[1].slow = false;
+        sc.quick = true;
+        let quick = svg("/dev/sdz", &sc);
+        let texts: Vec<String> = crate::report::axis::svg_texts(&quick)
+            .into_iter()
+            .map(|(_, t)| t)
+            .collect();
+        assert!(
+            !texts.iter().any(|t| t.starts_with("slow zone")),
+            "{texts:?}"
+        );
+        assert!(texts.contains(&"Quick surface scan of /dev/sdz (0.0 GB)".to_string()));
+        assert!(
+            texts.contains(
+                &"quick: 8 MiB read at the start of each of 4 zones, not the whole device"
+                    .to_string()
+            ),
+            "{texts:?}"
+        );
     }
 
     #[test]

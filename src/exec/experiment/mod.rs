@@ -243,7 +243,8 @@ fn winner(arms: &[ArmReport]) -> Option<usize> {
 
 /// What the loop reports as it goes, on stderr.
 pub enum Progress<'a> {
-    /// Nothing (the tests, and `--json` callers that want a quiet stderr).
+    /// Nothing: the loop's tests, which read the report alone.
+    #[cfg(test)]
     Quiet,
     /// A terminal: one line redrawn before each trial, erased at the end.
     Terminal(&'a mut dyn Write),
