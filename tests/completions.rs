@@ -6,6 +6,7 @@
 
 mod common;
 
+use std::path::PathBuf;
 use std::process::Command;
 
 fn generated(shell: &str) -> String {
@@ -15,6 +16,15 @@ fn generated(shell: &str) -> String {
         .expect("run");
     assert!(out.status.success());
     String::from_utf8(out.stdout).expect("utf-8")
+}
+
+/// A scratch folder holding the shell's script as `name`: (folder, script).
+fn script_in(tag: &str, shell: &str, name: &str) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let script = dir.join(name);
+    std::fs::write(&script, generated(shell)).expect("write");
+    (dir, script)
 }
 
 fn shell_present(test: &str, shell: &str) -> bool {
@@ -34,10 +44,7 @@ fn bash_completes_options_and_files() {
     if !shell_present(test, "bash") {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("hdparm-rs-complete-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let script = dir.join("hdparm.bash");
-    std::fs::write(&script, generated("bash")).expect("write");
+    let (dir, script) = script_in("hdparm-rs-complete", "bash", "hdparm.bash");
     let complete = |words: &str, cword: usize| {
         let out = Command::new("bash")
             .arg("-c")
@@ -136,10 +143,7 @@ fn fish_completes_options_values_and_block_devices() {
     if !shell_present(test, "fish") {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("hdparm-rs-fish-c-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let script = dir.join("hdparm.fish");
-    std::fs::write(&script, generated("fish")).expect("write");
+    let (dir, script) = script_in("hdparm-rs-fish-c", "fish", "hdparm.fish");
     let complete = |line: &str| {
         let out = Command::new("fish")
             .arg("--no-config")
@@ -196,10 +200,7 @@ fn zsh_gets_every_spec_with_its_description_whole() {
     if !shell_present(test, "zsh") {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("hdparm-rs-zsh-c-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let script = dir.join("_hdparm");
-    std::fs::write(&script, generated("zsh")).expect("write");
+    let (dir, script) = script_in("hdparm-rs-zsh-c", "zsh", "_hdparm");
     // The script, run with the completion system's functions replaced by ones that print
     // what they are given: the specs _arguments receives after zsh's quoting, and the
     // devices the device function offers.
@@ -261,10 +262,7 @@ fn zsh_and_fish_accept_their_scripts() {
         if !shell_present(test, shell) {
             continue;
         }
-        let dir = std::env::temp_dir().join(format!("hdparm-rs-{shell}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("dir");
-        let script = dir.join("hdparm");
-        std::fs::write(&script, generated(shell)).expect("write");
+        let (dir, script) = script_in(&format!("hdparm-rs-{shell}"), shell, "hdparm");
         let out = Command::new(shell)
             .arg(check)
             .arg(&script)

@@ -11,7 +11,7 @@
 //! What this file must not do: read anything; it renders a finished scan.
 
 use super::axis::Axis;
-use crate::timing::surface::{Ending, Scan};
+use crate::timing::surface::{Ending, Scan, Zone};
 use std::fmt::Write;
 
 /// Rows of the text chart (zones are grouped into them).
@@ -150,22 +150,13 @@ pub fn svg(device: &str, scan: &Scan) -> String {
     let (left, right, top, bottom) = (70.0, 70.0, 70.0, 50.0);
     let plot_w = w - left - right;
     let plot_h = h - top - bottom;
-    let rates = Axis::from_zero(
-        scan.zones
-            .iter()
-            .filter_map(|z| z.read_mb_per_s)
-            .fold(0.0f64, f64::max)
-            .max(1.0)
-            * 1.05,
-    );
-    let access = Axis::from_zero(
-        scan.zones
-            .iter()
-            .filter_map(|z| z.access_ms)
-            .fold(0.0f64, f64::max)
-            .max(0.01)
-            * 1.05,
-    );
+    // an axis from 0 to a little above the largest value of a series (at least `least`)
+    let series_axis = |value: fn(&Zone) -> Option<f64>, least: f64| {
+        let max = scan.zones.iter().filter_map(value).fold(0.0f64, f64::max);
+        Axis::from_zero(max.max(least) * 1.05)
+    };
+    let rates = series_axis(|z| z.read_mb_per_s, 1.0);
+    let access = series_axis(|z| z.access_ms, 0.01);
     let position = Axis::from_zero(100.0);
     let n = scan.planned_zones.max(1) as f64;
     let x = |i: f64| left + plot_w * i / n;
@@ -258,29 +249,25 @@ pub fn svg(device: &str, scan: &Scan) -> String {
         left + plot_w,
         top + plot_h
     );
-    for t in rates.ticks() {
-        let _ = writeln!(
-            s,
-            "<line x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{left}\" y2=\"{y:.1}\" stroke=\"black\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" class=\"rate-tick\">{}</text>",
-            left - 4.0,
-            left - 6.0,
-            y_rate(t) + 4.0,
-            rates.label(t),
-            y = y_rate(t)
-        );
-    }
-    for t in access.ticks() {
-        let _ = writeln!(
-            s,
-            "<line x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"black\"/><text x=\"{:.1}\" y=\"{:.1}\" class=\"access-tick\">{}</text>",
-            left + plot_w,
-            left + plot_w + 4.0,
-            left + plot_w + 6.0,
-            y_access(t) + 4.0,
-            access.label(t),
-            y = y_access(t)
-        );
-    }
+    // the vertical axes' ticks: a 4-pixel stroke outward and the label beyond it
+    let side = |axis: &Axis, pos: &dyn Fn(f64) -> f64, at: f64, out: f64, class: &str| {
+        let anchor = if out < 0.0 { "end" } else { "start" };
+        axis.ticks()
+            .into_iter()
+            .map(|t| {
+                format!(
+                    "<line x1=\"{at:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"black\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\" class=\"{class}\">{}</text>\n",
+                    at + 4.0 * out,
+                    at + 6.0 * out,
+                    pos(t) + 4.0,
+                    axis.label(t),
+                    y = pos(t)
+                )
+            })
+            .collect::<String>()
+    };
+    s.push_str(&side(&rates, &y_rate, left, -1.0, "rate-tick"));
+    s.push_str(&side(&access, &y_access, left + plot_w, 1.0, "access-tick"));
     for t in position.ticks() {
         let _ = writeln!(
             s,
@@ -354,7 +341,7 @@ fn escape(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timing::surface::{ErrorRange, Zone};
+    use crate::timing::surface::ErrorRange;
 
     fn scan() -> Scan {
         let zone = |index: usize, rate: f64, slow: bool, errors: Vec<ErrorRange>| Zone {

@@ -56,6 +56,22 @@ impl Settings for FakeSettings {
     }
 }
 
+/// The loop over the fake device `state`, with no progress.
+fn run_quiet(
+    req: &ExperimentRequest,
+    state: &Rc<RefCell<State>>,
+    t: &mut dyn Trials,
+    stop: &dyn Fn() -> bool,
+) -> Result<(ExperimentReport, Ending), String> {
+    run_with(
+        req,
+        &mut FakeSettings(state.clone()),
+        t,
+        stop,
+        Progress::Quiet,
+    )
+}
+
 /// Trials whose rate depends on the read-ahead currently set, plus scripted noise.
 struct FakeTrials {
     state: Rc<RefCell<State>>,
@@ -158,14 +174,7 @@ fn a_clear_winner_is_named_and_the_originals_come_back() {
     let req = request("--experiment|-a 8|-a 2048|--trials|3|/dev/sdz");
     let state = device(&[("-a", "256")]);
     let mut t = trials(&state, faster_with_big_readahead);
-    let (r, ending) = run_with(
-        &req,
-        &mut FakeSettings(state.clone()),
-        &mut t,
-        &never,
-        Progress::Quiet,
-    )
-    .unwrap();
+    let (r, ending) = run_quiet(&req, &state, &mut t, &never).unwrap();
     assert_eq!(ending, Ending::Done);
     assert_eq!(
         r.originals,
@@ -216,14 +225,7 @@ fn noise_alone_gives_no_winner_and_keep_restores() {
     let state = device(&[("-a", "256")]);
     let mut t = trials(&state, same_for_all);
     t.noise = vec![0.0, 30.0, -25.0, 20.0, -30.0, 25.0, 10.0];
-    let (r, ending) = run_with(
-        &req,
-        &mut FakeSettings(state.clone()),
-        &mut t,
-        &never,
-        Progress::Quiet,
-    )
-    .unwrap();
+    let (r, ending) = run_quiet(&req, &state, &mut t, &never).unwrap();
     assert_eq!(ending, Ending::Done);
     assert!(matches!(
         r.comparisons[0].verdict,
@@ -243,14 +245,7 @@ fn keep_leaves_the_winner_and_gives_its_stanza() {
     let req = request("--experiment|-a 2048|-a 8|--trials|3|--keep|/dev/sdz");
     let state = device(&[("-a", "256")]);
     let mut t = trials(&state, faster_with_big_readahead);
-    let (r, ending) = run_with(
-        &req,
-        &mut FakeSettings(state.clone()),
-        &mut t,
-        &never,
-        Progress::Quiet,
-    )
-    .unwrap();
+    let (r, ending) = run_quiet(&req, &state, &mut t, &never).unwrap();
     assert_eq!(ending, Ending::Done);
     // Arm 1 is the baseline; arm 2 is slower, and arm 1 wins.
     assert_eq!(r.comparisons[0].verdict, stats::Verdict::SecondSmaller);
@@ -271,14 +266,7 @@ fn keep_names_the_drive_by_id_in_its_stanza() {
     let state = device(&[("-a", "256")]);
     state.borrow_mut().by_id = Some("/dev/disk/by-id/ata-QEMU_HARDDISK_QM00001".into());
     let mut t = trials(&state, faster_with_big_readahead);
-    let (r, _) = run_with(
-        &req,
-        &mut FakeSettings(state.clone()),
-        &mut t,
-        &never,
-        Progress::Quiet,
-    )
-    .unwrap();
+    let (r, _) = run_quiet(&req, &state, &mut t, &never).unwrap();
     assert_eq!(
         r.stanza.as_deref(),
         Some("/dev/disk/by-id/ata-QEMU_HARDDISK_QM00001 {\n\tread_ahead_sect = 2048\n}\n")
@@ -292,14 +280,7 @@ fn an_unreadable_option_is_refused_before_anything_changes() {
     let state = device(&[("-a", "256")]);
     state.borrow_mut().unreadable.push("-W".into());
     let mut t = trials(&state, same_for_all);
-    let err = run_with(
-        &req,
-        &mut FakeSettings(state.clone()),
-        &mut t,
-        &never,
-        Progress::Quiet,
-    )
-    .unwrap_err();
+    let err = run_quiet(&req, &state, &mut t, &never).unwrap_err();
     assert!(err.contains("cannot read -W before changing it"), "{err}");
     assert!(state.borrow().log.is_empty());
     assert_eq!(t.calls, 0);
@@ -311,14 +292,7 @@ fn an_error_mid_run_stops_and_restores() {
     let state = device(&[("-a", "256"), ("-W", "1")]);
     let mut t = trials(&state, same_for_all);
     t.fail_at = Some(3);
-    let (r, ending) = run_with(
-        &req,
-        &mut FakeSettings(state.clone()),
-        &mut t,
-        &never,
-        Progress::Quiet,
-    )
-    .unwrap();
+    let (r, ending) = run_quiet(&req, &state, &mut t, &never).unwrap();
     assert_eq!(ending, Ending::Failed);
     assert_eq!(
         r.stopped.as_deref(),
@@ -351,14 +325,7 @@ fn a_setting_that_does_not_read_back_stops_the_run() {
     let state = device(&[("-a", "256"), ("-W", "1")]);
     state.borrow_mut().ignored.push("-W".into());
     let mut t = trials(&state, same_for_all);
-    let (r, ending) = run_with(
-        &req,
-        &mut FakeSettings(state.clone()),
-        &mut t,
-        &never,
-        Progress::Quiet,
-    )
-    .unwrap();
+    let (r, ending) = run_quiet(&req, &state, &mut t, &never).unwrap();
     assert_eq!(ending, Ending::Failed);
     assert_eq!(
         r.stopped.as_deref(),
@@ -373,14 +340,7 @@ fn a_failed_apply_stops_and_restores() {
     let state = device(&[("-a", "256")]);
     state.borrow_mut().fail_apply = Some(2);
     let mut t = trials(&state, same_for_all);
-    let (r, ending) = run_with(
-        &req,
-        &mut FakeSettings(state.clone()),
-        &mut t,
-        &never,
-        Progress::Quiet,
-    )
-    .unwrap();
+    let (r, ending) = run_quiet(&req, &state, &mut t, &never).unwrap();
     assert_eq!(ending, Ending::Failed);
     assert!(r
         .stopped
@@ -400,14 +360,7 @@ fn a_signal_stops_between_trials_and_restores() {
         checks.set(checks.get() + 1);
         checks.get() > 2
     };
-    let (r, ending) = run_with(
-        &req,
-        &mut FakeSettings(state.clone()),
-        &mut t,
-        &stop,
-        Progress::Quiet,
-    )
-    .unwrap();
+    let (r, ending) = run_quiet(&req, &state, &mut t, &stop).unwrap();
     assert_eq!(ending, Ending::Failed);
     assert_eq!(t.calls, 2);
     assert_eq!(
@@ -431,35 +384,33 @@ fn a_signal_during_the_last_trial_still_restores() {
         checks.set(checks.get() + 1);
         checks.get() > 5
     };
-    let (r, ending) = run_with(
-        &req,
-        &mut FakeSettings(state.clone()),
-        &mut t,
-        &stop,
-        Progress::Quiet,
-    )
-    .unwrap();
+    let (r, ending) = run_quiet(&req, &state, &mut t, &stop).unwrap();
     assert_eq!(ending, Ending::Failed);
     assert_eq!(t.calls, 5);
     assert_eq!(r.kept, None);
     assert_eq!(state.borrow().values["-a"], "256");
 }
 
-#[test]
-fn progress_goes_to_the_terminal_and_is_cleared() {
-    let req = request("--experiment|-a 8|-a 2048|--trials|2|/dev/sdz");
+/// What a run of `trials` per arm writes as progress, on a terminal or off one.
+fn progress_text(trials_per_arm: u32, terminal: bool) -> String {
+    let req = request(&format!(
+        "--experiment|-a 8|-a 2048|--trials|{trials_per_arm}|/dev/sdz"
+    ));
     let state = device(&[("-a", "256")]);
     let mut t = trials(&state, same_for_all);
     let mut err = Vec::new();
-    run_with(
-        &req,
-        &mut FakeSettings(state),
-        &mut t,
-        &never,
-        Progress::Terminal(&mut err),
-    )
-    .unwrap();
-    let err = String::from_utf8(err).unwrap();
+    let progress = if terminal {
+        Progress::Terminal(&mut err)
+    } else {
+        Progress::Plain(&mut err)
+    };
+    run_with(&req, &mut FakeSettings(state), &mut t, &never, progress).unwrap();
+    String::from_utf8(err).unwrap()
+}
+
+#[test]
+fn progress_goes_to_the_terminal_and_is_cleared() {
+    let err = progress_text(2, true);
     assert!(
         err.contains("\r\x1b[K/dev/sdz: warm-up, arm 1 '-a 8'"),
         "{err}"
@@ -479,19 +430,7 @@ fn progress_goes_to_the_terminal_and_is_cleared() {
 /// of its trials, how far it is: plain lines, no carriage return or escape, at most ten.
 #[test]
 fn progress_off_a_terminal_is_a_plain_line_now_and_then() {
-    let req = request("--experiment|-a 8|-a 2048|--trials|10|/dev/sdz");
-    let state = device(&[("-a", "256")]);
-    let mut t = trials(&state, same_for_all);
-    let mut err = Vec::new();
-    run_with(
-        &req,
-        &mut FakeSettings(state),
-        &mut t,
-        &never,
-        Progress::Plain(&mut err),
-    )
-    .unwrap();
-    let err = String::from_utf8(err).unwrap();
+    let err = progress_text(10, false);
     assert!(!err.contains('\r') && !err.contains('\x1b'), "{err:?}");
     let lines: Vec<&str> = err.lines().collect();
     assert_eq!(
@@ -533,14 +472,7 @@ fn an_original_the_option_cannot_set_is_refused() {
     let req = request("--experiment|-a 8|-a 2048|/dev/sdz");
     let state = device(&[("-a", "5120")]);
     let mut t = trials(&state, same_for_all);
-    let err = run_with(
-        &req,
-        &mut FakeSettings(state.clone()),
-        &mut t,
-        &never,
-        Progress::Quiet,
-    )
-    .unwrap_err();
+    let err = run_quiet(&req, &state, &mut t, &never).unwrap_err();
     assert!(
         err.contains("-a is 5120 now, outside what -a can set (0..2048)"),
         "{err}"
@@ -555,14 +487,7 @@ fn a_failed_restore_is_reported_and_fails_the_run() {
     // 5 trials, each after its apply; the 6th apply is the restore, and the 7th its retry.
     state.borrow_mut().fail_apply = Some(6);
     let mut t = trials(&state, same_for_all);
-    let (r, ending) = run_with(
-        &req,
-        &mut FakeSettings(state.clone()),
-        &mut t,
-        &never,
-        Progress::Quiet,
-    )
-    .unwrap();
+    let (r, ending) = run_quiet(&req, &state, &mut t, &never).unwrap();
     assert_eq!(ending, Ending::Failed);
     assert_eq!(r.stopped, None);
     assert_eq!(r.restore_failed.as_deref(), Some("scripted failure"));
