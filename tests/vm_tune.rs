@@ -579,8 +579,13 @@ fn vm_tune_surface_over_dm_delay_and_error_flags_them() {
         "read rate (MB/s)",
         "access time (ms)",
         "0%",
-        "50%",
+        "20%",
         "100%",
+        // the legend: both series, and the slow and failed zones' bands
+        "read rate",
+        "access time",
+        "slow zone (under half the median rate)",
+        "zone with read errors",
     ] {
         assert!(
             texts.iter().any(|t| t == label),
