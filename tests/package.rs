@@ -108,6 +108,13 @@ fn the_package_installs_upgrades_and_removes_cleanly_in_debian_12() {
         String::from_utf8_lossy(&done.stderr)
     );
     eprintln!("{log}");
+    if done.status.code() == Some(77) {
+        common::skip(
+            test,
+            "tests/package/run.sh cannot build the Debian 12 root (mmdebstrap from Debian's registry)",
+        );
+        return;
+    }
     assert!(done.status.success(), "tests/package/run.sh failed:\n{log}");
     assert!(log.contains("== all steps passed"), "{log}");
     let _ = std::fs::remove_dir_all(&dir);

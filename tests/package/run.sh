@@ -16,6 +16,7 @@
 # $HDPARM_RS_PACKAGE_CACHE (default tests/package/cache); a change to the recipe below makes a
 # new one. $HDPARM_RS_DEBIAN_MIRROR overrides http://deb.debian.org/debian (and
 # $HDPARM_RS_DEBIAN_SECURITY its security archive). Needs root, mmdebstrap, chroot, dpkg-deb.
+# Exits 0 when every step passed, 1 when one failed, 77 when the root cannot be built.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 previous=""
@@ -51,11 +52,15 @@ tarball="$cache/$suite-$key.tar.gz"
   flock 9
   if [ ! -s "$tarball" ]; then
     echo "== building the Debian 12 root (mmdebstrap; cached as $tarball)"
-    mmdebstrap "${recipe[@]}" 2> "$cache/mmdebstrap.log" | gzip -1 > "$tarball.tmp" \
-      || { tail -20 "$cache/mmdebstrap.log" >&2; rm -f "$tarball.tmp"; exit 1; }
+    if ! mmdebstrap "${recipe[@]}" 2> "$cache/mmdebstrap.log" | gzip -1 > "$tarball.tmp"; then
+      tail -20 "$cache/mmdebstrap.log" >&2
+      rm -f "$tarball.tmp"
+      echo "run.sh: cannot build the Debian 12 root (is $mirror reachable?)" >&2
+      exit 77
+    fi
     mv "$tarball.tmp" "$tarball"
   fi
-) 9> "$cache/.lock"
+) 9> "$cache/.lock" || exit $?
 
 work=$(mktemp -d /tmp/hdparm-rs-package.XXXXXX)
 root="$work/root"
