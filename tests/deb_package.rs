@@ -119,9 +119,9 @@ fn the_package_installs_runs_and_purges_cleanly() {
         "./usr/share/bash-completion/completions/hdparm",
         "./usr/share/zsh/vendor-completions/_hdparm",
         "./usr/share/fish/vendor_completions.d/hdparm.fish",
-        "./usr/lib/udev/rules.d/85-hdparm-rs.rules",
-        "./usr/lib/systemd/system/hdparm-rs-apply.service",
-        "./usr/lib/systemd/system-sleep/hdparm-rs",
+        "./lib/udev/rules.d/85-hdparm-rs.rules",
+        "./lib/systemd/system/hdparm-rs-apply.service",
+        "./lib/systemd/system-sleep/hdparm-rs",
         "./etc/hdparm.conf",
         "./usr/share/doc/hdparm-rs/copyright",
         "./usr/share/doc/hdparm-rs/changelog.Debian.gz",
@@ -171,7 +171,7 @@ fn the_package_installs_runs_and_purges_cleanly() {
         )),
         "{status}"
     );
-    let listed_unit = root.join("usr/lib/systemd/system/hdparm-rs-apply.service");
+    let listed_unit = root.join("lib/systemd/system/hdparm-rs-apply.service");
     assert!(listed_unit.exists(), "{listed}");
     // Enabled on the first installation (deb-systemd-helper, into DPKG_ROOT).
     let wants = root.join("etc/systemd/system/multi-user.target.wants/hdparm-rs-apply.service");

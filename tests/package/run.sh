@@ -10,6 +10,7 @@
 # the bytes of the .deb) and runs; every udev rule, udev helper, unit and sleep hook in the
 # root that names an hdparm program names one that exists and that an installed package owns;
 # /etc/hdparm.conf holds the expected bytes; the boot unit is enabled or disabled as expected.
+# After each purge, the root holds exactly the paths it held before our package came.
 #
 # The root is Debian 12 from Debian's registry (mmdebstrap, variant apt, with systemd, udev and
 # Debian's hdparm .deb in /root/debs), built once and cached as a tarball in
@@ -25,7 +26,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --previous) previous=$(realpath "$2"); shift 2 ;;
     --current) current=$(realpath "$2"); shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument $1 (see --help)" >&2; exit 22 ;;
   esac
 done
@@ -92,6 +93,24 @@ dpkg_in() {
   if grep -q "Configuration file '" "$work/dpkg.log"; then
     fail "dpkg $* asked about a configuration file"
   fi
+}
+
+# Every path of the root, with its type, but dpkg's database and logs and the packages in
+# /tmp: what piuparts compares before an installation and after the purge.
+snapshot() {
+  chroot "$root" find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /tmp \
+    -o -path /var/lib/dpkg -o -path /var/log -o -path /var/cache \) -prune -o -printf '%p %y\n' \
+    | LC_ALL=C sort > "$work/$1.paths"
+}
+
+# same_paths BEFORE: the root holds exactly the paths it held at `snapshot BEFORE`.
+same_paths() {
+  snapshot after
+  if ! diff -u "$work/$1.paths" "$work/after.paths" > "$work/paths.diff"; then
+    sed 's/^/  /' "$work/paths.diff"
+    fail "the root's files differ from before the installation (- gone, + left behind)"
+  fi
+  echo "ok ($step): the root holds the paths it held before"
 }
 
 # The hook check, run inside the root (absolute links resolve there): every file in these
@@ -217,6 +236,7 @@ ours_conf=$(dpkg-deb --fsys-tarfile "$current" | tar -xO ./etc/hdparm.conf | md5
 step="1 fresh install"
 echo "== $step"
 fresh_root
+snapshot bare
 dpkg_in -i /tmp/current.deb
 check hdparm-rs "$debian_conf" enabled
 
@@ -227,12 +247,14 @@ check none absent absent
 for left in /var/lib/systemd/deb-systemd-helper-enabled/hdparm-rs-apply.service.dsh-also /run/hdparm; do
   [ ! -e "$root$left" ] || fail "$left is left behind"
 done
+same_paths bare
 
 step="3 install over Debian's hdparm, with an edited /etc/hdparm.conf"
 echo "== $step"
 fresh_root
 dpkg_in -i "$debian_hdparm"
 check hdparm "$debian_conf" absent
+snapshot debian
 printf '/dev/disk/by-id/ata-EXAMPLE_DISK_1234 {\n\tspindown_time = 241\n}\n' >> "$root/etc/hdparm.conf"
 edited=$(md5sum < "$root/etc/hdparm.conf" | cut -d' ' -f1)
 dpkg_in -i /tmp/previous.deb
@@ -265,5 +287,6 @@ dpkg_in --purge hdparm-rs
 [ -z "$(chroot "$root" dpkg-query -W -f='${db:Status-Abbrev}' hdparm-rs 2>/dev/null)" ] \
   || fail "hdparm-rs is still known to dpkg"
 check hdparm "$edited" absent
+same_paths debian
 
 echo "== all steps passed"
