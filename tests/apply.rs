@@ -5,10 +5,10 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-use common::{blockdev, Loop};
+use common::{blockdev, scratch, Loop};
 
 struct Done {
     stdout: String,
@@ -60,13 +60,6 @@ fn write_conf(dir: &Path, text: String) -> String {
     let conf = dir.join("hdparm.conf");
     std::fs::write(&conf, text).expect("conf");
     conf.display().to_string()
-}
-
-fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hdparm-rs-{test}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch");
-    dir
 }
 
 #[test]

@@ -80,6 +80,14 @@ pub fn our_hdparm() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_hdparm"))
 }
 
+/// An empty directory of the test's own, /tmp/hdparm-rs-TAG-PID (made afresh).
+pub fn scratch(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hdparm-rs-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
 /// True when running as root.
 pub fn is_root() -> bool {
     std::fs::read_to_string("/proc/self/status")
