@@ -79,6 +79,19 @@ fn version_of(deb: &Path) -> String {
     out.trim().to_string()
 }
 
+/// What `dpkg-deb OPTION DEB` prints (the control file, the contents), asserted to hold every
+/// one of `items`.
+fn dpkg_deb_holding(option: &str, deb: &str, items: &[&str]) -> String {
+    let (ok, text) = run("dpkg-deb", &[option, deb]);
+    assert!(ok, "{text}");
+    let missing: Vec<&&str> = items.iter().filter(|i| !text.contains(**i)).collect();
+    assert!(
+        missing.is_empty(),
+        "dpkg-deb {option} lacks {missing:?}:\n{text}"
+    );
+    text
+}
+
 /// What scripts/build-deb runs.
 const BUILD_TOOLS: [&str; 3] = ["dpkg-deb", "dpkg-shlibdeps", "strip"];
 
@@ -110,16 +123,16 @@ fn the_package_installs_runs_and_purges_cleanly() {
     let deb = build(&dir.join("out"), None);
     let deb_text = deb.display().to_string();
 
-    let (ok, info) = run("dpkg-deb", &["-f", &deb_text]);
-    assert!(ok, "{info}");
-    for field in [
-        "Package: hdparm-rs",
-        "Provides: hdparm",
-        "Conflicts: hdparm",
-        "Replaces: hdparm",
-    ] {
-        assert!(info.contains(field), "control lacks {field}:\n{info}");
-    }
+    let info = dpkg_deb_holding(
+        "-f",
+        &deb_text,
+        &[
+            "Package: hdparm-rs",
+            "Provides: hdparm",
+            "Conflicts: hdparm",
+            "Replaces: hdparm",
+        ],
+    );
     let field = |name: &str| {
         info.lines()
             .find_map(|l| l.strip_prefix(&format!("{name}: ")))
@@ -154,31 +167,28 @@ fn the_package_installs_runs_and_purges_cleanly() {
             "version {version} is not UPSTREAM+gitYYYYMMDD.HHMMSS.HASH-1"
         );
     }
-    let (ok, contents) = run("dpkg-deb", &["-c", &deb_text]);
-    assert!(ok, "{contents}");
-    for path in [
-        "./sbin/hdparm",
-        "./usr/share/man/man8/hdparm.8.gz",
-        "./usr/share/man/man5/hdparm.conf.5.gz",
-        "./usr/share/bash-completion/completions/hdparm",
-        "./usr/share/zsh/vendor-completions/_hdparm",
-        "./usr/share/fish/vendor_completions.d/hdparm.fish",
-        "./lib/udev/rules.d/85-hdparm-rs.rules",
-        "./lib/systemd/system/hdparm-rs-apply.service",
-        "./lib/systemd/system-sleep/hdparm-rs",
-        "./etc/hdparm.conf",
-        "./usr/share/doc/hdparm-rs/copyright",
-        "./usr/share/doc/hdparm-rs/changelog.Debian.gz",
-        "./usr/share/doc/hdparm-rs/DIFFERENCES.md.gz",
-        "./usr/share/doc/hdparm-rs/hdparm-rs.schema.json",
-        "./usr/share/doc/hdparm-rs/examples/hdparm.conf",
-        "./usr/share/lintian/overrides/hdparm-rs",
-    ] {
-        assert!(
-            contents.contains(path),
-            "the package lacks {path}:\n{contents}"
-        );
-    }
+    dpkg_deb_holding(
+        "-c",
+        &deb_text,
+        &[
+            "./sbin/hdparm",
+            "./usr/share/man/man8/hdparm.8.gz",
+            "./usr/share/man/man5/hdparm.conf.5.gz",
+            "./usr/share/bash-completion/completions/hdparm",
+            "./usr/share/zsh/vendor-completions/_hdparm",
+            "./usr/share/fish/vendor_completions.d/hdparm.fish",
+            "./lib/udev/rules.d/85-hdparm-rs.rules",
+            "./lib/systemd/system/hdparm-rs-apply.service",
+            "./lib/systemd/system-sleep/hdparm-rs",
+            "./etc/hdparm.conf",
+            "./usr/share/doc/hdparm-rs/copyright",
+            "./usr/share/doc/hdparm-rs/changelog.Debian.gz",
+            "./usr/share/doc/hdparm-rs/DIFFERENCES.md.gz",
+            "./usr/share/doc/hdparm-rs/hdparm-rs.schema.json",
+            "./usr/share/doc/hdparm-rs/examples/hdparm.conf",
+            "./usr/share/lintian/overrides/hdparm-rs",
+        ],
+    );
 
     // An empty dpkg root.
     let root = dir.join("root");
