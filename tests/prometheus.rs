@@ -1,7 +1,8 @@
 //! `--prometheus` through the binary: the textfile is written atomically where asked, holds a
 //! `query_success` series for every device named (a device without ATA is 0, with its reason
-//! on stderr and exit 25, and does not keep the others out), and `promtool check metrics`
-//! (Debian's prometheus package) accepts it.
+//! on stderr and exit 25, and does not keep the others out), labelled as node_exporter labels
+//! its disks (`device="loop0"`), one series per disk however often and by whatever names it is
+//! named, and `promtool check metrics` (Debian's prometheus package) accepts it.
 
 mod common;
 
@@ -72,15 +73,13 @@ fn metrics_for_devices_that_answer_and_that_do_not() {
         "{stderr}"
     );
     let text = std::fs::read_to_string(&file).expect("the file was written");
+    let name = kernel_name(&lo.dev);
     assert!(
-        text.contains(&format!(
-            "hdparm_query_success{{device=\"{}\"}} 0\n",
-            lo.dev
-        )),
+        text.contains(&format!("hdparm_query_success{{device=\"{name}\"}} 0\n")),
         "{text}"
     );
     assert!(
-        text.contains(&format!("hdparm_query_success{{device=\"{missing}\"}} 0\n")),
+        text.contains("hdparm_query_success{device=\"hdparm-rs-no-such-disk\"} 0\n"),
         "{text}"
     );
     assert!(text.contains("# TYPE hdparm_query_success gauge\n"));
@@ -108,13 +107,71 @@ fn metrics_for_devices_that_answer_and_that_do_not() {
         .output()
         .expect("run");
     let text = String::from_utf8_lossy(&out.stdout);
-    let series = format!("hdparm_read_bytes_per_second{{device=\"{}\"}} ", lo.dev);
+    let series = format!("hdparm_read_bytes_per_second{{device=\"{name}\"}} ");
     let rate: f64 = text
         .lines()
         .find_map(|l| l.strip_prefix(&series))
         .and_then(|v| v.parse().ok())
         .unwrap_or_else(|| panic!("no read rate: {text}"));
     assert!(rate > 0.0, "{text}");
+    if let Err(e) = promtool_accepts(&text) {
+        panic!("promtool rejects the file: {e}\n{text}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `/dev/loop3` is `loop3` to the kernel and to node_exporter.
+fn kernel_name(dev: &str) -> String {
+    dev.rsplit('/').next().unwrap_or(dev).to_string()
+}
+
+#[test]
+fn one_disk_named_twice_or_by_two_names_is_one_series() {
+    let test = "one_disk_named_twice_or_by_two_names_is_one_series";
+    if !common::is_root() {
+        common::skip(test, "needs root for losetup");
+        return;
+    }
+    if Command::new("promtool").arg("--version").output().is_err() {
+        common::skip(test, "promtool is missing: apt-get install prometheus");
+        return;
+    }
+    let Some(lo) = common::Loop::new("prometheus-twice", 16) else {
+        common::skip(test, "losetup could not attach a loop device");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("hdparm-rs-prom-twice-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    // A link as udev makes them under /dev/disk/by-id.
+    let link = dir.join("ata-HDPARM_RS_LOOP");
+    std::os::unix::fs::symlink(&lo.dev, &link).expect("link");
+    let file = dir.join("hdparm.prom");
+    let out = Command::new(common::our_hdparm())
+        .arg("--prometheus")
+        .arg(&file)
+        .args([&lo.dev, &lo.dev])
+        .arg(&link)
+        .output()
+        .expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(25),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&file).expect("the file was written");
+    let series = format!(
+        "hdparm_query_success{{device=\"{}\"}} ",
+        kernel_name(&lo.dev)
+    );
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with(&series)).count(),
+        1,
+        "{text}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "asked once: {stderr}");
     if let Err(e) = promtool_accepts(&text) {
         panic!("promtool rejects the file: {e}\n{text}");
     }
