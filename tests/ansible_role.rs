@@ -45,19 +45,25 @@ fn play(playbook: &Path, extra: &[String]) -> (bool, u32, String) {
     (out.status.success(), changed, text)
 }
 
-fn have_ansible(test: &str) -> bool {
-    if Command::new("ansible-playbook")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
+/// A loop device for a test that needs ansible-playbook (or strace), root and losetup (None:
+/// the test says which is missing).
+fn loop_for(test: &str, tool: &str, package: &str) -> Option<common::Loop> {
+    if Command::new(tool).arg("--version").output().is_err() {
         common::skip(
             test,
-            "ansible-playbook is missing: apt-get install ansible-core",
+            &format!("{tool} is missing: apt-get install {package}"),
         );
-        return false;
+        return None;
     }
-    true
+    if !common::is_root() {
+        common::skip(test, "needs root for losetup");
+        return None;
+    }
+    let lo = common::Loop::new(&test[..test.len().min(24)], 16);
+    if lo.is_none() {
+        common::skip(test, "losetup could not attach a loop device");
+    }
+    lo
 }
 
 /// The test's files: the playbook that runs the role with `conf` as hdparm.conf's text, the
@@ -143,16 +149,11 @@ fn conf_text(dev: &str, readahead: u32, spindown: u32) -> String {
 
 #[test]
 fn the_role_applies_on_change_and_drift_and_then_changes_nothing() {
-    let test = "the_role_applies_on_change_and_drift_and_then_changes_nothing";
-    if !have_ansible(test) {
-        return;
-    }
-    if !common::is_root() {
-        common::skip(test, "needs root for losetup");
-        return;
-    }
-    let Some(lo) = common::Loop::new("ansible", 16) else {
-        common::skip(test, "losetup could not attach a loop device");
+    let Some(lo) = loop_for(
+        "the_role_applies_on_change_and_drift_and_then_changes_nothing",
+        "ansible-playbook",
+        "ansible-core",
+    ) else {
         return;
     };
     let site = Site::new("role", &lo.dev);
@@ -212,16 +213,11 @@ fn the_role_applies_on_change_and_drift_and_then_changes_nothing() {
 
 #[test]
 fn the_local_fact_and_the_fleet_report_say_what_the_drives_are() {
-    let test = "the_local_fact_and_the_fleet_report_say_what_the_drives_are";
-    if !have_ansible(test) {
-        return;
-    }
-    if !common::is_root() {
-        common::skip(test, "needs root for losetup");
-        return;
-    }
-    let Some(lo) = common::Loop::new("ansible-fact", 16) else {
-        common::skip(test, "losetup could not attach a loop device");
+    let Some(lo) = loop_for(
+        "the_local_fact_and_the_fleet_report_say_what_the_drives_are",
+        "ansible-playbook",
+        "ansible-core",
+    ) else {
         return;
     };
     let site = Site::new("fact", &lo.dev);
@@ -283,17 +279,7 @@ fn the_local_fact_and_the_fleet_report_say_what_the_drives_are() {
 
 #[test]
 fn the_validate_mode_opens_no_device() {
-    let test = "the_validate_mode_opens_no_device";
-    if Command::new("strace").arg("-V").output().is_err() {
-        common::skip(test, "strace is missing: apt-get install strace");
-        return;
-    }
-    if !common::is_root() {
-        common::skip(test, "needs root for losetup");
-        return;
-    }
-    let Some(lo) = common::Loop::new("ansible-validate", 16) else {
-        common::skip(test, "losetup could not attach a loop device");
+    let Some(lo) = loop_for("the_validate_mode_opens_no_device", "strace", "strace") else {
         return;
     };
     let site = Site::new("validate", &lo.dev);

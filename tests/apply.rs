@@ -46,6 +46,12 @@ fn loops(test: &str, count: usize) -> Option<Vec<Loop>> {
     Some(devices)
 }
 
+/// One loop device and a scratch directory (None: the test says why it cannot run).
+fn one_loop(test: &str) -> Option<(Loop, PathBuf)> {
+    let mut devices = loops(test, 1)?;
+    Some((devices.remove(0), scratch(test)))
+}
+
 /// The record `--apply` wrote for a device.
 fn record_of(records: &Path, dev: &str) -> serde_json::Value {
     let name = Path::new(dev)
@@ -73,11 +79,9 @@ fn scratch(test: &str) -> PathBuf {
 #[test]
 fn apply_sets_records_and_check_sees_drift() {
     let test = "apply_sets_records_and_check_sees_drift";
-    let Some(devices) = loops(test, 1) else {
+    let Some((lo, dir)) = one_loop(test) else {
         return;
     };
-    let lo = &devices[0];
-    let dir = scratch(test);
     let conf = write_conf(
         &dir,
         format!(
@@ -211,11 +215,9 @@ fn a_rejected_setting_is_recorded_and_the_other_devices_still_apply() {
 #[test]
 fn a_bad_file_applies_nothing_and_says_why() {
     let test = "a_bad_file_applies_nothing";
-    let Some(devices) = loops(test, 1) else {
+    let Some((lo, dir)) = one_loop(test) else {
         return;
     };
-    let lo = &devices[0];
-    let dir = scratch(test);
     let conf = write_conf(
         &dir,
         format!("{} {{\n read_ahead_sect = 64\n dma = maybe\n}}\n", lo.dev),
@@ -243,11 +245,9 @@ fn a_bad_file_applies_nothing_and_says_why() {
 #[test]
 fn the_resume_hook_reapplies_as_systemd_calls_it() {
     let test = "the_resume_hook_reapplies";
-    let Some(devices) = loops(test, 1) else {
+    let Some((lo, dir)) = one_loop(test) else {
         return;
     };
-    let lo = &devices[0];
-    let dir = scratch(test);
     let conf = write_conf(&dir, format!("{} {{\n read_ahead_sect = 48\n}}\n", lo.dev));
     let records = dir.join("records");
     let hook = concat!(
@@ -358,11 +358,9 @@ fn every_error_of_the_file_is_listed_with_its_line_in_every_mode() {
 #[test]
 fn a_byte_that_is_not_utf8_in_the_file_stops_nothing() {
     let test = "a_byte_that_is_not_utf8";
-    let Some(devices) = loops(test, 1) else {
+    let Some((lo, dir)) = one_loop(test) else {
         return;
     };
-    let lo = &devices[0];
-    let dir = scratch(test);
     let conf = dir.join("hdparm.conf");
     let mut text = b"# f\xfcr die Platte\n".to_vec();
     text.extend(format!("{} {{\n read_ahead_sect = 64\n}}\n", lo.dev).bytes());
@@ -414,11 +412,9 @@ fn a_named_device_that_is_not_there_is_an_error_and_gets_no_record() {
 #[test]
 fn check_without_root_says_what_it_could_not_read() {
     let test = "check_without_root_says_what_it_could_not_read";
-    let Some(devices) = loops(test, 1) else {
+    let Some((lo, dir)) = one_loop(test) else {
         return;
     };
-    let lo = &devices[0];
-    let dir = scratch(test);
     let conf = write_conf(&dir, format!("{} {{\n read_ahead_sect = 64\n}}\n", lo.dev));
     let records = dir.join("records");
     let applied = ours(&["--apply", "--config", &conf, &lo.dev], &records);
@@ -461,11 +457,9 @@ fn check_without_root_says_what_it_could_not_read() {
 #[test]
 fn a_setting_apply_reported_as_failed_is_reported_by_check() {
     let test = "a_setting_apply_reported_as_failed";
-    let Some(devices) = loops(test, 1) else {
+    let Some((lo, dir)) = one_loop(test) else {
         return;
     };
-    let lo = &devices[0];
-    let dir = scratch(test);
     // A loop device has no write cache: -W0 fails, and -W cannot be read either.
     let conf = write_conf(
         &dir,
@@ -640,11 +634,9 @@ fn a_setting_that_cannot_be_read_back_is_checked_against_the_last_apply() {
 #[test]
 fn what_debians_rules_drop_is_said_in_every_mode() {
     let test = "what_debians_rules_drop_is_said";
-    let Some(devices) = loops(test, 1) else {
+    let Some((lo, dir)) = one_loop(test) else {
         return;
     };
-    let lo = &devices[0];
-    let dir = scratch(test);
     let absent = "/dev/disk/by-id/ata-HDPARM_RS_NO_SUCH_DISK";
     let conf = write_conf(
         &dir,

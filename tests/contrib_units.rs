@@ -102,8 +102,7 @@ fn the_metrics_services_command_writes_a_file_promtool_accepts() {
         common::skip(test, "needs root for losetup");
         return;
     }
-    if Command::new("promtool").arg("--version").output().is_err() {
-        common::skip(test, "promtool is missing: apt-get install prometheus");
+    if !common::have_promtool(test) {
         return;
     }
     let Some(lo) = common::Loop::new("metrics-unit", 16) else {
@@ -137,26 +136,8 @@ fn the_metrics_services_command_writes_a_file_promtool_accepts() {
         text.contains(&format!("hdparm_query_success{{device=\"{name}\"}} 0\n")),
         "{text}"
     );
-    let mut child = Command::new("promtool")
-        .args(["check", "metrics"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("promtool");
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(text.as_bytes())
-        .expect("write");
-    let checked = child.wait_with_output().expect("promtool");
-    assert!(
-        checked.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&checked.stdout),
-        String::from_utf8_lossy(&checked.stderr)
-    );
+    if let Err(e) = common::promtool_accepts(&text) {
+        panic!("promtool rejects the file: {e}\n{text}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

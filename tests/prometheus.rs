@@ -6,48 +6,11 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
-
-fn promtool_accepts(text: &str) -> Result<(), String> {
-    let mut child = Command::new("promtool")
-        .args(["check", "metrics"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("promtool: {e}"))?;
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(text.as_bytes())
-        .map_err(|e| e.to_string())?;
-    let out = child.wait_with_output().map_err(|e| e.to_string())?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ))
-    }
-}
+use std::process::Command;
 
 #[test]
 fn metrics_for_devices_that_answer_and_that_do_not() {
-    let test = "metrics_for_devices_that_answer_and_that_do_not";
-    if !common::is_root() {
-        common::skip(test, "needs root for losetup");
-        return;
-    }
-    if Command::new("promtool").arg("--version").output().is_err() {
-        common::skip(test, "promtool is missing: apt-get install prometheus");
-        return;
-    }
-    let Some(lo) = common::Loop::new("prometheus", 16) else {
-        common::skip(test, "losetup could not attach a loop device");
+    let Some(lo) = loop_and_promtool("metrics_for_devices_that_answer_and_that_do_not") else {
         return;
     };
     let dir = std::env::temp_dir().join(format!("hdparm-rs-prom-{}", std::process::id()));
@@ -90,7 +53,7 @@ fn metrics_for_devices_that_answer_and_that_do_not() {
         .filter(|n| n != "hdparm.prom")
         .collect();
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
-    if let Err(e) = promtool_accepts(&text) {
+    if let Err(e) = common::promtool_accepts(&text) {
         panic!("promtool rejects the file: {e}\n{text}");
     }
     // To stdout when no file is named.
@@ -114,10 +77,26 @@ fn metrics_for_devices_that_answer_and_that_do_not() {
         .and_then(|v| v.parse().ok())
         .unwrap_or_else(|| panic!("no read rate: {text}"));
     assert!(rate > 0.0, "{text}");
-    if let Err(e) = promtool_accepts(&text) {
+    if let Err(e) = common::promtool_accepts(&text) {
         panic!("promtool rejects the file: {e}\n{text}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A loop device, where root, losetup and promtool are there (None: the test says why not).
+fn loop_and_promtool(test: &str) -> Option<common::Loop> {
+    if !common::is_root() {
+        common::skip(test, "needs root for losetup");
+        return None;
+    }
+    if !common::have_promtool(test) {
+        return None;
+    }
+    let lo = common::Loop::new(&test[..test.len().min(24)], 16);
+    if lo.is_none() {
+        common::skip(test, "losetup could not attach a loop device");
+    }
+    lo
 }
 
 /// `/dev/loop3` is `loop3` to the kernel and to node_exporter.
@@ -127,17 +106,7 @@ fn kernel_name(dev: &str) -> String {
 
 #[test]
 fn one_disk_named_twice_or_by_two_names_is_one_series() {
-    let test = "one_disk_named_twice_or_by_two_names_is_one_series";
-    if !common::is_root() {
-        common::skip(test, "needs root for losetup");
-        return;
-    }
-    if Command::new("promtool").arg("--version").output().is_err() {
-        common::skip(test, "promtool is missing: apt-get install prometheus");
-        return;
-    }
-    let Some(lo) = common::Loop::new("prometheus-twice", 16) else {
-        common::skip(test, "losetup could not attach a loop device");
+    let Some(lo) = loop_and_promtool("one_disk_named_twice_or_by_two_names_is_one_series") else {
         return;
     };
     let dir = std::env::temp_dir().join(format!("hdparm-rs-prom-twice-{}", std::process::id()));
@@ -172,7 +141,7 @@ fn one_disk_named_twice_or_by_two_names_is_one_series() {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.lines().count(), 1, "asked once: {stderr}");
-    if let Err(e) = promtool_accepts(&text) {
+    if let Err(e) = common::promtool_accepts(&text) {
         panic!("promtool rejects the file: {e}\n{text}");
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -181,15 +150,11 @@ fn one_disk_named_twice_or_by_two_names_is_one_series() {
 #[test]
 fn promtool_is_a_real_check() {
     // The validator must reject what the format forbids, or the test above proves nothing.
-    if Command::new("promtool").arg("--version").output().is_err() {
-        common::skip(
-            "promtool_is_a_real_check",
-            "promtool is missing: apt-get install prometheus",
-        );
+    if !common::have_promtool("promtool_is_a_real_check") {
         return;
     }
-    assert!(promtool_accepts("# HELP x A gauge.\n# TYPE x gauge\nx{a=\"1\"} 1\n").is_ok());
+    assert!(common::promtool_accepts("# HELP x A gauge.\n# TYPE x gauge\nx{a=\"1\"} 1\n").is_ok());
     // A broken label, and a family without its help text (promtool's lint).
-    assert!(promtool_accepts("# HELP x A gauge.\n# TYPE x gauge\nx{a=\"1} 1\n").is_err());
-    assert!(promtool_accepts("# TYPE x gauge\nx{a=\"1\"} 1\n").is_err());
+    assert!(common::promtool_accepts("# HELP x A gauge.\n# TYPE x gauge\nx{a=\"1} 1\n").is_err());
+    assert!(common::promtool_accepts("# TYPE x gauge\nx{a=\"1\"} 1\n").is_err());
 }

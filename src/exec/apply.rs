@@ -151,23 +151,26 @@ struct FactsReport {
     try_apm: bool,
 }
 
-/// The failures of a run: the verdict, and the messages JSON carries (text prints them).
-struct Problems {
-    json: bool,
+/// One run's request, its streams and its failures so far: the verdict, and the messages JSON
+/// carries (text prints them).
+struct Session<'a> {
+    request: &'a ApplyRequest,
+    stdout: &'a mut dyn Write,
+    stderr: &'a mut dyn Write,
     verdict: Verdict,
     messages: Vec<serde_json::Value>,
 }
 
-impl Problems {
-    fn fail(&mut self, class: ErrorClass, text: String, stderr: &mut dyn Write) {
+impl Session<'_> {
+    fn fail(&mut self, class: ErrorClass, text: String) {
         self.verdict.record(class);
-        self.say(Some(class), text, stderr);
+        self.note(Some(class), text);
     }
 
     /// A line on stderr, and in JSON a message (an error when it has a class).
-    fn say(&mut self, class: Option<ErrorClass>, text: String, stderr: &mut dyn Write) {
-        let _ = writeln!(stderr, "{text}");
-        if self.json {
+    fn note(&mut self, class: Option<ErrorClass>, text: String) {
+        let _ = writeln!(self.stderr, "{text}");
+        if self.request.json {
             let message = Message {
                 severity: if class.is_some() { "error" } else { "warning" },
                 class: class.map(ErrorClass::name),
@@ -175,6 +178,13 @@ impl Problems {
             };
             self.messages
                 .push(serde_json::to_value(message).unwrap_or_default());
+        }
+    }
+
+    /// One line of text output (JSON collects the reports instead).
+    fn say(&mut self, line: String) {
+        if !self.request.json {
+            let _ = writeln!(self.stdout, "{line}");
         }
     }
 }
@@ -197,8 +207,10 @@ pub fn run_apply(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> u8 {
-    let mut problems = Problems {
-        json: request.json,
+    let mut s = Session {
+        request,
+        stdout,
+        stderr,
         verdict: Verdict::default(),
         messages: Vec::new(),
     };
@@ -206,46 +218,39 @@ pub fn run_apply(
     let conf = match system::read_config(&request.config) {
         Ok(bytes) => crate::config::text_of(&bytes),
         Err(e) => {
-            problems.fail(
+            s.fail(
                 ErrorClass::CannotOpen,
                 format!("{config_path}: {}", strerror(&e)),
-                stderr,
             );
-            return finish(request, program_args, &[], &[], problems, stdout);
+            return finish(s, program_args, &[], &[]);
         }
     };
-    if !file_is_sound(request, &conf, &config_path, &mut problems, stderr) {
-        return finish(request, program_args, &[], &[], problems, stdout);
+    if !file_is_sound(&mut s, &conf, &config_path) {
+        return finish(s, program_args, &[], &[]);
     }
     // Debian's hooks do nothing under `nohdparm`, and the udev hook nothing on an add event
     // while an md array resyncs; neither do we.
     let event = std::env::var("ACTION").unwrap_or_else(|_| "manual".into());
     if !request.check && system::kernel_cmdline_has("nohdparm") {
-        problems.say(
+        s.note(
             None,
             "nohdparm is on the kernel command line: nothing applied".to_string(),
-            stderr,
         );
-        return finish(request, program_args, &[], &[], problems, stdout);
+        return finish(s, program_args, &[], &[]);
     }
     if !request.check && event == "add" && system::raid_is_busy() {
-        problems.say(
+        s.note(
             None,
             "an md array is resyncing (/proc/mdstat): nothing applied on this add event"
                 .to_string(),
-            stderr,
         );
-        return finish(request, program_args, &[], &[], problems, stdout);
+        return finish(s, program_args, &[], &[]);
     }
     let dropped_blocks = dropped_blocks(request, &conf);
     for block in &dropped_blocks {
-        say(
-            request,
-            stdout,
-            format!("{config_path}:{}: {}", block.line, block.reason),
-        );
+        s.say(format!("{config_path}:{}: {}", block.line, block.reason));
     }
-    let devices = chosen_devices(request, &conf, &mut problems, stderr);
+    let devices = chosen_devices(&mut s, &conf);
     let mut reports = Vec::new();
     for device in &devices {
         let known = device_facts(device);
@@ -284,14 +289,10 @@ pub fn run_apply(
             record_path: None,
         };
         for drop in &report.dropped {
-            say(
-                request,
-                stdout,
-                format!(
-                    "{device}: dropped {} ({}): {}",
-                    drop.option, drop.key, drop.reason
-                ),
-            );
+            s.say(format!(
+                "{device}: dropped {} ({}): {}",
+                drop.option, drop.key, drop.reason
+            ));
         }
         if plan.is_empty() {
             let nothing = if request.check {
@@ -299,45 +300,28 @@ pub fn run_apply(
             } else {
                 "nothing to apply"
             };
-            say(request, stdout, format!("{device}: {nothing}"));
+            s.say(format!("{device}: {nothing}"));
         }
         if request.dry_run && !request.check {
             for line in &plan {
-                say(
-                    request,
-                    stdout,
-                    format!("{device}: would run: hdparm {}", line.join(" ")),
-                );
+                s.say(format!("{device}: would run: hdparm {}", line.join(" ")));
             }
             reports.push(report);
             continue;
         }
         if request.check {
-            check_device(request, device, &mut report, &mut problems, stdout, stderr);
+            check_device(&mut s, device, &mut report);
         } else {
-            apply_device(request, device, &mut report, &mut problems, stdout, stderr);
+            apply_device(&mut s, device, &mut report);
         }
         reports.push(report);
     }
-    finish(
-        request,
-        program_args,
-        &dropped_blocks,
-        &reports,
-        problems,
-        stdout,
-    )
+    finish(s, program_args, &dropped_blocks, &reports)
 }
 
 /// Reads the whole file as Debian's reader would and says what is wrong with it, each line
 /// with its number; false when there is an error (then nothing is done, exit 22).
-fn file_is_sound(
-    request: &ApplyRequest,
-    conf: &str,
-    config_path: &str,
-    problems: &mut Problems,
-    stderr: &mut dyn Write,
-) -> bool {
+fn file_is_sound(s: &mut Session, conf: &str, config_path: &str) -> bool {
     let findings = debian::diagnose(conf);
     let mut errors = 0;
     for finding in findings {
@@ -345,37 +329,28 @@ fn file_is_sound(
         match finding.severity {
             Severity::Error => {
                 errors += 1;
-                problems.fail(
-                    ErrorClass::Config,
-                    format!("{at}: {}", finding.message),
-                    stderr,
-                );
+                s.fail(ErrorClass::Config, format!("{at}: {}", finding.message));
             }
             Severity::Warning => {
-                problems.say(None, format!("{at}: warning: {}", finding.message), stderr);
+                s.note(None, format!("{at}: warning: {}", finding.message));
             }
         }
     }
     if errors > 0 {
         let plural = if errors == 1 { "" } else { "s" };
-        problems.fail(
+        s.fail(
             ErrorClass::Config,
-            format!("{config_path}: {errors} error{plural}: {}", doing(request)),
-            stderr,
+            format!(
+                "{config_path}: {errors} error{plural}: {}",
+                doing(s.request)
+            ),
         );
     }
     errors == 0
 }
 
 /// `--apply` on one device: run the plan, read back, record.
-fn apply_device(
-    request: &ApplyRequest,
-    device: &str,
-    report: &mut DeviceReport,
-    problems: &mut Problems,
-    stdout: &mut dyn Write,
-    stderr: &mut dyn Write,
-) {
+fn apply_device(s: &mut Session, device: &str, report: &mut DeviceReport) {
     for line in &report.plan {
         let result = run_line(line);
         let outcome = match result.exit_status {
@@ -388,13 +363,9 @@ fn apply_device(
             ),
         };
         if let Some(class) = ErrorClass::of_exit_status(result.exit_status) {
-            problems.verdict.record(class);
+            s.verdict.record(class);
         }
-        say(
-            request,
-            stdout,
-            format!("{device}: hdparm {}: {outcome}", line.join(" ")),
-        );
+        s.say(format!("{device}: hdparm {}: {outcome}", line.join(" ")));
         report.runs.push(result);
     }
     report.readback = readable_settings(&report.plan)
@@ -416,63 +387,52 @@ fn apply_device(
         let found = drift
             .found
             .map_or("no value".to_string(), |v| v.to_string());
-        problems.fail(
+        s.fail(
             ErrorClass::Failed,
             format!(
                 "{device}: {} did not take: it reads back {found}, hdparm.conf asks for {}",
                 drift.option, drift.wanted
             ),
-            stderr,
         );
     }
     let dir = system::record_dir();
     match serde_json::to_vec_pretty(&report) {
         Ok(bytes) => match system::write_record(&dir, &record_name(device), &bytes) {
             Ok(path) => report.record_path = Some(path.display().to_string()),
-            Err(e) => problems.fail(
+            Err(e) => s.fail(
                 ErrorClass::OutputFailed,
                 format!(
                     "{device}: the record was not written to {}: {}",
                     dir.display(),
                     strerror(&e)
                 ),
-                stderr,
             ),
         },
-        Err(e) => problems.fail(ErrorClass::Failed, format!("{device}: {e}"), stderr),
+        Err(e) => s.fail(ErrorClass::Failed, format!("{device}: {e}")),
     }
 }
 
 /// `--check` on one device: read back what can be read, compare the rest with the record of
 /// the last `--apply`, and say what could not be compared.
-fn check_device(
-    request: &ApplyRequest,
-    device: &str,
-    report: &mut DeviceReport,
-    problems: &mut Problems,
-    stdout: &mut dyn Write,
-    stderr: &mut dyn Write,
-) {
+fn check_device(s: &mut Session, device: &str, report: &mut DeviceReport) {
     let dir = system::record_dir();
     let record_path = dir.join(format!("{}.json", record_name(device)));
     let last = match system::read_record(&dir, &record_name(device)) {
         Ok(Some(bytes)) => match serde_json::from_slice::<LastApply>(&bytes) {
             Ok(last) => Some(last),
             Err(e) => {
-                problems.fail(
+                s.fail(
                     ErrorClass::Unverified,
                     format!("{}: not a record of --apply: {e}", record_path.display()),
-                    stderr,
                 );
                 None
             }
         },
         Ok(None) => None,
         Err(e) => {
-            problems.fail(
+            s.fail(
                 ErrorClass::Unverified,
                 format!("{}: {}", record_path.display(), strerror(&e)),
-                stderr,
             );
             None
         }
@@ -563,7 +523,7 @@ fn check_device(
                 drift.wanted
             ),
         };
-        say(request, stdout, text);
+        s.say(text);
     }
     // A change to what the device is sent that no setting shows (a setting taken out, an
     // action added): the last --apply ran another plan.
@@ -572,26 +532,21 @@ fn check_device(
         .as_ref()
         .is_some_and(|l| l.settings_digest.is_some() && !l.same_settings);
     if plan_changed && report.drift.is_empty() && !report.plan.is_empty() {
-        say(
-            request,
-            stdout,
-            format!(
-                "{device}: the settings hdparm.conf gives it changed since the last --apply ({})",
-                record_path.display()
-            ),
-        );
+        s.say(format!(
+            "{device}: the settings hdparm.conf gives it changed since the last --apply ({})",
+            record_path.display()
+        ));
     }
     if !report.drift.is_empty() || (plan_changed && !report.plan.is_empty()) {
-        problems.verdict.record(ErrorClass::Drift);
+        s.verdict.record(ErrorClass::Drift);
     }
     for unverified in &report.unverified {
-        problems.fail(
+        s.fail(
             ErrorClass::Unverified,
             format!(
                 "{device}: cannot check {}{}: {}",
                 unverified.option, unverified.wanted, unverified.reason
             ),
-            stderr,
         );
     }
 }
@@ -663,27 +618,21 @@ fn drop_reason(rule: DropRule, option: &str, known: &DeviceFacts) -> String {
 /// The devices named, or every configured device present: the blocks' devices and the disks
 /// Debian's udev rule covers. A named device that is not there is an error (2), and one that
 /// is no block device too (25); neither is planned or recorded.
-fn chosen_devices(
-    request: &ApplyRequest,
-    conf: &str,
-    problems: &mut Problems,
-    stderr: &mut dyn Write,
-) -> Vec<String> {
+fn chosen_devices(s: &mut Session, conf: &str) -> Vec<String> {
+    let request = s.request;
     if !request.devices.is_empty() {
         let mut devices = Vec::new();
         for named in &request.devices {
             let name = named.to_string_lossy().into_owned();
             match system::stat_block_device(Path::new(named)) {
                 Ok(true) => devices.push(name),
-                Ok(false) => problems.fail(
+                Ok(false) => s.fail(
                     ErrorClass::NotApplicable,
                     format!("{name}: not a block device; {}", doing(request)),
-                    stderr,
                 ),
-                Err(e) => problems.fail(
+                Err(e) => s.fail(
                     ErrorClass::CannotOpen,
                     format!("{name}: {}; {}", strerror(&e), doing(request)),
-                    stderr,
                 ),
             }
         }
@@ -836,24 +785,16 @@ fn first_line(text: &str) -> Option<&str> {
     text.lines().find(|l| !l.trim().is_empty())
 }
 
-/// One line of text output (JSON collects the reports instead).
-fn say(request: &ApplyRequest, stdout: &mut dyn Write, line: String) {
-    if !request.json {
-        let _ = writeln!(stdout, "{line}");
-    }
-}
-
 /// The JSON document, when asked for; the exit status.
 fn finish(
-    request: &ApplyRequest,
+    s: Session,
     program_args: &[OsString],
     dropped: &[DroppedBlock],
     reports: &[DeviceReport],
-    problems: Problems,
-    stdout: &mut dyn Write,
 ) -> u8 {
-    let status = problems.verdict.exit_status();
-    let messages = problems.messages;
+    let (request, stdout) = (s.request, s.stdout);
+    let status = s.verdict.exit_status();
+    let messages = s.messages;
     if request.json {
         let document = serde_json::json!({
             "json_format_version": JSON_FORMAT_VERSION,
