@@ -321,6 +321,7 @@ fn with_value(def: &hdparm::cli::defs::OptionDef, scratch: &Path) -> Vec<String>
         Value::Number { min, .. } => words.push(min.max(1).to_string()),
         Value::TransferMode => words.push(s("udma5")),
         Value::Filename if spelled.starts_with("--fwdownload") => words.push(path("fw.bin")),
+        Value::Filename if spelled == "--config" => words.push(path("hdparm.conf")),
         Value::Filename => words.push(path("identify.bin")),
         Value::KibThenFilename => {
             words.push(s("64"));
@@ -361,6 +362,7 @@ fn with_value(def: &hdparm::cli::defs::OptionDef, scratch: &Path) -> Vec<String>
         Some("security-mode") | Some("user-master") => &["--security-set-pass", "secret"],
         Some("sanitize-overwrite-passes") => &["--sanitize-overwrite", "hex:00000000"],
         Some("wait") => &["--sanitize-status"],
+        Some("config") => &["--apply"],
         Some("yes-i-know-what-i-am-doing") => &["-N", "1000"],
         Some("please-destroy-my-drive") => &["--trim-sector-ranges", "0:8"],
         Some("direct") | Some("offset") => &["-t"],

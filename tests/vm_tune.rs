@@ -792,3 +792,38 @@ fn vm_tune_hotplug_resume_and_a_rejecting_drive_get_records() {
     assert!(disk_now.contains(" readahead     = 512 (on)"), "{disk_now}");
     assert!(disk_now.contains(" write-caching =  0 (off)"), "{disk_now}");
 }
+
+/// Issue 19: `--check` on a real kernel's SATA disk that takes `-S`, which no drive reports
+/// back: in line after the `--apply` that sent it, still in line after a comment is edited,
+/// drift after the spindown is, and unverified without the record.
+#[test]
+fn vm_tune_check_compares_a_spindown_with_the_last_apply() {
+    let test = "vm_tune_check_compares_a_spindown_with_the_last_apply";
+    let Some(dir) = results(test, "hotplug") else {
+        return;
+    };
+    let s = Scenario::new(&dir, "ahci-hd", "hotplug-check");
+    let ahci = node_of(&dir, "ahci-hd");
+    assert!(s.ok(1, 0).contains("force_spindown_time = 24"));
+    let applied = s.ok(2, 0);
+    assert!(
+        applied.contains(&format!("{ahci}: hdparm -S24 {ahci}: ok\n")),
+        "{applied}"
+    );
+    assert_eq!(s.ok(3, 0), "", "sent and taken: in line");
+    assert_eq!(s.ok(4, 0), "", "a comment is no drift");
+    assert_eq!(
+        s.ok(5, 4),
+        format!(
+            "{ahci}: -S: it cannot be read back; the last --apply sent -S24, hdparm.conf asks for -S36\n"
+        )
+    );
+    s.ok(6, 6);
+    let stderr = s.file(6, "stderr");
+    assert!(
+        stderr.contains(&format!(
+            "{ahci}: cannot check -S36: it cannot be read back, and no --apply has recorded sending it"
+        )),
+        "{stderr}"
+    );
+}

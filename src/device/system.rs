@@ -10,9 +10,28 @@ use std::io;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
-/// The configuration file's text.
-pub fn read_config(path: &Path) -> io::Result<String> {
-    std::fs::read_to_string(path)
+/// The configuration file's bytes (`config::text_of` reads them as Debian's scripts do).
+pub fn read_config(path: &Path) -> io::Result<Vec<u8>> {
+    std::fs::read(path)
+}
+
+/// The device number of a block device (following links: a by-id name is its disk's), or None
+/// for anything else.
+pub fn block_device_number(device: &Path) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(device).ok()?;
+    meta.file_type().is_block_device().then(|| meta.rdev())
+}
+
+/// The kernel's name of a block device (`sda`, `nvme0n1`: what node_exporter labels its disk
+/// series with, and /sys/block's entry), found by its device number, so that a by-id link, a
+/// node of another name and the kernel's own node give the same answer. None for a path that
+/// is no block device.
+pub fn kernel_name(device: &Path) -> Option<String> {
+    let rdev = block_device_number(device)?;
+    let (major, minor) = (libc::major(rdev), libc::minor(rdev));
+    let link = std::fs::read_link(format!("/sys/dev/block/{major}:{minor}")).ok()?;
+    Some(link.file_name()?.to_string_lossy().into_owned())
 }
 
 /// Whether the machine runs on battery, as `on_ac_power` answers (exit 1): a mains supply
@@ -98,6 +117,11 @@ pub fn raid_is_busy() -> bool {
     })
 }
 
+/// Whether the path is a block device (Ok(false): it is something else), following links.
+pub fn stat_block_device(path: &Path) -> io::Result<bool> {
+    std::fs::metadata(path).map(|m| m.file_type().is_block_device())
+}
+
 /// Whether the path is a block device.
 pub fn is_block_device(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.file_type().is_block_device())
@@ -164,6 +188,15 @@ pub fn record_dir() -> PathBuf {
     std::env::var_os("HDPARM_RS_RECORD_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/run/hdparm"))
+}
+
+/// The record `--apply` wrote for NAME (`DIR/NAME.json`), or None when there is none.
+pub fn read_record(dir: &Path, name: &str) -> io::Result<Option<Vec<u8>>> {
+    match std::fs::read(dir.join(format!("{name}.json"))) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// Writes one record (`DIR/NAME.json`, DIR made if missing) through the one output writer
