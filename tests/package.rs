@@ -179,6 +179,8 @@ fn the_package_installs_runs_and_purges_cleanly() {
             "./usr/share/fish/vendor_completions.d/hdparm.fish",
             "./lib/udev/rules.d/85-hdparm-rs.rules",
             "./lib/systemd/system/hdparm-rs-apply.service",
+            "./lib/systemd/system/hdparm-rs-metrics.service",
+            "./lib/systemd/system/hdparm-rs-metrics.timer",
             "./lib/systemd/system-sleep/hdparm-rs",
             "./etc/hdparm.conf",
             "./usr/share/doc/hdparm-rs/copyright",

@@ -137,7 +137,8 @@ for d in /usr/lib/udev/rules.d /etc/udev/rules.d /usr/lib/udev /usr/lib/systemd/
     case "$seen" in *" $real "*) continue ;; esac
     seen="$seen$real "
     for prog in $(grep -Iv "^[[:space:]]*#" "$f" \
-      | grep -oE "(/usr)?/(s?bin|lib)/[^[:space:]\"'"'"'}]*hdparm[^[:space:]\"'"'"'}/]*" | sort -u); do
+      | grep -oE "(^|[[:space:]=:\"'"'"'-])(/usr)?/(s?bin|lib)/[^[:space:]\"'"'"'}]*hdparm[^[:space:]\"'"'"'}/]*" \
+      | sed "s|^[^/]*||" | sort -u); do
       if [ -e "$prog" ]; then state=exists; else state=MISSING; fi
       echo "$f $(owner "$f") $prog $(owner "$prog") $state"
     done
@@ -194,7 +195,7 @@ check() {
   local ours
   ours=$(echo "$hooks" | awk '$2 == "hdparm-rs" && $3 == "/sbin/hdparm"' | wc -l)
   if [ "$want_owner" = hdparm-rs ]; then
-    [ "$ours" -eq 3 ] || fail "$ours of hdparm-rs's rule, unit and sleep hook name /sbin/hdparm, not 3"
+    [ "$ours" -eq 4 ] || fail "$ours of hdparm-rs's rule, units and sleep hook name /sbin/hdparm, not 4"
   else
     [ "$ours" -eq 0 ] || fail "hdparm-rs's hooks are left behind"
   fi
