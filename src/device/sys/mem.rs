@@ -1,5 +1,6 @@
 //! Memory calls for the read timings: the page-aligned, locked buffers the reads land in
-//! (`mmap`, `mlock`, `mlockall`), and the process CPU time used by the benchmark. The flush
+//! (`mmap`, `mlock`, `mlockall`), and the CPU time of the process (the benchmark) and of its
+//! waited-for children (the comparison's start-up harness). The flush
 //! ioctls the timings use (`BLKFLSBUF`, `HDIO_DRIVE_CMD` with no argument) and `sync` are the
 //! ones in [`super`], like every other ioctl.
 //!
@@ -199,9 +200,19 @@ pub fn munlockall() {
 /// User plus system CPU time of the whole process so far (`getrusage(RUSAGE_SELF)`), threads
 /// included.
 pub fn process_cpu_time() -> io::Result<Duration> {
+    cpu_time(libc::RUSAGE_SELF)
+}
+
+/// User plus system CPU time of the children waited for so far (`RUSAGE_CHILDREN`): what the
+/// benchmark's start-up harness charges to the programs it spawns.
+pub fn children_cpu_time() -> io::Result<Duration> {
+    cpu_time(libc::RUSAGE_CHILDREN)
+}
+
+fn cpu_time(who: libc::c_int) -> io::Result<Duration> {
     let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
     // SAFETY: `usage` is a properly sized, writable rusage the kernel fills in.
-    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) };
+    let rc = unsafe { libc::getrusage(who, usage.as_mut_ptr()) };
     if rc == -1 {
         return Err(io::Error::last_os_error());
     }
@@ -258,5 +269,16 @@ mod tests {
         std::hint::black_box(x);
         let after = process_cpu_time().expect("getrusage");
         assert!(after > before);
+    }
+
+    #[test]
+    fn children_cpu_time_grows_by_a_waited_child() {
+        let before = children_cpu_time().expect("getrusage");
+        let status = std::process::Command::new("sh")
+            .args(["-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"])
+            .status()
+            .expect("sh");
+        assert!(status.success());
+        assert!(children_cpu_time().expect("getrusage") > before);
     }
 }
