@@ -33,7 +33,8 @@
 # smallest difference the run could resolve). CPU time is the whole process's user + system
 # (bash's `time`, or getrusage of the children in the start-up harness).
 #
-# "Ours" is the shipped binary, target/release/hdparm (built here with cargo build --release).
+# "Ours" is the shipped binary, target/release/hdparm (built here with cargo build --release),
+# or OURS=PATH (another build: the figures before a change, say).
 #
 # Needs root (run it from a root shell: it never calls sudo), losetup, hdparm, fio, python3.
 # Never touches any device but the loop device it creates over a file in $WORKDIR, which it
@@ -50,6 +51,7 @@
 #   CASES="T t dt seq rand lat surface V Istdin C"
 #   IDENTIFY=FILE      the dump for --Istdin (default: the first of shared/identify/*.hex)
 #   KEEP_RESULTS=FILE  keep the runs file
+#   OURS=PATH          the hdparm-rs binary to time (default target/release/hdparm)
 set -euo pipefail
 
 ROUNDS=${ROUNDS:-10}
@@ -72,7 +74,7 @@ IDENTIFY=${IDENTIFY:-$(ls "$here"/../shared/identify/*.hex 2>/dev/null | head -1
 
 target_dir=${CARGO_TARGET_DIR:-$here/target}
 (cd "$here" && cargo build --release --quiet --bin hdparm -p hdparm && cargo build --release --quiet -p bench-report)
-ours_bin="$target_dir/release/hdparm"
+ours_bin=${OURS:-$target_dir/release/hdparm}
 report_bin="$target_dir/release/bench-report"
 theirs_hdparm=$(command -v hdparm)
 echo "ours:   $ours_bin ($(stat -c %s "$ours_bin") bytes)"
