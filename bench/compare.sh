@@ -142,11 +142,10 @@ elif tool == "fio":
 elif case in ("seq", "rand", "lat"):
     # The --json envelope: the bench report is the device's timing entry.
     rep = doc()["devices"][0]["timing"][0]
-    reads = sum(t["reads"] for t in rep["trials"])
     if case == "seq":
         line(case, rep["mean_mib_per_second"], sum(t["bytes"] for t in rep["trials"]))
     elif case == "rand":
-        line(case, rep["mean_iops"], reads)
+        line(case, rep["mean_iops"], sum(t["reads"] for t in rep["trials"]))
     else:
         line("lat50", rep["latency"]["p50_seconds"] * 1e6, 1)
         line("lat99", rep["latency"]["p99_seconds"] * 1e6, 1)
