@@ -2,12 +2,14 @@
 # How the cost of our jobs grows with the work (issue 21, section 4). Prints one table per job:
 #
 #   --prometheus and --apply over 1, 8, 32 and 64 loop devices: wall time (median of REPEAT
-#       runs), the peak RSS, and the threads the process made (clone calls, from strace -f);
+#       runs), the peak RSS (VmHWM, the largest of REPEAT runs under GNU time), and the
+#       threads the process made (clone calls, from strace -f);
 #   --surface-quick on sparse loop devices of 64 GiB to 2 TiB: peak RSS and wall time;
 #   --bench at depth 32 (2 MiB blocks) and at depth 1: peak RSS.
 #
 # The devices are loop devices over sparse files in $WORKDIR (holes read as zeros, so the
-# quick scans cost no disk), all detached and deleted at the end. Needs root, losetup, strace.
+# quick scans cost no disk), all detached and deleted at the end. Needs root, losetup, strace,
+# GNU time (/usr/bin/time: the peak RSS).
 # "Ours" is target/release/hdparm (built here).
 #
 # Settings (environment): WORKDIR=/tmp, REPEAT=5, COUNTS="1 8 32 64",
@@ -21,7 +23,7 @@ SIZES_GIB=${SIZES_GIB:-"64 256 1024 2048"}
 here=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "growth.sh: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (loop devices)"
-for tool in losetup strace python3; do command -v "$tool" >/dev/null || die "$tool is not installed"; done
+for tool in losetup strace python3 /usr/bin/time; do command -v "$tool" >/dev/null || die "$tool is not installed"; done
 (cd "$here" && cargo build --release --quiet --bin hdparm -p hdparm)
 ours="${CARGO_TARGET_DIR:-$here/target}/release/hdparm"
 
@@ -51,10 +53,14 @@ repeat, trace, label, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.arg
 walls, rss = [], 0
 for _ in range(repeat):
     start = time.monotonic()
-    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, _, usage = os.wait4(p.pid, 0)
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     walls.append(time.monotonic() - start)
-    rss = max(rss, usage.ru_maxrss)
+# The peak RSS from GNU time, a small C program: the rusage of a child that python forks
+# would count python's own pages, shared until the exec.
+for _ in range(repeat):
+    subprocess.run(["/usr/bin/time", "-f", "%M", "-o", trace + ".rss"] + argv,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    rss = max(rss, int(open(trace + ".rss").read().split()[-1]))
 subprocess.run(["strace", "-f", "-qq", "-e", "trace=clone,clone3", "-o", trace] + argv,
                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 clones = sum(1 for line in open(trace) if "clone" in line and "resumed" not in line)
