@@ -169,7 +169,7 @@ pub fn target_text(t: Target) -> String {
     match t {
         Target::Within { low, high } => format!("within {low:.2}–{high:.2}"),
         Target::AtLeast { min } => format!("at least {min:.2}"),
-        Target::AtMost { max } if max == 1.0 => "no slower than".to_string(),
+        Target::AtMost { max: 1.0 } => "no slower than".to_string(),
         Target::AtMost { max } => format!("at most {max:.3}"),
     }
 }
