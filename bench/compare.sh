@@ -49,7 +49,8 @@
 #                      virtual disk under /tmp out of the noise; WORKDIR=/tmp to read through it
 #   PIN="taskset -c 1" a prefix for every timed command (CPU placement), empty by default
 #   CASES="T t dt seq rand lat surface V Istdin C"
-#   IDENTIFY=FILE      the dump for --Istdin (default: the first of shared/identify/*.hex)
+#   IDENTIFY=FILE      the dump for --Istdin (default: the first of ../shared/identify/*.hex,
+#                      else of tests/fixtures/identify/*.hex)
 #   KEEP_RESULTS=FILE  keep the runs file
 #   OURS=PATH          the hdparm-rs binary to time (default target/release/hdparm)
 set -euo pipefail
@@ -70,7 +71,8 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "compare.sh: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (loop devices)"
 for tool in losetup hdparm fio python3; do command -v "$tool" >/dev/null || die "$tool is not installed"; done
-IDENTIFY=${IDENTIFY:-$(ls "$here"/../shared/identify/*.hex 2>/dev/null | head -1 || true)}
+# A real drive's dump from the shared corpus, else one of QEMU's drives kept in the repository.
+IDENTIFY=${IDENTIFY:-$(ls "$here"/../shared/identify/*.hex "$here"/tests/fixtures/identify/*.hex 2>/dev/null | head -1 || true)}
 
 target_dir=${CARGO_TARGET_DIR:-$here/target}
 (cd "$here" && cargo build --release --quiet --bin hdparm -p hdparm && cargo build --release --quiet -p bench-report)
