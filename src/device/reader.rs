@@ -74,7 +74,19 @@ pub struct TimingBuffer {
 
 impl TimingBuffer {
     pub fn prepare() -> Result<TimingBuffer, Error> {
-        let mut buf = MappedBuffer::map(TIMING_BUF_BYTES)
+        TimingBuffer::prepared(MappedBuffer::map(TIMING_BUF_BYTES))
+    }
+
+    /// The same buffer on a huge page where the kernel has one (`--surface`): a 1 MiB
+    /// `O_DIRECT` read into small pages is split at the queue's `max_segments` (two requests
+    /// of 512 KiB on a loop device), into one folio it is one request. `-T` and `-t` keep
+    /// hdparm's plain buffer, so that their reads are the ones hdparm makes.
+    pub fn prepare_for_large_reads() -> Result<TimingBuffer, Error> {
+        TimingBuffer::prepared(MappedBuffer::map_for_large_reads(TIMING_BUF_BYTES))
+    }
+
+    fn prepared(mapped: io::Result<MappedBuffer>) -> Result<TimingBuffer, Error> {
+        let mut buf = mapped
             .map_err(|e| Error::os(ErrorClass::Failed, "could not allocate timing buf", &e))?;
         buf.lock()
             .map_err(|e| Error::os(ErrorClass::Failed, "mlock() failed on timing buf", &e))?;
@@ -494,11 +506,17 @@ mod tests {
     fn timing_buffer_is_two_mib_and_writable() {
         // mlock may be refused to an unprivileged user with a small RLIMIT_MEMLOCK; then the
         // error must carry hdparm's message.
-        match TimingBuffer::prepare() {
-            Ok(mut b) => {
-                let s = b.as_mut_slice();
-                assert_eq!(s.len(), TIMING_BUF_BYTES);
-                s[TIMING_BUF_BYTES - 1] = 1;
+        match TimingBuffer::prepare()
+            .and_then(|a| Ok((a, TimingBuffer::prepare_for_large_reads()?)))
+        {
+            Ok((mut a, mut b)) => {
+                for buf in [&mut a, &mut b] {
+                    let s = buf.as_mut_slice();
+                    assert_eq!(s.len(), TIMING_BUF_BYTES);
+                    s[TIMING_BUF_BYTES - 1] = 1;
+                }
+                // --surface's lies on a huge page boundary, so that one folio can back it.
+                assert_eq!(b.as_mut_slice().as_ptr() as usize % mem::HUGE_PAGE, 0);
             }
             Err(e) => assert!(
                 e.message.starts_with("mlock() failed on timing buf: "),
