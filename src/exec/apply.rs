@@ -203,6 +203,7 @@ pub fn run_apply(
             reports.push(report);
             continue;
         }
+        let mut lost = None;
         if !request.check {
             for line in &plan {
                 let result = run_line(line);
@@ -224,9 +225,19 @@ pub fn run_apply(
                     format!("{device}: hdparm {}: {outcome}", line.join(" ")),
                 );
                 report.runs.push(result);
+                // The drive did not answer, was reset or went away in that line: no further
+                // line and no read-back is sent to it (exec/lost.rs).
+                lost = super::lost::find(device.as_ref(), None);
+                if let Some((how, command)) = &lost {
+                    let text = super::lost::apply_sentence(device, *how, command);
+                    problems.fail(how.class(), text, stderr);
+                    break;
+                }
             }
         }
-        report.readback = read_back(device, &plan);
+        if lost.is_none() {
+            report.readback = read_back(device, &plan);
+        }
         // A get that reads no value after every line went through means the setting did not
         // take either: a CD-ROM accepts -W0 and then has no write cache to report, and under the
         // plan's -q nothing else says so (VM hotplug profile, tests/vm_tune.rs). Where a line
