@@ -495,8 +495,8 @@ impl FakeDevice {
             apply_set(words, tf);
         }
         if let Err(AtaFailure { lost: Some(l), .. }) = &answer {
-            let name = crate::ata::names::command_name(tf.command, tf.feature);
-            self.lost.get_or_insert((*l, name.to_string()));
+            let name = super::lost::command_words(tf.command, tf.feature);
+            self.lost.get_or_insert((*l, name));
         }
         answer
     }

@@ -54,6 +54,15 @@ pub enum Operation {
     Trim { command: u64, first: u64, last: u64 },
 }
 
+/// A command for people, by name and registers: `SET FEATURES (0xef, feature 0x55)`.
+pub fn command_words(command: u8, feature: u16) -> String {
+    let name = crate::ata::names::command_name(command, feature);
+    match feature {
+        0 => format!("{name} (0x{command:02x})"),
+        f => format!("{name} (0x{command:02x}, feature 0x{f:02x})"),
+    }
+}
+
 /// What happened to the command, in words, for the sentences.
 fn happened(lost: Lost) -> &'static str {
     match lost {

@@ -10,7 +10,6 @@ use super::identify_cache::IdentifyCache;
 use super::lost;
 use super::output::SharedStderr;
 use crate::ata::command::{AtaRegisters, TaskFile};
-use crate::ata::names;
 use crate::cli::Flags;
 use crate::device::{
     self, AtaError, AtaOptions, Device, DeviceKind, HdioGet, HdioSet, OpenMode, StartLba,
@@ -302,7 +301,7 @@ impl DeviceAccess for RealDevice<'_> {
                     device: r.device,
                 })
             }
-            Err(e) => Err(self.failure(e, names::command_name(tf.command, tf.feature))),
+            Err(e) => Err(self.failure(e, &lost::command_words(tf.command, tf.feature))),
         }
     }
 
@@ -314,7 +313,7 @@ impl DeviceAccess for RealDevice<'_> {
                     return Err(f);
                 }
                 self.with_options(|dev, opts| dev.identify(opts))
-                    .map_err(|e| self.failure(e, "IDENTIFY DEVICE"))
+                    .map_err(|e| self.failure(e, "IDENTIFY DEVICE (0xec)"))
             } else {
                 Err(self.not_ata())
             }
@@ -332,7 +331,7 @@ impl DeviceAccess for RealDevice<'_> {
         }
         self.identify.sent();
         self.with_options(|dev, opts| dev.read_log_ext(log, u16::from(page), opts))
-            .map_err(|e| self.failure(e, "READ LOG EXT"))
+            .map_err(|e| self.failure(e, "READ LOG EXT (0x2f)"))
     }
 
     fn forget_identify(&mut self) {
@@ -480,8 +479,8 @@ impl DeviceAccess for RealDevice<'_> {
             Ok(result) => Ok(result.registers.unwrap_or_default()),
             Err(e) => {
                 let registers = e.registers().copied();
-                let name = names::command_name(tf.command, tf.feature);
-                Err((self.failure(e, name), registers))
+                let name = lost::command_words(tf.command, tf.feature);
+                Err((self.failure(e, &name), registers))
             }
         }
     }
@@ -537,7 +536,7 @@ impl DeviceAccess for RealDevice<'_> {
                     device: r.device,
                 })
             }
-            Err(e) => Err(self.failure(e, names::command_name(tf.command, tf.feature))),
+            Err(e) => Err(self.failure(e, &lost::command_words(tf.command, tf.feature))),
         }
     }
 

@@ -129,7 +129,7 @@ fn a_lost_drive_gets_none_of_the_options_after_it_and_an_abort_does_not_stop_the
     assert!(!o.calls.contains(&wcache));
     assert!(
         o.stderr.ends_with(
-            "/dev/x: the drive did not answer in time (SET FEATURES): nothing more was sent to it, and the options after it were not done\n"
+            "/dev/x: the drive did not answer in time (SET FEATURES (0xef, feature 0x05)): nothing more was sent to it, and the options after it were not done\n"
         ),
         "{}",
         o.stderr
