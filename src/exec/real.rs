@@ -56,14 +56,7 @@ impl<'w> RealDevice<'w> {
             write: flags.trim_ranges.is_some() && !flags.dry_run,
         };
         let dev = Device::open(Path::new(path), mode)?;
-        let rdev = {
-            use std::os::unix::fs::{FileTypeExt, MetadataExt};
-            dev.file()
-                .metadata()
-                .ok()
-                .filter(|m| m.file_type().is_block_device())
-                .map(|m| m.rdev())
-        };
+        let rdev = block_rdev(&dev);
         let mut real = RealDevice {
             dev,
             prefer_ata12: flags.prefer_ata12,
@@ -111,7 +104,8 @@ impl<'w> RealDevice<'w> {
     /// the device gives no IDENTIFY (hdparm then skips those options). Sends IDENTIFY only.
     pub fn guard_identify(path: &OsString, flags: &Flags) -> Option<[u16; 256]> {
         let dev = Device::open(Path::new(path), OpenMode::default()).ok()?;
-        if !dev.kind().ata_capable() {
+        // nothing is sent to a drive lost earlier in the run (exec/lost.rs)
+        if !dev.kind().ata_capable() || lost::find(path, block_rdev(&dev)).is_some() {
             return None;
         }
         let mut opts = AtaOptions {
@@ -195,6 +189,16 @@ impl<'w> RealDevice<'w> {
             lost: None,
         }
     }
+}
+
+/// The device number of a block device node, the other key of the run's lost drives.
+fn block_rdev(dev: &Device) -> Option<u64> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    dev.file()
+        .metadata()
+        .ok()
+        .filter(|m| m.file_type().is_block_device())
+        .map(|m| m.rdev())
 }
 
 fn hdio_get_of(what: HdioSetting) -> HdioGet {

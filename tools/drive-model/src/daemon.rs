@@ -9,7 +9,7 @@ use crate::tcmu::{self, Reply};
 use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 pub struct Model {
@@ -21,6 +21,8 @@ pub struct Model {
     pub backstore: Option<PathBuf>,
     /// The drive was pulled out (an `unplug` fault): the removal of its LUN, until joined.
     pub unplugged: Option<std::thread::JoinHandle<Result<(), String>>>,
+    /// Holds the kernel's SYNCHRONIZE CACHE to the pulled-out disk (see `command`).
+    pub removal_hold: Arc<tcmu::Latch>,
 }
 
 impl Model {
@@ -32,6 +34,7 @@ impl Model {
             log: Vec::new(),
             backstore: None,
             unplugged: None,
+            removal_hold: Arc::new(tcmu::Latch::default()),
         }
     }
 
@@ -81,6 +84,16 @@ fn lun_gone() -> Reply {
 
 impl crate::tcmu::Handler for Model {
     fn command(&mut self, cdb: &[u8], data_out: &[u8], len: usize) -> Reply {
+        // The kernel's SYNCHRONIZE CACHE while it deletes the pulled-out disk (sd's shutdown,
+        // after the disk itself is gone): held until the next `ctl load`, so the removal stays
+        // half done, the same for every command of the tool after the fault (their fate would
+        // otherwise depend on how far the removal got: ENODEV, EBADE, EINVAL).
+        if self.unplugged.is_some() && matches!(cdb.first(), Some(0x35 | 0x91)) {
+            return Reply {
+                hold: Some(Arc::clone(&self.removal_hold)),
+                ..Default::default()
+            };
+        }
         if self.unplugged.is_some() && matches!(cdb.first(), Some(0x85 | 0xA1)) {
             // Nothing reaches a drive that was pulled out; were a command to come through
             // anyway, the log says so (the kernel should refuse it first).
@@ -101,12 +114,13 @@ impl crate::tcmu::Handler for Model {
             data_in: o.data_in,
             sense: o.sense,
             delay_s: o.delay_s,
-            after_gone: None,
+            ..Default::default()
         };
         if o.fault == Some(FaultKind::Unplug) {
             // The disk as the kernel has it now; its removal waits for this very command, so
             // it runs on a thread of its own, and the answer waits until the removal began.
             reply.after_gone = tcmu::scsi_devices().into_iter().next();
+            self.removal_hold = Arc::new(tcmu::Latch::default());
             self.unplugged = Some(std::thread::spawn(tcmu::unlink_lun));
         }
         reply
@@ -121,7 +135,11 @@ pub fn replug(model: &Mutex<Model>) -> Result<Option<String>, String> {
     let (removal, backstore) = {
         let mut m = model.lock().map_err(|_| "model lock poisoned")?;
         match m.unplugged.take() {
-            Some(h) => (h, m.backstore.clone()),
+            Some(h) => {
+                // the removal finishes once its held SYNCHRONIZE CACHE is answered
+                m.removal_hold.open();
+                (h, m.backstore.clone())
+            }
             None => return Ok(None),
         }
     };

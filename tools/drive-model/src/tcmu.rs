@@ -101,16 +101,47 @@ pub fn scsi_devices() -> Vec<PathBuf> {
         .collect()
 }
 
-/// Waits (up to `limit`) until the SCSI device `dir` has left the running state (its state
-/// says so, or is gone with the device): the kernel has begun to delete it.
-pub fn wait_left_running(dir: &Path, limit: std::time::Duration) {
+/// Waits (up to `limit`) until the kernel deleting the SCSI device `dir` has reached its
+/// disk: del_gendisk sets the capacity to 0 just before it stops new I/O and waits for the
+/// commands in flight. Answering only then gives every later command of the tool the same
+/// fate (refused by the kernel, never sent), whatever the timing.
+pub fn wait_disk_deleting(dir: &Path, limit: std::time::Duration) {
     let start = std::time::Instant::now();
     while start.elapsed() < limit {
-        match fs::read_to_string(dir.join("state")) {
-            Ok(s) if s.trim() == "running" => {}
+        let size = fs::read_dir(dir.join("block"))
+            .ok()
+            .and_then(|mut rd| rd.next())
+            .and_then(Result::ok)
+            .and_then(|e| fs::read_to_string(e.path().join("size")).ok());
+        match size {
+            Some(s) if s.trim() != "0" => {}
             _ => return,
         }
-        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// A latch the ring thread waits on (an answer held until the model lets it go).
+#[derive(Debug, Default)]
+pub struct Latch {
+    open: Mutex<bool>,
+    changed: std::sync::Condvar,
+}
+
+impl Latch {
+    pub fn open(&self) {
+        if let Ok(mut o) = self.open.lock() {
+            *o = true;
+        }
+        self.changed.notify_all();
+    }
+
+    /// Waits until the latch is opened, or `limit` passed.
+    pub fn wait(&self, limit: std::time::Duration) {
+        let Ok(guard) = self.open.lock() else {
+            return;
+        };
+        let _ = self.changed.wait_timeout_while(guard, limit, |open| !*open);
     }
 }
 
@@ -238,9 +269,12 @@ pub struct Reply {
     pub sense: Vec<u8>,
     /// Seconds to wait before answering (a slow drive, or one that does not answer).
     pub delay_s: u64,
-    /// Answer only once this SCSI device (its sysfs directory) has left the running state:
-    /// the command in flight when the drive was pulled out.
+    /// Answer only once the kernel deleting this SCSI device (its sysfs directory) reached
+    /// its disk: the command in flight when the drive was pulled out.
     pub after_gone: Option<PathBuf>,
+    /// Answer only once this latch opens (at most 30 s): the kernel's last command to a
+    /// pulled-out drive, held so that the removal stays where it is until the next `ctl load`.
+    pub hold: Option<Arc<Latch>>,
 }
 
 /// What the front-end asks of the model for each command.
@@ -345,7 +379,10 @@ fn serve_one<H: Handler>(
         std::thread::sleep(std::time::Duration::from_secs(reply.delay_s));
     }
     if let Some(dev) = &reply.after_gone {
-        wait_left_running(dev, std::time::Duration::from_secs(5));
+        wait_disk_deleting(dev, std::time::Duration::from_secs(5));
+    }
+    if let Some(latch) = &reply.hold {
+        latch.wait(std::time::Duration::from_secs(30));
     }
     let Reply {
         status,
