@@ -11,7 +11,7 @@
 //! |---|---|---|---|
 //! | 0   | —               | everything asked for succeeded | 0 |
 //! | 1   | `guard`         | refused: a guard flag was missing; nothing was sent | 1 (EPERM) |
-//! | 2   | `cannot_open`   | a device could not be opened (missing, no permission) | 2 (ENOENT), 13 (EACCES)... |
+//! | 2   | `cannot_open`   | a device could not be opened (missing, no permission), or went away during the run | 2 (ENOENT), 13 (EACCES)... |
 //! | 3   | `skipped`       | a drive was left alone on purpose: asleep under `--no-wake` (not for `--prometheus`, whose metrics say it and exit 0: a sleeping disk is normal there), or busy with another instance's operation (a reader skips it) | — |
 //! | 4   | `drift`         | `--check` found a device that differs from hdparm.conf | — |
 //! | 5   | `failed`        | a command failed on the device, or a read or write of it failed | 5 (EIO) |
@@ -49,7 +49,7 @@ pub enum ErrorClass {
     NotApplicable,
     /// `--check` could not read a setting or a device it had to compare.
     Unverified,
-    /// The device node could not be opened.
+    /// The device node could not be opened, or the device went away during the run.
     CannotOpen,
     /// The report could not be written (stdout, or a file we were asked to write).
     OutputFailed,

@@ -88,6 +88,16 @@ impl Device {
         })
     }
 
+    /// Whether the device went away since it was opened (pulled out, deleted by the kernel):
+    /// its sysfs directory is gone, or for a SCSI disk its SCSI device is being deleted or is
+    /// offline. False where sysfs did not know the node when it was opened.
+    pub fn gone(&self) -> bool {
+        match &self.sysfs {
+            Some(dir) => sysfs::device_gone(dir, matches!(self.kind, DeviceKind::Scsi { .. })),
+            None => false,
+        }
+    }
+
     /// The path as given.
     pub fn path(&self) -> &Path {
         &self.path

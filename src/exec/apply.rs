@@ -351,6 +351,7 @@ fn file_is_sound(s: &mut Session, conf: &str, config_path: &str) -> bool {
 
 /// `--apply` on one device: run the plan, read back, record.
 fn apply_device(s: &mut Session, device: &str, report: &mut DeviceReport) {
+    let mut lost = None;
     for line in &report.plan {
         let result = run_line(line);
         let outcome = match result.exit_status {
@@ -367,11 +368,21 @@ fn apply_device(s: &mut Session, device: &str, report: &mut DeviceReport) {
         }
         s.say(format!("{device}: hdparm {}: {outcome}", line.join(" ")));
         report.runs.push(result);
+        // The drive did not answer, was reset or went away in that line: no further line and
+        // no read-back is sent to it (exec/lost.rs).
+        lost = super::lost::find(device.as_ref(), None);
+        if let Some((how, command)) = &lost {
+            let text = super::lost::apply_sentence(device, *how, command);
+            s.fail(how.class(), text);
+            break;
+        }
     }
-    report.readback = readable_settings(&report.plan)
-        .into_iter()
-        .map(|setting| read_setting(device, &setting).0)
-        .collect();
+    if lost.is_none() {
+        report.readback = readable_settings(&report.plan)
+            .into_iter()
+            .map(|setting| read_setting(device, &setting).0)
+            .collect();
+    }
     // A get that reads no value after every line went through means the setting did not
     // take either: a CD-ROM accepts -W0 and then has no write cache to report, and under the
     // plan's -q nothing else says so (VM hotplug profile, tests/vm_tune.rs). Where a line

@@ -180,6 +180,7 @@ impl<'d> Recorder<'d> {
             reason: self.inner.description(),
             not_ata: true,
             refused_by_kernel: false,
+            lost: None,
         }
     }
 
@@ -303,6 +304,7 @@ impl DeviceAccess for Recorder<'_> {
                 .into(),
             not_ata: false,
             refused_by_kernel: false,
+            lost: None,
         })
     }
     fn read_log(&mut self, log: u8, page: u8) -> Result<[u8; 512], AtaFailure> {
@@ -410,6 +412,10 @@ impl DeviceAccess for Recorder<'_> {
 
     fn apt_lines(&self) -> Vec<String> {
         self.inner.apt_lines()
+    }
+
+    fn lost(&self) -> Option<(crate::ata::sat::Lost, String)> {
+        self.inner.lost()
     }
 
     // ---- NVMe: the commands are planned like ATA's; the kernel's views pass through ----
