@@ -166,7 +166,7 @@ pub fn render_text(r: &ExperimentReport) -> String {
             Some(m) => {
                 let _ = writeln!(
                     s,
-                    " arm {} {label}  median {}  mean {} ± {}  min {} … max {}  95% CI {} … {}  ({} trials)",
+                    " arm {} {label}  median {}  mean {} ± {}  min {} … max {}  95% CI {} … {}  ({} trial{})",
                     i + 1,
                     rate(m.median),
                     rate(m.mean),
@@ -175,7 +175,8 @@ pub fn render_text(r: &ExperimentReport) -> String {
                     rate(m.max),
                     rate(m.ci95_low),
                     rate(m.ci95_high),
-                    m.count
+                    m.count,
+                    if m.count == 1 { "" } else { "s" }
                 );
             }
             None => {
@@ -615,6 +616,19 @@ mod tests {
             text.ends_with(" restored: -a 256 (reads back 256)\n"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn one_trial_is_one_trial_and_no_interval_goes_below_zero() {
+        let r = report(&[100.0], &[20.0, 900.0]);
+        let text = render_text(&r);
+        assert!(
+            text.contains(" 95% CI 100.0 … 100.0  (1 trial)\n"),
+            "{text}"
+        );
+        // Two trials far apart: Student's interval would start near -3000 MB/s.
+        assert!(text.contains(" 95% CI 0.0 … "), "{text}");
+        assert!(!text.contains("CI -"), "{text}");
     }
 
     #[test]
