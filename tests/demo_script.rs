@@ -148,7 +148,8 @@ fn summary_of_a_results_folder() {
         "scenarios.tsv",
         "demo-tT\t*\t-tT DEV\ttiming\n\
          demo-C\t*\t-C DEV ;; -C DEV ;; -C DEV\n\
-         demo-json-I\t*\t!ours --json -I DEV\n",
+         demo-json-I\t*\t!ours --json -I DEV\n\
+         demo-bench\t*\t!ours --bench DEV\n",
     );
     write(&dir, "results.log", "");
     write(&dir, "expected-kinds", "ahci-hd\n");
@@ -195,6 +196,21 @@ fn summary_of_a_results_folder() {
         0,
     );
 
+    // --bench killed by the step's time limit, after an NVMe timeout in the guest.
+    let bench = "!ours --bench DEV";
+    step(&dir, "ahci-hd/demo-bench/hdparm.1", bench, "", 0);
+    step(&dir, "ahci-hd/demo-bench/hdparm-rs.1", bench, "", 143);
+    write(
+        &dir,
+        "ahci-hd/demo-bench/hdparm-rs.1.stderr",
+        "/dev/sdb: --bench: starting\n trial 1 of 2\n",
+    );
+    write(
+        &dir,
+        "ahci-hd/demo-bench/hdparm-rs.1.dmesg",
+        "[   31.000000] ok\n[   61.250000] nvme nvme0: I/O 12 QID 1 timeout, reset controller\n",
+    );
+
     let o = demo()
         .args(["--summary-only", "--out"])
         .arg(&dir)
@@ -226,8 +242,27 @@ fn summary_of_a_results_folder() {
         row("--json -I").starts_with("valid JSON") || row("--json -I") == "ran",
         "{text}"
     );
-    assert_eq!(row("-t MB/s"), "123 (100)", "{text}");
-    assert_eq!(row("-T MB/s"), "500 (500)", "{text}");
+    // One run each, hdparm's first: ours only, no bracketed figure to compare with.
+    assert_eq!(row("-t MB/s"), "123", "{text}");
+    assert_eq!(row("-T MB/s"), "500", "{text}");
+    // A failed job says what happened: how it ended, its last stderr line, the guest's dmesg.
+    assert_eq!(row("--bench"), "ran, exit 143[2]", "{text}");
+    let note = text
+        .split("[2] ")
+        .nth(1)
+        .map(|n| {
+            n.split("\n[")
+                .next()
+                .unwrap_or(n)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default();
+    assert!(
+        note.starts_with("ahci-hd: ours \"--bench DEV\" killed by SIGTERM (the step's time limit ran out); its last stderr line: \"trial 1 of 2\"; the guest's dmesg: ok | nvme nvme0: I/O 12 QID 1 timeout, reset controller"),
+        "{note}\n{text}"
+    );
     assert_eq!(row("model (-I)"), "-", "{text}");
     assert!(text.contains("/dev/sdb"), "{text}");
 }
