@@ -2,7 +2,8 @@
 //! 1-2-5 steps, and labels with the same number of decimals along an axis, so that a reader
 //! compares "97.5" with "100.0", never "97.5" with "100".
 //!
-//! What this file must not do: draw. It returns numbers and label texts.
+//! What this file must not do: draw. It returns numbers and label texts (and reads the texts
+//! back out of a drawing, for tests).
 
 /// An axis from `lo` to `hi` (both ticks), a tick every `step`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -58,6 +59,18 @@ impl Axis {
         let v = if v.abs() < self.step / 1e6 { 0.0 } else { v };
         format!("{v:.*}", self.decimals)
     }
+}
+
+/// The contents of an SVG's text elements, in order: what a reader of the picture reads, for
+/// the tests of the plots (ours and the VM bench's).
+pub fn svg_texts(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            let body = &t[t.find('>')? + 1..];
+            Some(body[..body.find('<')?].to_string())
+        })
+        .collect()
 }
 
 #[cfg(test)]

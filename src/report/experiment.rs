@@ -528,6 +528,7 @@ pub fn render_svg(r: &ExperimentReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::axis::svg_texts;
     use crate::stats::{ratio_of_means, summarize, verdict};
 
     fn arm(label: &str, value: &str, trials: &[f64]) -> ArmReport {
@@ -689,23 +690,12 @@ mod tests {
         );
     }
 
-    /// The contents of the SVG's text elements.
-    fn texts(svg: &str) -> Vec<String> {
-        svg.split("<text")
-            .skip(1)
-            .filter_map(|t| {
-                let body = &t[t.find('>')? + 1..];
-                Some(body[..body.find('<')?].to_string())
-            })
-            .collect()
-    }
-
     #[test]
     fn the_plot_s_ticks_are_even_and_a_clipped_band_is_marked() {
         // Trials 9.9 to 10.3 MB/s: the axis 9.6 to 10.6 by 0.2, every label with one decimal
         // (before: "9.6", "9.8", "10", "10.2"...).
         let r = report(&[10.0, 10.3, 9.9], &[10.1, 10.05, 10.2]);
-        let t = texts(&render_svg(&r));
+        let t = svg_texts(&render_svg(&r));
         for want in ["9.6", "9.8", "10.0", "10.2", "10.4", "10.6"] {
             assert!(t.iter().any(|x| x == want), "{want} in {t:?}");
         }

@@ -149,24 +149,12 @@ pub fn svg(device: &str, scan: &Scan) -> String {
     let plot_w = w - left - right;
     let plot_h = h - top - bottom;
     // Both value axes start at 0 and end on a round tick above the largest value.
-    let rate_axis = Axis::covering(
-        0.0,
-        scan.zones
-            .iter()
-            .filter_map(|z| z.read_mb_per_s)
-            .fold(0.0f64, f64::max)
-            .max(1.0),
-        5,
-    );
-    let access_axis = Axis::covering(
-        0.0,
-        scan.zones
-            .iter()
-            .filter_map(|z| z.access_ms)
-            .fold(0.0f64, f64::max)
-            .max(0.01),
-        5,
-    );
+    let axis_over = |value: fn(&crate::timing::surface::Zone) -> Option<f64>, least: f64| {
+        let max = scan.zones.iter().filter_map(value).fold(0.0f64, f64::max);
+        Axis::covering(0.0, max.max(least), 5)
+    };
+    let rate_axis = axis_over(|z| z.read_mb_per_s, 1.0);
+    let access_axis = axis_over(|z| z.access_ms, 0.01);
     let (max_rate, max_access) = (rate_axis.hi, access_axis.hi);
     let n = scan.planned_zones.max(1) as f64;
     let x = |i: f64| left + plot_w * i / n;
@@ -330,6 +318,7 @@ fn escape(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::axis::svg_texts;
     use crate::timing::surface::{ErrorRange, Zone};
 
     fn scan() -> Scan {
@@ -426,20 +415,9 @@ mod tests {
         assert!(s.trim_end().ends_with("</svg>"));
     }
 
-    /// The contents of the SVG's text elements.
-    fn texts(svg: &str) -> Vec<String> {
-        svg.split("<text")
-            .skip(1)
-            .filter_map(|t| {
-                let body = &t[t.find('>')? + 1..];
-                Some(body[..body.find('<')?].to_string())
-            })
-            .collect()
-    }
-
     #[test]
     fn svg_ticks_are_round_evenly_labelled_and_the_bands_have_a_legend() {
-        let t = texts(&svg("/dev/sdz", &scan()));
+        let t = svg_texts(&svg("/dev/sdz", &scan()));
         // Rates up to 200 MB/s: 0 to 200 by 50; access times up to 0.8 ms: 0.0 to 0.8 by 0.2.
         for want in ["0", "50", "100", "150", "200"] {
             assert!(t.iter().any(|x| x == want), "{want} in {t:?}");
@@ -460,7 +438,7 @@ mod tests {
         assert_eq!(t[0], "Surface scan of /dev/sdz (0.0 GB)");
         let mut quick = scan();
         quick.quick = true;
-        let t = texts(&svg("/dev/sdz", &quick));
+        let t = svg_texts(&svg("/dev/sdz", &quick));
         assert_eq!(
             t[0],
             "Quick surface scan of /dev/sdz (0.0 GB), 8 MiB of each zone"
