@@ -149,7 +149,8 @@ fn summary_of_a_results_folder() {
         "demo-tT\t*\t-tT DEV\ttiming\n\
          demo-C\t*\t-C DEV ;; -C DEV ;; -C DEV\n\
          demo-json-I\t*\t!ours --json -I DEV\n\
-         demo-bench\t*\t!ours --bench DEV\n",
+         demo-bench\t*\t!ours --bench DEV\n\
+         demo-advise\t*\t!ours -a8 DEV ;; !ours --advise DEV\n",
     );
     write(&dir, "results.log", "");
     write(&dir, "expected-kinds", "ahci-hd\n");
@@ -211,6 +212,19 @@ fn summary_of_a_results_folder() {
         "[   31.000000] ok\n[   61.250000] nvme nvme0: I/O 12 QID 1 timeout, reset controller\n",
     );
 
+    // --advise after -a8: the rule it gives is in the figures.
+    for (n, cmd, out) in [
+        (1, "!ours -a8 DEV", "\n/dev/sdb:\n setting fs readahead to 8\n"),
+        (
+            2,
+            "!ours --advise DEV",
+            "\n/dev/sdb:\n small_read_ahead: read-ahead is 8 sectors (4 KiB) on a rotating disk\n    fix:  hdparm -a 256 /dev/sdb\n",
+        ),
+    ] {
+        step(&dir, &format!("ahci-hd/demo-advise/hdparm.{n}"), cmd, "", 0);
+        step(&dir, &format!("ahci-hd/demo-advise/hdparm-rs.{n}"), cmd, out, 0);
+    }
+
     let o = demo()
         .args(["--summary-only", "--out"])
         .arg(&dir)
@@ -245,6 +259,13 @@ fn summary_of_a_results_folder() {
     // One run each, hdparm's first: ours only, no bracketed figure to compare with.
     assert_eq!(row("-t MB/s"), "123", "{text}");
     assert_eq!(row("-T MB/s"), "500", "{text}");
+    let figures = text.split("figures (").nth(1).unwrap_or_default();
+    assert!(
+        figures
+            .lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["--advise", "small_read_ahead"]),
+        "{text}"
+    );
     // A failed job says what happened: how it ended, its last stderr line, the guest's dmesg.
     assert_eq!(row("--bench"), "ran, exit 143[2]", "{text}");
     let note = text
