@@ -287,3 +287,51 @@ fn summary_of_a_results_folder() {
     assert_eq!(row("model (-I)"), "-", "{text}");
     assert!(text.contains("/dev/sdb"), "{text}");
 }
+
+/// A footnote carries its DIFFERENCES.md row whole: the summary once cut rows at 240
+/// characters, mid-sentence.
+#[test]
+fn summary_footnotes_carry_the_whole_row() {
+    let dir = std::env::temp_dir().join(format!("hdparm-rs-demo-notes-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    // "-C DEV" is main.tsv's job C, which a long row explains on the CD-ROMs.
+    write(&dir, "scenarios.tsv", "demo-C\t*\t-C DEV\n");
+    write(&dir, "results.log", "");
+    write(&dir, "expected-kinds", "ide-cd\n");
+    write(&dir, "_boot/devmap/sh.1.stdout", "ide-cd /dev/sr0\n");
+    step(
+        &dir,
+        "ide-cd/demo-C/hdparm.1",
+        "-C DEV",
+        "\n/dev/sr0:\n drive state is:  standby\n",
+        0,
+    );
+    step(
+        &dir,
+        "ide-cd/demo-C/hdparm-rs.1",
+        "-C DEV",
+        "\n/dev/sr0:\n drive state is:  unknown\n",
+        5,
+    );
+    write(
+        &dir,
+        "ide-cd/demo-C/hdparm-rs.1.stderr",
+        "/dev/sr0: -C: aborted\n",
+    );
+    let o = demo()
+        .args(["--summary-only", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).to_string();
+    let _ = std::fs::remove_dir_all(&dir);
+    let diffs = std::fs::read_to_string(repo().join("DIFFERENCES.md")).unwrap();
+    let why = diffs
+        .lines()
+        .find(|l| l.starts_with("| vm:ide-cd,ahci-cd,virtio-scsi:C |"))
+        .and_then(|l| l.trim_end_matches(" |").rsplit(" | ").next())
+        .expect("the row of job C on the CD-ROMs");
+    assert!(why.len() > 240, "the row is long enough to have been cut");
+    let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat(&text).contains(&flat(why)), "{why}\n{text}");
+}
