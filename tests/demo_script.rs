@@ -138,6 +138,19 @@ fn step(dir: &Path, base: &str, cmd: &str, out: &str, exit: u8) {
     write(dir, &format!("{base}.dmesg"), "");
 }
 
+/// `scripts/demo --summary-only` over a results folder, which it then removes: the run and
+/// its stdout.
+fn summary_of(dir: &Path) -> (std::process::Output, String) {
+    let o = demo()
+        .args(["--summary-only", "--out"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).to_string();
+    let _ = std::fs::remove_dir_all(dir);
+    (o, text)
+}
+
 #[test]
 fn summary_of_a_results_folder() {
     let dir = std::env::temp_dir().join(format!("hdparm-rs-demo-test-{}", std::process::id()));
@@ -225,13 +238,7 @@ fn summary_of_a_results_folder() {
         step(&dir, &format!("ahci-hd/demo-advise/hdparm-rs.{n}"), cmd, out, 0);
     }
 
-    let o = demo()
-        .args(["--summary-only", "--out"])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&o.stdout).to_string();
-    let _ = std::fs::remove_dir_all(&dir);
+    let (o, text) = summary_of(&dir);
     assert!(
         o.status.success(),
         "{text}\n{}",
@@ -318,13 +325,7 @@ fn summary_footnotes_carry_the_whole_row() {
         "ide-cd/demo-C/hdparm-rs.1.stderr",
         "/dev/sr0: -C: aborted\n",
     );
-    let o = demo()
-        .args(["--summary-only", "--out"])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&o.stdout).to_string();
-    let _ = std::fs::remove_dir_all(&dir);
+    let (_, text) = summary_of(&dir);
     let diffs = std::fs::read_to_string(repo().join("DIFFERENCES.md")).unwrap();
     let why = diffs
         .lines()
