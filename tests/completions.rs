@@ -83,3 +83,175 @@ fn zsh_and_fish_accept_their_scripts() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// The options parsed inside another option (`--surface --zones N`), which the option table
+/// does not list, and each option's values.
+const SUB_OPTIONS: [&str; 8] = [
+    "--config",
+    "--zones",
+    "--plot",
+    "--csv",
+    "--trials",
+    "--keep",
+    "--wake",
+    "--no-wake",
+];
+
+/// What a shell prints for a script run after the completion script is sourced.
+fn run_shell(shell: &str, script: &str, body: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("hdparm-rs-run-{shell}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("hdparm");
+    std::fs::write(&file, script).expect("write");
+    let out = Command::new(shell)
+        .arg("-c")
+        .arg(body.replace("SCRIPT", &file.display().to_string()))
+        .current_dir(&dir)
+        .output()
+        .expect("run the shell");
+    let _ = std::fs::remove_dir_all(&dir);
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The kernel's block devices, as /dev names.
+fn block_devices() -> Vec<String> {
+    std::fs::read_dir("/sys/class/block")
+        .map(|d| {
+            d.flatten()
+                .map(|e| format!("/dev/{}", e.file_name().to_string_lossy()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn bash_completes_sub_options_values_and_block_devices_only() {
+    if !shell_present(
+        "bash_completes_sub_options_values_and_block_devices_only",
+        "bash",
+    ) {
+        return;
+    }
+    let script = generated("bash");
+    let complete = |words: &str, cword: usize| {
+        run_shell(
+            "bash",
+            &script,
+            &format!(". SCRIPT; COMP_WORDS=({words}); COMP_CWORD={cword}; _hdparm; printf '%s\\n' \"${{COMPREPLY[@]}}\""),
+        )
+    };
+    for option in SUB_OPTIONS {
+        let got = complete(&format!("hdparm {option}"), 1);
+        assert!(got.lines().any(|l| l == option), "{option}: {got}");
+    }
+    assert_eq!(
+        complete("hdparm --generate complete-", 2),
+        "complete-bash\ncomplete-zsh\ncomplete-fish\n"
+    );
+    assert_eq!(
+        complete("hdparm --zones ''", 2),
+        "\n",
+        "a number: nothing offered"
+    );
+    // /dev/null is in /dev, not a block device.
+    assert_eq!(complete("hdparm /dev/nul", 1).trim(), "");
+    let devices = complete("hdparm /dev/", 1);
+    let block = block_devices();
+    assert_eq!(devices.lines().count(), block.len(), "{devices}");
+    assert!(
+        devices.lines().all(|d| block.iter().any(|b| b == d)),
+        "{devices}"
+    );
+}
+
+#[test]
+fn fish_completes_sub_options_values_devices_and_keeps_apostrophes() {
+    let test = "fish_completes_sub_options_values_devices_and_keeps_apostrophes";
+    if !shell_present(test, "fish") {
+        return;
+    }
+    let script = generated("fish");
+    let complete = |line: &str| {
+        run_shell(
+            "fish",
+            &script,
+            &format!("source SCRIPT; complete -C'{line}'"),
+        )
+    };
+    for option in SUB_OPTIONS {
+        let got = complete(&format!("hdparm {option}"));
+        assert!(
+            got.lines().any(|l| l.starts_with(&format!("{option}\t"))),
+            "{option}: {got}"
+        );
+    }
+    let shells = complete("hdparm --generate ");
+    assert_eq!(
+        shells
+            .lines()
+            .map(|l| l.split('\t').next().unwrap_or(""))
+            .collect::<Vec<_>>(),
+        ["complete-bash", "complete-fish", "complete-zsh"],
+        "{shells}"
+    );
+    let options = complete("hdparm -");
+    assert!(
+        options
+            .lines()
+            .any(|l| l == "-p\tSet the chipset's PIO mode (HDIO_SET_PIO_MODE)"),
+        "{options}"
+    );
+    assert_eq!(complete("hdparm /dev/nul"), "");
+    let block = block_devices();
+    let devices = complete("hdparm /dev/");
+    assert!(!devices.is_empty() || block.is_empty());
+    assert!(
+        devices.lines().all(|d| block.iter().any(|b| b == d)),
+        "{devices}"
+    );
+}
+
+#[test]
+fn zsh_specs_keep_apostrophes_and_complete_block_devices_only() {
+    if !shell_present(
+        "zsh_specs_keep_apostrophes_and_complete_block_devices_only",
+        "zsh",
+    ) {
+        return;
+    }
+    let script = generated("zsh");
+    // _arguments and compadd stand in for zsh's completion system: they print what they get.
+    let specs = run_shell(
+        "zsh",
+        &script,
+        "_arguments() { printf '%s\\n' \"$@\" }; compadd() { shift; printf '%s\\n' \"$@\" }; source SCRIPT; echo SPLIT; _hdparm_devices",
+    );
+    let (specs, devices) = specs.split_once("SPLIT\n").expect("both parts");
+    assert!(
+        specs
+            .lines()
+            .any(|l| l == "-p[Set the chipset's PIO mode (HDIO_SET_PIO_MODE)]"),
+        "{specs}"
+    );
+    for option in SUB_OPTIONS {
+        assert!(
+            specs.lines().any(|l| l.starts_with(&format!("{option}["))),
+            "{option}: {specs}"
+        );
+    }
+    assert!(
+        specs.lines().any(|l| l.starts_with("--generate[")
+            && l.ends_with(":value:(complete-bash complete-zsh complete-fish)")),
+        "{specs}"
+    );
+    assert!(
+        specs.lines().any(|l| l == "*:device:_hdparm_devices"),
+        "{specs}"
+    );
+    let block = block_devices();
+    assert_eq!(devices.lines().count(), block.len(), "{devices}");
+    assert!(
+        devices.lines().all(|d| block.iter().any(|b| b == d)),
+        "{devices}"
+    );
+}

@@ -138,6 +138,19 @@ fn step(dir: &Path, base: &str, cmd: &str, out: &str, exit: u8) {
     write(dir, &format!("{base}.dmesg"), "");
 }
 
+/// `scripts/demo --summary-only` over a results folder, which it then removes: the run and
+/// its stdout.
+fn summary_of(dir: &Path) -> (std::process::Output, String) {
+    let o = demo()
+        .args(["--summary-only", "--out"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).to_string();
+    let _ = std::fs::remove_dir_all(dir);
+    (o, text)
+}
+
 #[test]
 fn summary_of_a_results_folder() {
     let dir = std::env::temp_dir().join(format!("hdparm-rs-demo-test-{}", std::process::id()));
@@ -148,7 +161,9 @@ fn summary_of_a_results_folder() {
         "scenarios.tsv",
         "demo-tT\t*\t-tT DEV\ttiming\n\
          demo-C\t*\t-C DEV ;; -C DEV ;; -C DEV\n\
-         demo-json-I\t*\t!ours --json -I DEV\n",
+         demo-json-I\t*\t!ours --json -I DEV\n\
+         demo-bench\t*\t!ours --bench DEV\n\
+         demo-advise\t*\t!ours -a8 DEV ;; !ours --advise DEV\n",
     );
     write(&dir, "results.log", "");
     write(&dir, "expected-kinds", "ahci-hd\n");
@@ -195,13 +210,35 @@ fn summary_of_a_results_folder() {
         0,
     );
 
-    let o = demo()
-        .args(["--summary-only", "--out"])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&o.stdout).to_string();
-    let _ = std::fs::remove_dir_all(&dir);
+    // --bench killed by the step's time limit, after an NVMe timeout in the guest.
+    let bench = "!ours --bench DEV";
+    step(&dir, "ahci-hd/demo-bench/hdparm.1", bench, "", 0);
+    step(&dir, "ahci-hd/demo-bench/hdparm-rs.1", bench, "", 143);
+    write(
+        &dir,
+        "ahci-hd/demo-bench/hdparm-rs.1.stderr",
+        "/dev/sdb: --bench: starting\n trial 1 of 2\n",
+    );
+    write(
+        &dir,
+        "ahci-hd/demo-bench/hdparm-rs.1.dmesg",
+        "[   31.000000] ok\n[   61.250000] nvme nvme0: I/O 12 QID 1 timeout, reset controller\n",
+    );
+
+    // --advise after -a8: the rule it gives is in the figures.
+    for (n, cmd, out) in [
+        (1, "!ours -a8 DEV", "\n/dev/sdb:\n setting fs readahead to 8\n"),
+        (
+            2,
+            "!ours --advise DEV",
+            "\n/dev/sdb:\n small_read_ahead: read-ahead is 8 sectors (4 KiB) on a rotating disk\n    fix:  hdparm -a 256 /dev/sdb\n",
+        ),
+    ] {
+        step(&dir, &format!("ahci-hd/demo-advise/hdparm.{n}"), cmd, "", 0);
+        step(&dir, &format!("ahci-hd/demo-advise/hdparm-rs.{n}"), cmd, out, 0);
+    }
+
+    let (o, text) = summary_of(&dir);
     assert!(
         o.status.success(),
         "{text}\n{}",
@@ -226,8 +263,76 @@ fn summary_of_a_results_folder() {
         row("--json -I").starts_with("valid JSON") || row("--json -I") == "ran",
         "{text}"
     );
-    assert_eq!(row("-t MB/s"), "123 (100)", "{text}");
-    assert_eq!(row("-T MB/s"), "500 (500)", "{text}");
+    // One run each, hdparm's first: ours only, no bracketed figure to compare with.
+    assert_eq!(row("-t MB/s"), "123", "{text}");
+    assert_eq!(row("-T MB/s"), "500", "{text}");
+    let figures = text.split("figures (").nth(1).unwrap_or_default();
+    assert!(
+        figures
+            .lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["--advise", "small_read_ahead"]),
+        "{text}"
+    );
+    // A failed job says what happened: how it ended, its last stderr line, the guest's dmesg.
+    assert_eq!(row("--bench"), "ran, exit 143[2]", "{text}");
+    let note = text
+        .split("[2] ")
+        .nth(1)
+        .map(|n| {
+            n.split("\n[")
+                .next()
+                .unwrap_or(n)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default();
+    assert!(
+        note.starts_with("ahci-hd: ours \"--bench DEV\" killed by SIGTERM (the step's time limit ran out); its last stderr line: \"trial 1 of 2\"; the guest's dmesg: ok | nvme nvme0: I/O 12 QID 1 timeout, reset controller"),
+        "{note}\n{text}"
+    );
     assert_eq!(row("model (-I)"), "-", "{text}");
     assert!(text.contains("/dev/sdb"), "{text}");
+}
+
+/// A footnote carries its DIFFERENCES.md row whole: the summary once cut rows at 240
+/// characters, mid-sentence.
+#[test]
+fn summary_footnotes_carry_the_whole_row() {
+    let dir = std::env::temp_dir().join(format!("hdparm-rs-demo-notes-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    // "-C DEV" is main.tsv's job C, which a long row explains on the CD-ROMs.
+    write(&dir, "scenarios.tsv", "demo-C\t*\t-C DEV\n");
+    write(&dir, "results.log", "");
+    write(&dir, "expected-kinds", "ide-cd\n");
+    write(&dir, "_boot/devmap/sh.1.stdout", "ide-cd /dev/sr0\n");
+    step(
+        &dir,
+        "ide-cd/demo-C/hdparm.1",
+        "-C DEV",
+        "\n/dev/sr0:\n drive state is:  standby\n",
+        0,
+    );
+    step(
+        &dir,
+        "ide-cd/demo-C/hdparm-rs.1",
+        "-C DEV",
+        "\n/dev/sr0:\n drive state is:  unknown\n",
+        5,
+    );
+    write(
+        &dir,
+        "ide-cd/demo-C/hdparm-rs.1.stderr",
+        "/dev/sr0: -C: aborted\n",
+    );
+    let (_, text) = summary_of(&dir);
+    let diffs = std::fs::read_to_string(repo().join("DIFFERENCES.md")).unwrap();
+    let why = diffs
+        .lines()
+        .find(|l| l.starts_with("| vm:ide-cd,ahci-cd,virtio-scsi:C |"))
+        .and_then(|l| l.trim_end_matches(" |").rsplit(" | ").next())
+        .expect("the row of job C on the CD-ROMs");
+    assert!(why.len() > 240, "the row is long enough to have been cut");
+    let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat(&text).contains(&flat(why)), "{why}\n{text}");
 }

@@ -391,17 +391,6 @@ fn vm_tune_advise_on_ide_and_ahci_finds_and_changes_nothing() {
     }
 }
 
-/// The SVG's text elements' contents.
-fn svg_texts(svg: &str) -> Vec<String> {
-    svg.split("<text")
-        .skip(1)
-        .filter_map(|t| {
-            let body = &t[t.find('>')? + 1..];
-            Some(body[..body.find('<')?].to_string())
-        })
-        .collect()
-}
-
 #[test]
 fn vm_tune_surface_over_dm_delay_and_error_flags_them() {
     let Some(dir) = results("vm_tune_surface_over_dm_delay_and_error_flags_them", "tune") else {
@@ -572,7 +561,7 @@ fn vm_tune_surface_over_dm_delay_and_error_flags_them() {
         "not an SVG: {}",
         &svg[..svg.len().min(200)]
     );
-    let texts = svg_texts(&svg);
+    let texts = hdparm::report::axis::svg_texts(&svg);
     for label in [
         "Surface scan of /dev/mapper/hrs-surface (1.1 GB)",
         "position on the device (% of capacity)",

@@ -3,12 +3,15 @@
 //! Debian package installs the three files).
 //!
 //! hdparm's options cluster (`-tT`) and take their values in the same word or the next; the
-//! completions offer the spellings, a file after the options that take one, and block devices
-//! everywhere else, which is what one types most.
+//! completions offer the spellings (the table's and the sub-options' of `defs::SUB_OPTIONS`,
+//! such as `--zones`), a file after the options that take one, the values of `--generate`,
+//! nothing after a number, and block devices everywhere else (the names in /sys/class/block,
+//! read by the script when it runs, not all of /dev). Descriptions keep their apostrophes,
+//! escaped for each shell's single quotes.
 //!
 //! What this file must not do: touch the system; it returns text.
 
-use super::defs::{OptionDef, Role, Value, OPTIONS};
+use super::defs::{OptionDef, Role, SubValue, Value, OPTIONS, SUB_OPTIONS};
 
 /// The shells completions exist for.
 pub const SHELLS: [&str; 3] = ["bash", "zsh", "fish"];
@@ -17,8 +20,40 @@ fn offered() -> impl Iterator<Item = &'static OptionDef> {
     OPTIONS.iter().copied().filter(|d| d.role != Role::Obsolete)
 }
 
-fn takes_file(def: &OptionDef) -> bool {
-    matches!(def.value, Value::Filename | Value::KibThenFilename)
+/// What one completes after an option's spelling.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Next {
+    Nothing,
+    File,
+    /// A number: nothing to offer, but not a device either.
+    Number,
+    Words(Vec<String>),
+}
+
+/// Every spelling offered (the table's options and the sub-options), with its description
+/// and what follows it.
+fn entries() -> Vec<(String, &'static str, Next)> {
+    let mut out: Vec<(String, &'static str, Next)> = offered()
+        .map(|d| {
+            let next = match d.value {
+                Value::Filename | Value::KibThenFilename => Next::File,
+                _ if d.long == Some("generate") => {
+                    Next::Words(SHELLS.iter().map(|s| format!("complete-{s}")).collect())
+                }
+                _ => Next::Nothing,
+            };
+            (d.spelling(), d.summary, next)
+        })
+        .collect();
+    out.extend(SUB_OPTIONS.iter().map(|o| {
+        let next = match o.value {
+            SubValue::None => Next::Nothing,
+            SubValue::File => Next::File,
+            SubValue::Number => Next::Number,
+        };
+        (o.spelling.to_string(), o.summary, next)
+    }));
+    out
 }
 
 /// The completion script for one shell, or None for a shell we have none for.
@@ -32,78 +67,135 @@ pub fn script(shell: &str) -> Option<String> {
 }
 
 fn bash() -> String {
-    let words: Vec<String> = offered().map(|d| d.spelling()).collect();
-    let file_options: Vec<String> = offered()
-        .filter(|d| takes_file(d))
-        .map(|d| d.spelling())
-        .collect();
+    let entries = entries();
+    let words: Vec<&str> = entries.iter().map(|e| e.0.as_str()).collect();
+    let with = |kind: &Next| -> String {
+        let spelled: Vec<&str> = entries
+            .iter()
+            .filter(|e| &e.2 == kind)
+            .map(|e| e.0.as_str())
+            .collect();
+        if spelled.is_empty() {
+            "--".into()
+        } else {
+            spelled.join("|")
+        }
+    };
+    let mut word_cases = String::new();
+    for (spelling, _, next) in &entries {
+        if let Next::Words(values) = next {
+            word_cases.push_str(&format!(
+                "        {spelling})\n            COMPREPLY=( $(compgen -W \"{}\" -- \"$cur\") )\n            return ;;\n",
+                values.join(" ")
+            ));
+        }
+    }
     format!(
         r#"# bash completion for hdparm (hdparm-rs), generated from its option definitions
 _hdparm() {{
-    local cur prev
+    local cur prev d
+    local -a devs=()
     cur="${{COMP_WORDS[COMP_CWORD]}}"
     prev="${{COMP_WORDS[COMP_CWORD-1]}}"
     case "$prev" in
         {files})
             COMPREPLY=( $(compgen -f -- "$cur") )
             return ;;
-    esac
+        {numbers})
+            COMPREPLY=()
+            return ;;
+{word_cases}    esac
     if [[ "$cur" == -* ]]; then
         COMPREPLY=( $(compgen -W "{words}" -- "$cur") )
     else
-        COMPREPLY=( $(compgen -f -- "${{cur:-/dev/}}") )
+        # Block devices only: the kernel's list, not everything in /dev.
+        for d in /sys/class/block/*; do
+            [[ -e "$d" ]] && devs+=("/dev/${{d##*/}}")
+        done
+        COMPREPLY=( $(compgen -W "${{devs[*]}}" -- "$cur") )
     fi
 }}
 complete -F _hdparm hdparm
 "#,
-        files = if file_options.is_empty() {
-            "--".to_string()
-        } else {
-            file_options.join("|")
-        },
+        files = with(&Next::File),
+        numbers = with(&Next::Number),
         words = words.join(" ")
     )
 }
 
-/// A description as zsh and fish show it: one line, no characters that end their quoting.
-fn quoted(summary: &str) -> String {
+/// A description on one line, in `_arguments`' brackets: no bracket or colon of its own.
+fn zsh_description(summary: &str) -> String {
     summary
-        .replace(['\\', '\''], "")
+        .replace('\\', "")
         .replace('[', "(")
         .replace(']', ")")
         .replace(':', " -")
 }
 
+/// Text inside a shell's single quotes: each `'` closes the quote, is escaped, and reopens it.
+fn zsh_quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
 fn zsh() -> String {
     let mut lines = String::from(
-        "#compdef hdparm\n# zsh completion for hdparm (hdparm-rs), generated from its option definitions\n_arguments -s \\\n",
+        "#compdef hdparm\n# zsh completion for hdparm (hdparm-rs), generated from its option definitions\n\
+         # Block devices only: the kernel's list, not everything in /dev.\n\
+         _hdparm_devices() {\n  local -a devs\n  devs=(/sys/class/block/*(N:t))\n  compadd -- /dev/${^devs}\n}\n\
+         _arguments -s \\\n",
     );
-    for def in offered() {
-        let action = if takes_file(def) { ":file:_files" } else { "" };
+    for (spelling, summary, next) in entries() {
+        let action = match next {
+            Next::Nothing => String::new(),
+            Next::File => ":file:_files".into(),
+            Next::Number => ":number: ".into(),
+            Next::Words(values) => format!(":value:({})", values.join(" ")),
+        };
         lines.push_str(&format!(
-            "  '{}[{}]{action}' \\\n",
-            def.spelling(),
-            quoted(def.summary)
+            "  {} \\\n",
+            zsh_quoted(&format!("{spelling}[{}]{action}", zsh_description(summary)))
         ));
     }
-    lines.push_str("  '*:device:_files -W /dev'\n");
+    lines.push_str("  '*:device:_hdparm_devices'\n");
     lines
+}
+
+/// Text in fish's single quotes: `\` and `'` escaped with a backslash.
+fn fish_quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\\', r"\\").replace('\'', r"\'"))
 }
 
 fn fish() -> String {
     let mut lines = String::from(
-        "# fish completion for hdparm (hdparm-rs), generated from its option definitions\n",
+        "# fish completion for hdparm (hdparm-rs), generated from its option definitions\n\
+         # Block devices only (the kernel's list, not everything in /dev), where no option wants a file.\n\
+         complete -c hdparm -f -a '(string replace -r \"^.*/\" /dev/ /sys/class/block/*)'\n",
     );
-    for def in offered() {
-        let name = match (def.short, def.long) {
-            (Some(c), _) => format!("-s {}", c as char),
-            (None, Some(long)) => format!("-l {long}"),
-            (None, None) => continue,
+    let by_spelling = |spelling: &str| {
+        offered()
+            .find(|d| d.spelling() == spelling)
+            .and_then(|d| match (d.short, d.long) {
+                (Some(c), _) => Some(format!("-s {}", c as char)),
+                _ => None,
+            })
+    };
+    for (spelling, summary, next) in entries() {
+        let name = match by_spelling(&spelling) {
+            Some(short) => short,
+            None => match spelling.strip_prefix("--") {
+                Some(long) => format!("-l {long}"),
+                None => continue,
+            },
         };
-        let files = if takes_file(def) { " -r -F" } else { "" };
+        let value = match next {
+            Next::Nothing => String::new(),
+            Next::File => " -r -F".into(),
+            Next::Number => " -x".into(),
+            Next::Words(values) => format!(" -x -a {}", fish_quoted(&values.join(" "))),
+        };
         lines.push_str(&format!(
-            "complete -c hdparm {name}{files} -d '{}'\n",
-            quoted(def.summary)
+            "complete -c hdparm {name}{value} -d {}\n",
+            fish_quoted(&zsh_description(summary))
         ));
     }
     lines
@@ -127,6 +219,30 @@ mod tests {
             }
         }
         assert!(script("tcsh").is_none());
+    }
+
+    /// Every `"--word" =>` the parser matches inside an option's own arguments is either in the
+    /// option table or a sub-option, so the completions cannot miss one.
+    #[test]
+    fn every_word_the_parser_takes_is_completed() {
+        let parser = include_str!("parse.rs");
+        let spelled: Vec<String> = entries().into_iter().map(|e| e.0).collect();
+        for piece in parser.split('"').skip(1).step_by(2) {
+            if piece.len() > 2
+                && piece.starts_with("--")
+                && !piece.contains(' ')
+                && piece != "--foo"
+            {
+                let arm = format!("\"{piece}\" =>");
+                let arm_or = format!("\"{piece}\" |");
+                if parser.contains(&arm) || parser.contains(&arm_or) {
+                    assert!(
+                        spelled.iter().any(|s| s == piece),
+                        "{piece} is not completed"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

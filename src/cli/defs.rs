@@ -2191,6 +2191,66 @@ rejects!(
     )
 );
 
+/// What follows a sub-option's spelling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SubValue {
+    None,
+    File,
+    Number,
+}
+
+/// A word that belongs to one of our long options and is parsed by it, not by the option
+/// table (`--surface --zones 8`, `--apply --config FILE`): listed here so that the
+/// completions offer it too. A test in `complete.rs` holds this list to the parser.
+pub struct SubOption {
+    pub spelling: &'static str,
+    pub value: SubValue,
+    pub summary: &'static str,
+}
+
+pub const SUB_OPTIONS: &[SubOption] = &[
+    SubOption {
+        spelling: "--config",
+        value: SubValue::File,
+        summary: "Read this file instead of /etc/hdparm.conf (--apply, --check)",
+    },
+    SubOption {
+        spelling: "--zones",
+        value: SubValue::Number,
+        summary: "The number of zones --surface reads",
+    },
+    SubOption {
+        spelling: "--plot",
+        value: SubValue::File,
+        summary: "Write the SVG plot to this file (--surface, --experiment)",
+    },
+    SubOption {
+        spelling: "--csv",
+        value: SubValue::File,
+        summary: "Write every zone's figures as CSV (--surface)",
+    },
+    SubOption {
+        spelling: "--trials",
+        value: SubValue::Number,
+        summary: "The trials of each arm (--experiment)",
+    },
+    SubOption {
+        spelling: "--keep",
+        value: SubValue::None,
+        summary: "Leave the winning arm applied (--experiment)",
+    },
+    SubOption {
+        spelling: "--wake",
+        value: SubValue::None,
+        summary: "Read drives in standby too, waking them (--advise)",
+    },
+    SubOption {
+        spelling: "--no-wake",
+        value: SubValue::None,
+        summary: "Ask a drive in standby nothing more (--prometheus)",
+    },
+];
+
 pub const EXPERIMENT: OptionDef = OptionDef {
     value: Value::ExperimentArguments,
     ..ours(long_flag(

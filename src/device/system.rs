@@ -100,6 +100,29 @@ pub fn resolve_symlink(name: &str) -> Option<String> {
     Some(resolved.display().to_string())
 }
 
+/// The `/dev/disk/by-id/` name of a device, when udev made one: a block in hdparm.conf under
+/// that name follows the disk when its `sdX` letter changes at the next boot.
+pub fn by_id_name(device: &Path) -> Option<String> {
+    by_id_name_in(Path::new("/dev/disk/by-id"), device)
+}
+
+/// [`by_id_name`] over a given directory. Of several names for one disk, the model-and-serial
+/// names (`ata-`, `nvme-`, `scsi-`, `usb-`) come before the `wwn-` and EUI ones a person cannot
+/// read, then by name, so that the choice is the same on every run.
+pub fn by_id_name_in(dir: &Path, device: &Path) -> Option<String> {
+    let target = std::fs::canonicalize(device).ok()?;
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .filter(|e| std::fs::canonicalize(e.path()).is_ok_and(|t| t == target))
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .collect();
+    let opaque =
+        |n: &str| n.starts_with("wwn-") || n.contains("eui.") || n.starts_with("nvme-nvme.");
+    names.sort_by(|a, b| (opaque(a), a).cmp(&(opaque(b), b)));
+    names.first().map(|n| dir.join(n).display().to_string())
+}
+
 /// Whether the kernel was booted with this word on its command line (`nohdparm`).
 pub fn kernel_cmdline_has(word: &str) -> bool {
     std::fs::read_to_string("/proc/cmdline")
@@ -269,5 +292,37 @@ pub fn own_stderr() -> Box<dyn std::io::Write + Send> {
     {
         Ok(f) => Box::new(f),
         Err(_) => Box::new(std::io::sink()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_by_id_name_is_the_readable_link_to_the_same_device() {
+        let dir = std::env::temp_dir().join(format!("hdparm-rs-by-id-{}", std::process::id()));
+        let links = dir.join("by-id");
+        std::fs::create_dir_all(&links).unwrap();
+        let (disk, other) = (dir.join("sdb"), dir.join("sdc"));
+        std::fs::write(&disk, b"").unwrap();
+        std::fs::write(&other, b"").unwrap();
+        let link = |name: &str, to: &Path| std::os::unix::fs::symlink(to, links.join(name));
+        link("wwn-0x5000c500a1b2c3d4", &disk).unwrap();
+        link("ata-QEMU_HARDDISK_QM00002", &disk).unwrap();
+        link("ata-QEMU_HARDDISK_QM00003", &other).unwrap();
+        assert_eq!(
+            by_id_name_in(&links, &disk),
+            Some(
+                links
+                    .join("ata-QEMU_HARDDISK_QM00002")
+                    .display()
+                    .to_string()
+            )
+        );
+        assert_eq!(by_id_name_in(&links, &dir.join("sdd")), None);
+        std::fs::write(dir.join("sdd"), b"").unwrap();
+        assert_eq!(by_id_name_in(&links, &dir.join("sdd")), None);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -63,7 +63,15 @@ pub struct Message {
     /// absent for a warning.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub class: Option<&'static str>,
+    /// The line as printed on stderr, without the leading space hdparm puts before many of
+    /// its messages (a column of its text report, noise in a JSON string).
+    #[serde(serialize_with = "trimmed")]
     pub text: String,
+}
+
+/// Serializes a message without its leading white space.
+pub fn trimmed<S: serde::Serializer>(text: &str, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(text.trim_start())
 }
 
 /// An action carried out on a device (`-y`, `-z`, `-F`...), and what became of it.

@@ -34,6 +34,7 @@
 //! What this file must not do: measure, touch a device, or decide anything; the executor
 //! (`exec::experiment`) fills the report.
 
+use super::axis::Axis;
 use crate::stats::{Ratio, Summary, Verdict};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -166,7 +167,7 @@ pub fn render_text(r: &ExperimentReport) -> String {
             Some(m) => {
                 let _ = writeln!(
                     s,
-                    " arm {} {label}  median {}  mean {} ± {}  min {} … max {}  95% CI {} … {}  ({} trials)",
+                    " arm {} {label}  median {}  mean {} ± {}  min {} … max {}  95% CI {} … {}  ({} trial{})",
                     i + 1,
                     rate(m.median),
                     rate(m.mean),
@@ -175,7 +176,8 @@ pub fn render_text(r: &ExperimentReport) -> String {
                     rate(m.max),
                     rate(m.ci95_low),
                     rate(m.ci95_high),
-                    m.count
+                    m.count,
+                    if m.count == 1 { "" } else { "s" }
                 );
             }
             None => {
@@ -372,23 +374,6 @@ pub fn conf_stanza(device: &str, settings: &[Setting]) -> String {
     s
 }
 
-/// A round step for an axis over `span`, near `span / 5`: 1, 2 or 5 times a power of ten.
-fn nice_step(span: f64) -> f64 {
-    let raw = (span / 5.0).max(f64::MIN_POSITIVE);
-    let power = 10f64.powf(raw.log10().floor());
-    let m = raw / power;
-    let nice = if m <= 1.0 {
-        1.0
-    } else if m <= 2.0 {
-        2.0
-    } else if m <= 5.0 {
-        5.0
-    } else {
-        10.0
-    };
-    nice * power
-}
-
 /// Text as SVG character data.
 fn xml(text: &str) -> String {
     text.replace('&', "&amp;")
@@ -414,9 +399,9 @@ pub fn render_svg(r: &ExperimentReport) -> String {
     let lo = values.iter().copied().reduce(f64::min).unwrap_or(0.0);
     let hi = values.iter().copied().reduce(f64::max).unwrap_or(1.0);
     let pad = ((hi - lo) * 0.1).max(hi.abs() * 0.01).max(1e-9);
-    let step = nice_step(hi - lo + 2.0 * pad);
-    let axis_lo = ((lo - pad) / step).floor() * step;
-    let axis_hi = ((hi + pad) / step).ceil() * step;
+    // The axis spans the trials (the bands may run past it: see the marks below).
+    let axis = Axis::covering(lo - pad, hi + pad, 5);
+    let (axis_lo, axis_hi) = (axis.lo, axis.hi);
     let x = |v: f64| left + (v - axis_lo) / (axis_hi - axis_lo) * plot_width;
     let axis_y = top + row * r.arms.len() as f64;
     let mut s = String::new();
@@ -437,8 +422,7 @@ pub fn render_svg(r: &ExperimentReport) -> String {
         xml(measurement_words(r.measurement))
     );
     // Grid and ticks.
-    let mut tick = axis_lo;
-    while tick <= axis_hi + step / 2.0 {
+    for tick in axis.ticks() {
         let tx = x(tick);
         let _ = writeln!(
             s,
@@ -453,9 +437,8 @@ pub fn render_svg(r: &ExperimentReport) -> String {
             s,
             r#"<text x="{tx:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
             axis_y + 18.0,
-            trim_number(tick)
+            axis.label(tick)
         );
-        tick += step;
     }
     let _ = writeln!(
         s,
@@ -493,6 +476,25 @@ pub fn render_svg(r: &ExperimentReport) -> String {
                 cy - 6.0,
                 (x(m.ci95_high.min(axis_hi)) - x(m.ci95_low.max(axis_lo))).max(1.0)
             );
+            // A band cut at an edge says so, with where it ends: an arrow and its value.
+            if m.ci95_low < axis_lo {
+                let _ = writeln!(
+                    s,
+                    r#"<text x="{:.1}" y="{:.1}" font-size="10" fill="{colour}" class="ci95-clipped">← {}</text>"#,
+                    left + 2.0,
+                    cy - 9.0,
+                    rate(m.ci95_low)
+                );
+            }
+            if m.ci95_high > axis_hi {
+                let _ = writeln!(
+                    s,
+                    r#"<text x="{:.1}" y="{:.1}" font-size="10" fill="{colour}" text-anchor="end" class="ci95-clipped">{} →</text>"#,
+                    left + plot_width - 2.0,
+                    cy - 9.0,
+                    rate(m.ci95_high)
+                );
+            }
             let _ = writeln!(
                 s,
                 r#"<line x1="{mx:.1}" y1="{:.1}" x2="{mx:.1}" y2="{:.1}" stroke="{colour}" stroke-width="2" class="median"/>"#,
@@ -515,7 +517,7 @@ pub fn render_svg(r: &ExperimentReport) -> String {
     }
     let _ = writeln!(
         s,
-        r#"<text x="{:.1}" y="{:.1}" font-size="10" fill="gray">dots: trials; tick: median; band: 95% CI of the mean</text>"#,
+        r#"<text x="{:.1}" y="{:.1}" font-size="10" fill="gray">dots: trials; tick: median; band: 95% CI of the mean (an arrow: it runs past the axis, to the value shown)</text>"#,
         left,
         height - 6.0
     );
@@ -523,15 +525,10 @@ pub fn render_svg(r: &ExperimentReport) -> String {
     s
 }
 
-/// An axis number without trailing zeros.
-fn trim_number(v: f64) -> String {
-    let text = format!("{v:.3}");
-    text.trim_end_matches('0').trim_end_matches('.').to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::axis::svg_texts;
     use crate::stats::{ratio_of_means, summarize, verdict};
 
     fn arm(label: &str, value: &str, trials: &[f64]) -> ArmReport {
@@ -618,6 +615,19 @@ mod tests {
     }
 
     #[test]
+    fn one_trial_is_one_trial_and_no_interval_goes_below_zero() {
+        let r = report(&[100.0], &[20.0, 900.0]);
+        let text = render_text(&r);
+        assert!(
+            text.contains(" 95% CI 100.0 … 100.0  (1 trial)\n"),
+            "{text}"
+        );
+        // Two trials far apart: Student's interval would start near -3000 MB/s.
+        assert!(text.contains(" 95% CI 0.0 … "), "{text}");
+        assert!(!text.contains("CI -"), "{text}");
+    }
+
+    #[test]
     fn a_winner_is_named_with_its_least_gain() {
         let mut r = report(&[100.0, 101.0, 99.0], &[150.0, 151.0, 149.0]);
         r.winner = Some(1);
@@ -681,11 +691,18 @@ mod tests {
     }
 
     #[test]
-    fn axis_steps_are_round() {
-        assert_eq!(nice_step(30.0), 10.0);
-        assert_eq!(nice_step(20.0), 5.0);
-        assert_eq!(nice_step(1000.0), 200.0);
-        assert_eq!(nice_step(4.0), 1.0);
-        assert_eq!(trim_number(2.50), "2.5");
+    fn the_plot_s_ticks_are_even_and_a_clipped_band_is_marked() {
+        // Trials 9.9 to 10.3 MB/s: the axis 9.6 to 10.6 by 0.2, every label with one decimal
+        // (before: "9.6", "9.8", "10", "10.2"...).
+        let r = report(&[10.0, 10.3, 9.9], &[10.1, 10.05, 10.2]);
+        let t = svg_texts(&render_svg(&r));
+        for want in ["9.6", "9.8", "10.0", "10.2", "10.4", "10.6"] {
+            assert!(t.iter().any(|x| x == want), "{want} in {t:?}");
+        }
+        assert!(!t.iter().any(|x| x == "10"), "{t:?}");
+        // Arm 1's interval (9.55 … 10.58) runs past the axis's low end; arm 2's does not.
+        assert!(t.iter().any(|x| x.starts_with("← 9.")), "{t:?}");
+        let marks = t.iter().filter(|x| x.contains('←') || x.contains('→'));
+        assert_eq!(marks.count(), 1, "{t:?}");
     }
 }

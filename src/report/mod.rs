@@ -1,6 +1,7 @@
 //! Pure renderers: hdparm's text, byte for byte, and JSON, from the same typed reports.
 //! Nothing here touches a device.
 
+pub mod axis;
 pub mod dco;
 pub mod dry_run;
 pub mod envelope;

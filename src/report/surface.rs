@@ -10,6 +10,7 @@
 //!
 //! What this file must not do: read anything; it renders a finished scan.
 
+use super::axis::Axis;
 use crate::timing::surface::{Ending, Scan};
 use std::fmt::Write;
 
@@ -144,23 +145,17 @@ pub fn csv(scan: &Scan) -> String {
 /// capacity; slow zones shaded, zones with errors marked red.
 pub fn svg(device: &str, scan: &Scan) -> String {
     let (w, h) = (800.0, 400.0);
-    let (left, right, top, bottom) = (70.0, 70.0, 40.0, 50.0);
+    let (left, right, top, bottom) = (70.0, 70.0, 52.0, 50.0);
     let plot_w = w - left - right;
     let plot_h = h - top - bottom;
-    let max_rate = scan
-        .zones
-        .iter()
-        .filter_map(|z| z.read_mb_per_s)
-        .fold(0.0f64, f64::max)
-        .max(1.0)
-        * 1.1;
-    let max_access = scan
-        .zones
-        .iter()
-        .filter_map(|z| z.access_ms)
-        .fold(0.0f64, f64::max)
-        .max(0.01)
-        * 1.1;
+    // Both value axes start at 0 and end on a round tick above the largest value.
+    let axis_over = |value: fn(&crate::timing::surface::Zone) -> Option<f64>, least: f64| {
+        let max = scan.zones.iter().filter_map(value).fold(0.0f64, f64::max);
+        Axis::covering(0.0, max.max(least), 5)
+    };
+    let rate_axis = axis_over(|z| z.read_mb_per_s, 1.0);
+    let access_axis = axis_over(|z| z.access_ms, 0.01);
+    let (max_rate, max_access) = (rate_axis.hi, access_axis.hi);
     let n = scan.planned_zones.max(1) as f64;
     let x = |i: f64| left + plot_w * i / n;
     let y_rate = |r: f64| top + plot_h * (1.0 - r / max_rate);
@@ -170,10 +165,12 @@ pub fn svg(device: &str, scan: &Scan) -> String {
     );
     let _ = writeln!(
         s,
-        "<text x=\"{}\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">Surface scan of {} ({:.1} GB)</text>",
+        "<text x=\"{}\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">{} of {} ({:.1} GB){}</text>",
         w / 2.0,
+        if scan.quick { "Quick surface scan" } else { "Surface scan" },
         escape(device),
-        scan.size_bytes as f64 / 1e9
+        scan.size_bytes as f64 / 1e9,
+        if scan.quick { ", 8 MiB of each zone" } else { "" }
     );
     for z in &scan.zones {
         let i = z.index as f64;
@@ -204,21 +201,58 @@ pub fn svg(device: &str, scan: &Scan) -> String {
         left + plot_w,
         top + plot_h
     );
-    for t in 0..=4 {
-        let f = f64::from(t) / 4.0;
+    for t in rate_axis.ticks() {
         let _ = writeln!(
             s,
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{:.0}</text><text x=\"{:.1}\" y=\"{:.1}\">{:.1}</text><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{:.0}%</text>",
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
             left - 6.0,
-            y_rate(max_rate * f) + 4.0,
-            max_rate * f,
-            left + plot_w + 6.0,
-            y_access(max_access * f) + 4.0,
-            max_access * f,
-            left + plot_w * f,
-            top + plot_h + 18.0,
-            f * 100.0
+            y_rate(t) + 4.0,
+            rate_axis.label(t)
         );
+    }
+    for t in access_axis.ticks() {
+        let _ = writeln!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+            left + plot_w + 6.0,
+            y_access(t) + 4.0,
+            access_axis.label(t)
+        );
+    }
+    let percent = Axis::covering(0.0, 100.0, 10);
+    for t in percent.ticks() {
+        let _ = writeln!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}%</text>",
+            left + plot_w * t / 100.0,
+            top + plot_h + 18.0,
+            percent.label(t)
+        );
+    }
+    // The legend of the bands drawn, in a row between the title and the plot.
+    let kinds = [
+        (
+            "slow",
+            "#f5d76e",
+            "slow zone (under half the median rate)",
+            scan.zones.iter().any(|z| z.slow && !z.has_errors()),
+        ),
+        (
+            "error",
+            "#e74c3c",
+            "zone with read errors",
+            scan.zones.iter().any(|z| z.has_errors()),
+        ),
+    ];
+    let (mut lx, ly) = (left, top - 20.0);
+    for (class, color, words, _) in kinds.iter().filter(|k| k.3) {
+        let _ = writeln!(
+            s,
+            "<g class=\"legend-{class}\"><rect x=\"{lx:.1}\" y=\"{ly:.1}\" width=\"14\" height=\"10\" fill=\"{color}\" opacity=\"0.5\"/><text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\">{words}</text></g>",
+            lx + 20.0,
+            ly + 9.0
+        );
+        lx += 280.0;
     }
     let _ = writeln!(
         s,
@@ -284,6 +318,7 @@ fn escape(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::axis::svg_texts;
     use crate::timing::surface::{ErrorRange, Zone};
 
     fn scan() -> Scan {
@@ -378,6 +413,36 @@ mod tests {
         assert_eq!(s.matches("class=\"slow\"").count(), 1);
         assert_eq!(s.matches("class=\"error\"").count(), 1);
         assert!(s.trim_end().ends_with("</svg>"));
+    }
+
+    #[test]
+    fn svg_ticks_are_round_evenly_labelled_and_the_bands_have_a_legend() {
+        let t = svg_texts(&svg("/dev/sdz", &scan()));
+        // Rates up to 200 MB/s: 0 to 200 by 50; access times up to 0.8 ms: 0.0 to 0.8 by 0.2.
+        for want in ["0", "50", "100", "150", "200"] {
+            assert!(t.iter().any(|x| x == want), "{want} in {t:?}");
+        }
+        for want in ["0.0", "0.2", "0.4", "0.6", "0.8"] {
+            assert!(t.iter().any(|x| x == want), "{want} in {t:?}");
+        }
+        let percents: Vec<&String> = t.iter().filter(|x| x.ends_with('%')).collect();
+        assert_eq!(percents.len(), 11, "{t:?}");
+        assert!(percents.iter().any(|x| *x == "50%"), "{t:?}");
+        // Before: 0, 55, 110, 165, 220 and 0.2, 0.4, 0.6, 0.9 (the max times 1.1, in quarters).
+        assert!(!t.iter().any(|x| x == "55" || x == "0.9"), "{t:?}");
+        assert!(
+            t.contains(&"slow zone (under half the median rate)".to_string()),
+            "{t:?}"
+        );
+        assert!(t.contains(&"zone with read errors".to_string()), "{t:?}");
+        assert_eq!(t[0], "Surface scan of /dev/sdz (0.0 GB)");
+        let mut quick = scan();
+        quick.quick = true;
+        let t = svg_texts(&svg("/dev/sdz", &quick));
+        assert_eq!(
+            t[0],
+            "Quick surface scan of /dev/sdz (0.0 GB), 8 MiB of each zone"
+        );
     }
 
     #[test]

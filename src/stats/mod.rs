@@ -33,6 +33,8 @@ pub struct Summary {
     pub min: f64,
     pub max: f64,
     /// The 95% confidence interval of the mean (Student's t); the mean itself for one trial.
+    /// The low end is clamped at 0: the values are rates, never negative, and a wide interval
+    /// around a small mean (a few noisy trials) would otherwise reach below zero.
     pub ci95_low: f64,
     pub ci95_high: f64,
 }
@@ -70,7 +72,7 @@ pub fn summarize(values: &[f64]) -> Option<Summary> {
         stddev,
         min: sorted[0],
         max: sorted[count - 1],
-        ci95_low: mean - half,
+        ci95_low: (mean - half).max(0.0),
         ci95_high: mean + half,
     })
 }
@@ -352,6 +354,10 @@ mod tests {
         );
         let one = summarize(&[5.0]).unwrap();
         assert_eq!((one.stddev, one.ci95_low, one.ci95_high), (0.0, 5.0, 5.0));
+        // Two far-apart trials: mean 228.25, half-width ~3300; the low end stops at 0.
+        let wide = summarize(&[100.5, 356.0]).unwrap();
+        assert_eq!(wide.ci95_low, 0.0);
+        assert!(wide.ci95_high > 1000.0, "{wide:?}");
         assert!(summarize(&[]).is_none());
     }
 

@@ -236,8 +236,8 @@ fn winner(arms: &[ArmReport]) -> Option<usize> {
     beats_all.then_some(best)
 }
 
-/// What the loop reports as it goes (stderr when it is a terminal).
-pub type Progress<'a> = Option<&'a mut dyn Write>;
+/// What the loop reports as it goes: the writer (stderr), and whether it is a terminal.
+pub type Progress<'a> = Option<(&'a mut dyn Write, bool)>;
 
 /// The whole run over injected settings, trials and stop flag. `Err` is a refusal before
 /// anything was changed.
@@ -296,26 +296,36 @@ pub fn run_with(
             ));
             break;
         }
-        if let Some(p) = progress.as_deref_mut() {
-            let what = match index {
-                None => "warm-up".to_string(),
-                Some(i) => format!("trial {}/{}", i + 1, order.len()),
-            };
-            // The estimate: the mean time of the trials so far, for each one left.
-            let estimate = if step > 0 {
-                let left = started.elapsed() / step as u32 * (total - step) as u32;
-                format!(", about {} s left", left.as_secs() + 1)
-            } else {
-                String::new()
-            };
-            let _ = write!(
-                p,
-                "\r\x1b[K{}: {what}, arm {} '{}'{estimate}",
-                r.device,
-                arm + 1,
-                r.arms[arm].label
-            );
-            let _ = p.flush();
+        if let Some((p, terminal)) = progress.as_mut() {
+            // A terminal gets one line redrawn before each trial; a log (a pipe, a file, the
+            // journal) gets a plain line at the start and at each tenth of the run, so that it
+            // shows the run is alive without a line per trial.
+            let tenth = |step: usize| step * 10 / total;
+            if *terminal || step == 0 || tenth(step) != tenth(step - 1) {
+                let what = match index {
+                    None => "warm-up".to_string(),
+                    Some(i) => format!("trial {}/{}", i + 1, order.len()),
+                };
+                // The estimate: the mean time of the trials so far, for each one left.
+                let estimate = if step > 0 {
+                    let left = started.elapsed() / step as u32 * (total - step) as u32;
+                    format!(", about {} s left", left.as_secs() + 1)
+                } else {
+                    String::new()
+                };
+                let line = format!(
+                    "{}: {what}, arm {} '{}'{estimate}",
+                    r.device,
+                    arm + 1,
+                    r.arms[arm].label
+                );
+                let _ = if *terminal {
+                    write!(p, "\r\x1b[K{line}")
+                } else {
+                    writeln!(p, "{line}")
+                };
+                let _ = p.flush();
+            }
         }
         if let Err(e) = apply_checked(&arm_sets[arm], settings) {
             r.stopped = Some(format!("arm '{}': {e}", r.arms[arm].label));
@@ -348,7 +358,7 @@ pub fn run_with(
             }
         }
     }
-    if let Some(p) = progress {
+    if let Some((p, true)) = progress {
         let _ = write!(p, "\r\x1b[K");
         let _ = p.flush();
     }
@@ -387,7 +397,10 @@ pub fn run_with(
         Some(w) => match apply_checked(&arm_sets[w], settings) {
             Ok(()) => {
                 r.kept = Some(w);
-                r.stanza = Some(report::conf_stanza(&r.device, &arm_sets[w]));
+                // A by-id name outlives the sdX letter, which can change at the next boot.
+                let name = crate::device::system::by_id_name(std::path::Path::new(&request.device))
+                    .unwrap_or_else(|| r.device.clone());
+                r.stanza = Some(report::conf_stanza(&name, &arm_sets[w]));
             }
             Err(e) => {
                 r.stopped = Some(format!(
@@ -488,11 +501,7 @@ pub fn run_experiment(
     let mut settings = real::RealSettings::new(request);
     let mut trials = real::RealTrials::new(request);
     let stop = || stop_handler.requested();
-    let progress: Progress<'_> = if stderr_is_terminal {
-        Some(&mut *stderr)
-    } else {
-        None
-    };
+    let progress: Progress<'_> = Some((&mut *stderr, stderr_is_terminal));
     let (report, ending) = match run_with(request, &mut settings, &mut trials, &stop, progress) {
         Ok(done) => done,
         Err(text) => return fail(ErrorClass::Failed, text, stdout, stderr),

@@ -372,7 +372,7 @@ fn progress_goes_to_the_terminal_and_is_cleared() {
         &mut FakeSettings(state),
         &mut t,
         &never,
-        Some(&mut err),
+        Some((&mut err, true)),
     )
     .unwrap();
     let err = String::from_utf8(err).unwrap();
@@ -444,4 +444,36 @@ fn a_failed_restore_is_reported_and_fails_the_run() {
         text.contains(" the restore failed: scripted failure"),
         "{text}"
     );
+}
+
+#[test]
+fn a_log_gets_a_plain_progress_line_at_each_tenth() {
+    // 2 arms x 10 trials + the warm-up: 21 steps, a line at the start and at each tenth.
+    let req = request("--experiment|-a 8|-a 2048|--trials|10|/dev/sdz");
+    let state = device(&[("-a", "256")]);
+    let mut t = trials(&state, faster_with_big_readahead);
+    let mut log = Vec::new();
+    run_with(
+        &req,
+        &mut FakeSettings(state.clone()),
+        &mut t,
+        &never,
+        Some((&mut log, false)),
+    )
+    .unwrap();
+    let log = String::from_utf8(log).unwrap();
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(lines.len(), 10, "{log}");
+    assert_eq!(lines[0], "/dev/sdz: warm-up, arm 1 '-a 8'");
+    assert!(
+        lines[1].starts_with("/dev/sdz: trial 3/20, arm 2 '-a 2048', about "),
+        "{log}"
+    );
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.ends_with(" s left") || l.ends_with('\'')),
+        "{log}"
+    );
+    assert!(!log.contains('\x1b') && !log.contains('\r'), "{log}");
 }
