@@ -529,7 +529,7 @@ pub fn render_svg(r: &ExperimentReport) -> String {
 mod tests {
     use super::*;
     use crate::report::axis::svg_texts;
-    use crate::stats::{ratio_of_means, summarize, verdict};
+    use crate::stats::{ratio_of_means, summarize_rates, verdict};
 
     fn arm(label: &str, value: &str, trials: &[f64]) -> ArmReport {
         ArmReport {
@@ -539,7 +539,7 @@ mod tests {
                 value: value.into(),
             }],
             trials_mib_per_second: trials.to_vec(),
-            summary: summarize(trials),
+            summary: summarize_rates(trials),
         }
     }
 

@@ -33,8 +33,7 @@ pub struct Summary {
     pub min: f64,
     pub max: f64,
     /// The 95% confidence interval of the mean (Student's t); the mean itself for one trial.
-    /// The low end is clamped at 0: the values are rates, never negative, and a wide interval
-    /// around a small mean (a few noisy trials) would otherwise reach below zero.
+    /// [`summarize_rates`] clamps its low end at 0.
     pub ci95_low: f64,
     pub ci95_high: f64,
 }
@@ -72,8 +71,18 @@ pub fn summarize(values: &[f64]) -> Option<Summary> {
         stddev,
         min: sorted[0],
         max: sorted[count - 1],
-        ci95_low: (mean - half).max(0.0),
+        ci95_low: mean - half,
         ci95_high: mean + half,
+    })
+}
+
+/// [`summarize`] for rates (MB/s), which are never negative: the interval's low end stops at
+/// 0, where a wide interval around a small mean (a few noisy trials) would reach below it.
+/// Not for values that may be negative, such as the log ratios of a paired comparison.
+pub fn summarize_rates(values: &[f64]) -> Option<Summary> {
+    summarize(values).map(|s| Summary {
+        ci95_low: s.ci95_low.max(0.0),
+        ..s
     })
 }
 
@@ -354,8 +363,10 @@ mod tests {
         );
         let one = summarize(&[5.0]).unwrap();
         assert_eq!((one.stddev, one.ci95_low, one.ci95_high), (0.0, 5.0, 5.0));
-        // Two far-apart trials: mean 228.25, half-width ~3300; the low end stops at 0.
-        let wide = summarize(&[100.5, 356.0]).unwrap();
+        // Two far-apart trials: mean 228.25, half-width ~3300; a rate's low end stops at 0,
+        // while the plain summary keeps the negative end that log ratios need.
+        assert!(summarize(&[100.5, 356.0]).unwrap().ci95_low < -1000.0);
+        let wide = summarize_rates(&[100.5, 356.0]).unwrap();
         assert_eq!(wide.ci95_low, 0.0);
         assert!(wide.ci95_high > 1000.0, "{wide:?}");
         assert!(summarize(&[]).is_none());

@@ -363,7 +363,7 @@ pub fn run_with(
         let _ = p.flush();
     }
     for arm in &mut r.arms {
-        arm.summary = stats::summarize(&arm.trials_mib_per_second);
+        arm.summary = stats::summarize_rates(&arm.trials_mib_per_second);
     }
     for i in 1..r.arms.len() {
         if let Some(ratio) = stats::ratio_of_means(
