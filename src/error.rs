@@ -11,8 +11,8 @@
 //! |---|---|---|---|
 //! | 0   | —               | everything asked for succeeded | 0 |
 //! | 1   | `guard`         | refused: a guard flag was missing; nothing was sent | 1 (EPERM) |
-//! | 2   | `cannot_open`   | a device could not be opened (missing, no permission) | 2 (ENOENT), 13 (EACCES)... |
-//! | 3   | `skipped`       | a drive was left alone on purpose: asleep under `--no-wake`, or busy with another instance's operation (a reader skips it) | — |
+//! | 2   | `cannot_open`   | a device could not be opened (missing, no permission), or went away during the run | 2 (ENOENT), 13 (EACCES)... |
+//! | 3   | `skipped`       | a drive was left alone on purpose: asleep under `--no-wake` (not for `--prometheus`, whose metrics say it and exit 0: a sleeping disk is normal there), or busy with another instance's operation (a reader skips it) | — |
 //! | 4   | `drift`         | `--check` found a device that differs from hdparm.conf | — |
 //! | 5   | `failed`        | a command failed on the device, or a read or write of it failed | 5 (EIO) |
 //! | 6   | `unverified`    | `--check` could not read something it had to compare | — |
@@ -49,7 +49,7 @@ pub enum ErrorClass {
     NotApplicable,
     /// `--check` could not read a setting or a device it had to compare.
     Unverified,
-    /// The device node could not be opened.
+    /// The device node could not be opened, or the device went away during the run.
     CannotOpen,
     /// The report could not be written (stdout, or a file we were asked to write).
     OutputFailed,
@@ -174,7 +174,7 @@ impl ErrorClass {
         match self {
             ErrorClass::Drift => "--check found a device that differs from hdparm.conf",
             ErrorClass::Skipped => {
-                "a drive was left alone on purpose: asleep under --no-wake, or busy with another run"
+                "a drive was left alone on purpose: asleep under --no-wake (but --prometheus, which exits 0), or busy with another run"
             }
             ErrorClass::NotApplicable => "the device cannot do what was asked",
             ErrorClass::Unverified => "--check could not read something it had to compare",

@@ -5,7 +5,7 @@
 //! [`device`]; reports are rendered by [`report`] as hdparm's text or as JSON; the exit status
 //! is decided in [`error`].
 //!
-//! Layering: `cli`, `ata`, `nvme`, `config`, `report` and `timing` are pure and never import `device`.
+//! Layering: `cli`, `ata`, `nvme`, `config`, `digest`, `report` and `timing` are pure and never import `device`.
 //! All `unsafe` lives in `device::sys`.
 
 #![deny(unsafe_code)]
@@ -19,6 +19,7 @@ pub mod ata;
 pub mod cli;
 pub mod config;
 pub mod device;
+pub mod digest;
 pub mod error;
 pub mod exec;
 pub mod nvme;

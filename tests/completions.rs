@@ -1,12 +1,9 @@
 //! The shell completions (`--generate complete-SHELL`) through the binary and the real shells:
-//! bash completes a partial option, every option and mode flag, files after `--Iraw` and
-//! `--config`, `--generate`'s words, and only block devices where a device goes; fish does the
-//! same through `complete -C`; zsh and fish accept their scripts (`zsh -n`, `fish
-//! --no-execute`), and the descriptions reach both with their apostrophes.
+//! bash completes a partial option and offers files after `--Iraw`; zsh and fish accept their
+//! scripts (`zsh -n`, `fish --no-execute`).
 
 mod common;
 
-use std::path::PathBuf;
 use std::process::Command;
 
 fn generated(shell: &str) -> String {
@@ -16,15 +13,6 @@ fn generated(shell: &str) -> String {
         .expect("run");
     assert!(out.status.success());
     String::from_utf8(out.stdout).expect("utf-8")
-}
-
-/// A scratch folder holding the shell's script as `name`: (folder, script).
-fn script_in(tag: &str, shell: &str, name: &str) -> (PathBuf, PathBuf) {
-    let dir = std::env::temp_dir().join(format!("{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let script = dir.join(name);
-    std::fs::write(&script, generated(shell)).expect("write");
-    (dir, script)
 }
 
 fn shell_present(test: &str, shell: &str) -> bool {
@@ -44,7 +32,10 @@ fn bash_completes_options_and_files() {
     if !shell_present(test, "bash") {
         return;
     }
-    let (dir, script) = script_in("hdparm-rs-complete", "bash", "hdparm.bash");
+    let dir = std::env::temp_dir().join(format!("hdparm-rs-complete-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let script = dir.join("hdparm.bash");
+    std::fs::write(&script, generated("bash")).expect("write");
     let complete = |words: &str, cword: usize| {
         let out = Command::new("bash")
             .arg("-c")
@@ -65,193 +56,6 @@ fn bash_completes_options_and_files() {
     assert_eq!(complete("hdparm --securi", 1).lines().count(), security);
     std::fs::write(dir.join("identify.bin"), b"").expect("file");
     assert_eq!(complete("hdparm --Iraw ident", 2), "identify.bin\n");
-    assert_eq!(
-        complete("hdparm --apply --config ident", 3),
-        "identify.bin\n"
-    );
-    assert_eq!(
-        complete("hdparm --surface --plot ident", 3),
-        "identify.bin\n"
-    );
-    // every option and every mode's flag completes from its whole spelling
-    for word in MODE_FLAGS
-        .iter()
-        .chain(&["--generate", "--surface-quick", "--Iraw"])
-    {
-        let offered = complete(&format!("hdparm {word}"), 1);
-        assert!(
-            offered.lines().any(|l| l == *word),
-            "{word} does not complete: {offered:?}"
-        );
-    }
-    assert_eq!(
-        complete("hdparm --generate ''", 2),
-        "complete-bash\ncomplete-zsh\ncomplete-fish\n"
-    );
-    // nothing is guessed after a number
-    assert_eq!(complete("hdparm --surface --zones ''", 3).trim(), "");
-    // a device: the kernel's block devices only
-    let offered = complete("hdparm -I /dev/", 2);
-    check_block_devices("bash", &offered);
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// The flags of our modes the completions once lacked (issue 19).
-const MODE_FLAGS: [&str; 8] = [
-    "--config",
-    "--zones",
-    "--plot",
-    "--csv",
-    "--trials",
-    "--keep",
-    "--wake",
-    "--no-wake",
-];
-
-/// `offered` (one name a line) is every block device the kernel lists, as /dev names, and
-/// nothing else (no /dev/null, no tty).
-fn check_block_devices(shell: &str, offered: &str) {
-    let mut want: Vec<String> = std::fs::read_dir("/sys/class/block")
-        .map(|d| {
-            d.flatten()
-                .map(|e| format!("/dev/{}", e.file_name().to_string_lossy()))
-                .collect()
-        })
-        .unwrap_or_default();
-    want.sort();
-    let mut got: Vec<String> = offered.lines().map(str::to_string).collect();
-    got.sort();
-    assert_eq!(got, want, "{shell} offers these as devices");
-    assert!(!got
-        .iter()
-        .any(|d| d == "/dev/null" || d.starts_with("/dev/tty")));
-}
-
-/// An option's summary with an apostrophe, as the definitions spell it.
-fn summary_with_apostrophe() -> (String, &'static str) {
-    let def = hdparm::cli::defs::OPTIONS
-        .iter()
-        .find(|d| d.short == Some(b'C'))
-        .expect("-C");
-    assert!(def.summary.contains('\''), "{}", def.summary);
-    ("-C".to_string(), def.summary)
-}
-
-#[test]
-fn fish_completes_options_values_and_block_devices() {
-    let test = "fish_completes_options_values_and_block_devices";
-    if !shell_present(test, "fish") {
-        return;
-    }
-    let (dir, script) = script_in("hdparm-rs-fish-c", "fish", "hdparm.fish");
-    let complete = |line: &str| {
-        let out = Command::new("fish")
-            .arg("--no-config")
-            .arg("-c")
-            .arg(format!("source {}; complete -C '{line}'", script.display()))
-            .current_dir(&dir)
-            .output()
-            .expect("fish");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
-    // candidate TAB description
-    let longs = complete("hdparm --");
-    for word in MODE_FLAGS.iter().chain(&["--generate", "--Iraw"]) {
-        assert!(
-            longs.lines().any(|l| l.split('\t').next() == Some(*word)),
-            "fish lacks {word}: {longs}"
-        );
-    }
-    let (spelling, summary) = summary_with_apostrophe();
-    let shorts = complete("hdparm -");
-    assert!(
-        shorts
-            .lines()
-            .any(|l| l == format!("{spelling}\t{summary}")),
-        "fish's description of {spelling} is not {summary:?}: {shorts}"
-    );
-    let first_fields = |text: String| -> Vec<String> {
-        let mut v: Vec<String> = text
-            .lines()
-            .map(|l| l.split('\t').next().unwrap_or_default().to_string())
-            .collect();
-        v.sort();
-        v
-    };
-    assert_eq!(
-        first_fields(complete("hdparm --generate ")),
-        ["complete-bash", "complete-fish", "complete-zsh"]
-    );
-    check_block_devices(
-        "fish",
-        &first_fields(complete("hdparm -I /dev/")).join("\n"),
-    );
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-#[test]
-fn zsh_gets_every_spec_with_its_description_whole() {
-    let test = "zsh_gets_every_spec_with_its_description_whole";
-    if !shell_present(test, "zsh") {
-        return;
-    }
-    let (dir, script) = script_in("hdparm-rs-zsh-c", "zsh", "_hdparm");
-    // The script, run with the completion system's functions replaced by ones that print
-    // what they are given: the specs _arguments receives after zsh's quoting, and the
-    // devices the device function offers.
-    let out = Command::new("zsh")
-        .arg("-f")
-        .arg("-c")
-        .arg(format!(
-            "_arguments() {{ print -rl -- \"$@\"; _hdparm_devices }}; \
-             _wanted() {{ shift 3; \"$@\" }}; compadd() {{ [[ $1 == -a ]] && print -rl -- ${{(P)2}} | sed 's/^/device: /' }}; \
-             . {}",
-            script.display()
-        ))
-        .output()
-        .expect("zsh");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let (spelling, summary) = summary_with_apostrophe();
-    let spec = text
-        .lines()
-        .find(|l| l.starts_with(&format!("{spelling}[")))
-        .unwrap_or_else(|| panic!("no spec for {spelling}: {text}"));
-    // _arguments reads a backslash as escaping the next character
-    let unescaped = spec
-        .replace("\\[", "[")
-        .replace("\\]", "]")
-        .replace("\\:", ":");
-    assert_eq!(unescaped, format!("{spelling}[{summary}]"), "{spec}");
-    for word in MODE_FLAGS {
-        assert!(
-            text.lines().any(|l| l.starts_with(&format!("{word}["))),
-            "zsh lacks {word}: {text}"
-        );
-    }
-    assert!(
-        text.lines().any(|l| l.starts_with("--generate[")
-            && l.ends_with(":value:(complete-bash complete-zsh complete-fish)")),
-        "{text}"
-    );
-    assert!(text
-        .lines()
-        .any(|l| l.starts_with("--config[") && l.ends_with(":file:_files")));
-    let devices: String = text
-        .lines()
-        .filter_map(|l| l.strip_prefix("device: "))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    check_block_devices("zsh", &devices);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -262,7 +66,10 @@ fn zsh_and_fish_accept_their_scripts() {
         if !shell_present(test, shell) {
             continue;
         }
-        let (dir, script) = script_in(&format!("hdparm-rs-{shell}"), shell, "hdparm");
+        let dir = std::env::temp_dir().join(format!("hdparm-rs-{shell}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let script = dir.join("hdparm");
+        std::fs::write(&script, generated(shell)).expect("write");
         let out = Command::new(shell)
             .arg(check)
             .arg(&script)
@@ -275,4 +82,176 @@ fn zsh_and_fish_accept_their_scripts() {
         );
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+/// The options parsed inside another option (`--surface --zones N`), which the option table
+/// does not list, and each option's values.
+const SUB_OPTIONS: [&str; 8] = [
+    "--config",
+    "--zones",
+    "--plot",
+    "--csv",
+    "--trials",
+    "--keep",
+    "--wake",
+    "--no-wake",
+];
+
+/// What a shell prints for a script run after the completion script is sourced.
+fn run_shell(shell: &str, script: &str, body: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("hdparm-rs-run-{shell}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("hdparm");
+    std::fs::write(&file, script).expect("write");
+    let out = Command::new(shell)
+        .arg("-c")
+        .arg(body.replace("SCRIPT", &file.display().to_string()))
+        .current_dir(&dir)
+        .output()
+        .expect("run the shell");
+    let _ = std::fs::remove_dir_all(&dir);
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The kernel's block devices, as /dev names.
+fn block_devices() -> Vec<String> {
+    std::fs::read_dir("/sys/class/block")
+        .map(|d| {
+            d.flatten()
+                .map(|e| format!("/dev/{}", e.file_name().to_string_lossy()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn bash_completes_sub_options_values_and_block_devices_only() {
+    if !shell_present(
+        "bash_completes_sub_options_values_and_block_devices_only",
+        "bash",
+    ) {
+        return;
+    }
+    let script = generated("bash");
+    let complete = |words: &str, cword: usize| {
+        run_shell(
+            "bash",
+            &script,
+            &format!(". SCRIPT; COMP_WORDS=({words}); COMP_CWORD={cword}; _hdparm; printf '%s\\n' \"${{COMPREPLY[@]}}\""),
+        )
+    };
+    for option in SUB_OPTIONS {
+        let got = complete(&format!("hdparm {option}"), 1);
+        assert!(got.lines().any(|l| l == option), "{option}: {got}");
+    }
+    assert_eq!(
+        complete("hdparm --generate complete-", 2),
+        "complete-bash\ncomplete-zsh\ncomplete-fish\n"
+    );
+    assert_eq!(
+        complete("hdparm --zones ''", 2),
+        "\n",
+        "a number: nothing offered"
+    );
+    // /dev/null is in /dev, not a block device.
+    assert_eq!(complete("hdparm /dev/nul", 1).trim(), "");
+    let devices = complete("hdparm /dev/", 1);
+    let block = block_devices();
+    assert_eq!(devices.lines().count(), block.len(), "{devices}");
+    assert!(
+        devices.lines().all(|d| block.iter().any(|b| b == d)),
+        "{devices}"
+    );
+}
+
+#[test]
+fn fish_completes_sub_options_values_devices_and_keeps_apostrophes() {
+    let test = "fish_completes_sub_options_values_devices_and_keeps_apostrophes";
+    if !shell_present(test, "fish") {
+        return;
+    }
+    let script = generated("fish");
+    let complete = |line: &str| {
+        run_shell(
+            "fish",
+            &script,
+            &format!("source SCRIPT; complete -C'{line}'"),
+        )
+    };
+    for option in SUB_OPTIONS {
+        let got = complete(&format!("hdparm {option}"));
+        assert!(
+            got.lines().any(|l| l.starts_with(&format!("{option}\t"))),
+            "{option}: {got}"
+        );
+    }
+    let shells = complete("hdparm --generate ");
+    assert_eq!(
+        shells
+            .lines()
+            .map(|l| l.split('\t').next().unwrap_or(""))
+            .collect::<Vec<_>>(),
+        ["complete-bash", "complete-fish", "complete-zsh"],
+        "{shells}"
+    );
+    let options = complete("hdparm -");
+    assert!(
+        options
+            .lines()
+            .any(|l| l == "-p\tSet the chipset's PIO mode (HDIO_SET_PIO_MODE)"),
+        "{options}"
+    );
+    assert_eq!(complete("hdparm /dev/nul"), "");
+    let block = block_devices();
+    let devices = complete("hdparm /dev/");
+    assert!(!devices.is_empty() || block.is_empty());
+    assert!(
+        devices.lines().all(|d| block.iter().any(|b| b == d)),
+        "{devices}"
+    );
+}
+
+#[test]
+fn zsh_specs_keep_apostrophes_and_complete_block_devices_only() {
+    if !shell_present(
+        "zsh_specs_keep_apostrophes_and_complete_block_devices_only",
+        "zsh",
+    ) {
+        return;
+    }
+    let script = generated("zsh");
+    // _arguments and compadd stand in for zsh's completion system: they print what they get.
+    let specs = run_shell(
+        "zsh",
+        &script,
+        "_arguments() { printf '%s\\n' \"$@\" }; compadd() { shift; printf '%s\\n' \"$@\" }; source SCRIPT; echo SPLIT; _hdparm_devices",
+    );
+    let (specs, devices) = specs.split_once("SPLIT\n").expect("both parts");
+    assert!(
+        specs
+            .lines()
+            .any(|l| l == "-p[Set the chipset's PIO mode (HDIO_SET_PIO_MODE)]"),
+        "{specs}"
+    );
+    for option in SUB_OPTIONS {
+        assert!(
+            specs.lines().any(|l| l.starts_with(&format!("{option}["))),
+            "{option}: {specs}"
+        );
+    }
+    assert!(
+        specs.lines().any(|l| l.starts_with("--generate[")
+            && l.ends_with(":value:(complete-bash complete-zsh complete-fish)")),
+        "{specs}"
+    );
+    assert!(
+        specs.lines().any(|l| l == "*:device:_hdparm_devices"),
+        "{specs}"
+    );
+    let block = block_devices();
+    assert_eq!(devices.lines().count(), block.len(), "{devices}");
+    assert!(
+        devices.lines().all(|d| block.iter().any(|b| b == d)),
+        "{devices}"
+    );
 }

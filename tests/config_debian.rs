@@ -414,3 +414,61 @@ fn udev_add_runs_the_command_lines_debian_runs() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The one place ours reads a block otherwise than Debian's reader (DIFFERENCES.md
+/// `cli:apply-nvme-by-id`): a by-id link to an NVMe namespace. Debian cuts the resolved name at
+/// its first digit, `/dev/nvme`, which no disk is called, so the block never applies; ours keeps
+/// the namespace. Both read every other key of the same file alike.
+#[test]
+fn a_by_id_block_for_an_nvme_disk_applies_to_it_where_debians_never_does() {
+    if !have_scripts() {
+        return;
+    }
+    let scratch = Scratch::new("nvme-by-id");
+    let links = scratch.path("by-id");
+    std::fs::create_dir_all(&links).expect("by-id dir");
+    let link = links.join("nvme-Samsung_SSD_980_S6-1");
+    std::os::unix::fs::symlink("/dev/nvme0n1", &link).expect("link");
+    let conf = format!(
+        "quiet\nwrite_cache = on\n{} {{\n  write_cache = off\n}}\n",
+        link.display()
+    );
+    let facts = facts(false, false);
+    let resolve = |name: &str| (Path::new(name) == link).then(|| "/dev/nvme0n1".to_string());
+    let (theirs, ok) = debian_options(&scratch, &conf, "/dev/nvme0n1", &facts);
+    assert!(ok, "{theirs}");
+    assert_eq!(
+        theirs, "-q -W1",
+        "Debian: the defaults only, the block never matches"
+    );
+    let (theirs, _) = debian_options(&scratch, &conf, "/dev/nvme", &facts);
+    assert_eq!(theirs, "-q -W0", "Debian matched a disk named /dev/nvme");
+    let ours = hdparm_options(&conf, "/dev/nvme0n1", &facts, &resolve).expect("ours");
+    assert_eq!(ours, "-q -W0", "ours: the block for this namespace");
+}
+
+/// The man page's hdparm.conf examples (section HDPARM.CONF) are what they claim: a file both
+/// readers take without a word, ours with no warning.
+#[test]
+fn the_man_pages_hdparm_conf_examples_read_cleanly() {
+    let man = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/doc/hdparm.8"))
+        .expect("doc/hdparm.8");
+    let section = &man[man.find(".SH HDPARM.CONF").expect("HDPARM.CONF section")..];
+    let example =
+        &section[section.find(".nf\n").expect(".nf") + 4..section.find(".fi\n").expect(".fi")];
+    let example = example.replace("\\-", "-");
+    assert!(example.contains("spindown_time"), "{example}");
+    let findings = hdparm::config::debian::diagnose(&example);
+    assert!(findings.is_empty(), "{findings:?}");
+    if !have_scripts() {
+        return;
+    }
+    let scratch = Scratch::new("man-examples");
+    for facts in &FACTS {
+        let (theirs, ok) = debian_options(&scratch, &example, "/dev/sda", facts);
+        assert!(
+            ok,
+            "Debian's reader gives up on the man page's example: {theirs}"
+        );
+    }
+}

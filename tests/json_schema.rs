@@ -450,7 +450,15 @@ impl Drop for LoopDev {
 fn loop_cases(lo: &LoopDev, scratch: &Path) -> Vec<(Vec<String>, Vec<u8>)> {
     let dev = lo.dev.as_str();
     let conf = scratch.join("hdparm.conf");
-    let _ = std::fs::write(&conf, format!("{dev} {{\n read_ahead_sect = 64\n}}\n"));
+    // Every part of the --apply and --check documents: a setting that takes, one the loop
+    // device rejects and cannot report (-W: drift from the record), one Debian's rules drop
+    // (-S), a block for an absent device and a command_line block (the document's dropped).
+    let _ = std::fs::write(
+        &conf,
+        format!(
+            "{dev} {{\n read_ahead_sect = 64\n write_cache = off\n spindown_time = 24\n}}\n/dev/hdparm-rs-absent {{\n dma = on\n}}\ncommand_line {{\n}}\n"
+        ),
+    );
     let conf = conf.display().to_string();
     let raw = scratch.join("identify.raw").display().to_string();
     let mut cases = Vec::new();
@@ -534,8 +542,10 @@ fn loop_cases(lo: &LoopDev, scratch: &Path) -> Vec<(Vec<String>, Vec<u8>)> {
             dev,
         ],
         &["--json", "--dry-run", "--security-set-pass", "pw", dev],
+        &["--json", "--check", "--config", &conf, dev],
         &["--json", "--apply", "--config", &conf, dev],
         &["--json", "--check", "--config", &conf, dev],
+        &["--json", "--apply", "--dry-run", "--config", &conf],
         &["--json", "--advise", dev],
         &["--json", "--surface-quick", "--zones", "2", dev],
         &["--json", "--surface", "/dev/hdparm-rs-no-such-disk"],

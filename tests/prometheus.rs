@@ -1,52 +1,16 @@
 //! `--prometheus` through the binary: the textfile is written atomically where asked, holds a
 //! `query_success` series for every device named (a device without ATA is 0, with its reason
-//! on stderr and exit 25, and does not keep the others out), and `promtool check metrics`
-//! (Debian's prometheus package) accepts it.
+//! on stderr and exit 25, and does not keep the others out), labelled as node_exporter labels
+//! its disks (`device="loop0"`), one series per disk however often and by whatever names it is
+//! named, and `promtool check metrics` (Debian's prometheus package) accepts it.
 
 mod common;
 
-use std::process::{Command, Stdio};
-
-fn promtool_accepts(text: &str) -> Result<(), String> {
-    let mut child = Command::new("promtool")
-        .args(["check", "metrics"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("promtool: {e}"))?;
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(text.as_bytes())
-        .map_err(|e| e.to_string())?;
-    let out = child.wait_with_output().map_err(|e| e.to_string())?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ))
-    }
-}
+use std::process::Command;
 
 #[test]
 fn metrics_for_devices_that_answer_and_that_do_not() {
-    let test = "metrics_for_devices_that_answer_and_that_do_not";
-    if !common::is_root() {
-        common::skip(test, "needs root for losetup");
-        return;
-    }
-    if Command::new("promtool").arg("--version").output().is_err() {
-        common::skip(test, "promtool is missing: apt-get install prometheus");
-        return;
-    }
-    let Some(lo) = common::Loop::new("prometheus", 16) else {
-        common::skip(test, "losetup could not attach a loop device");
+    let Some(lo) = loop_and_promtool("metrics_for_devices_that_answer_and_that_do_not") else {
         return;
     };
     let dir = std::env::temp_dir().join(format!("hdparm-rs-prom-{}", std::process::id()));
@@ -72,15 +36,13 @@ fn metrics_for_devices_that_answer_and_that_do_not() {
         "{stderr}"
     );
     let text = std::fs::read_to_string(&file).expect("the file was written");
+    let name = kernel_name(&lo.dev);
     assert!(
-        text.contains(&format!(
-            "hdparm_query_success{{device=\"{}\"}} 0\n",
-            lo.dev
-        )),
+        text.contains(&format!("hdparm_query_success{{device=\"{name}\"}} 0\n")),
         "{text}"
     );
     assert!(
-        text.contains(&format!("hdparm_query_success{{device=\"{missing}\"}} 0\n")),
+        text.contains("hdparm_query_success{device=\"hdparm-rs-no-such-disk\"} 0\n"),
         "{text}"
     );
     assert!(text.contains("# TYPE hdparm_query_success gauge\n"));
@@ -91,7 +53,7 @@ fn metrics_for_devices_that_answer_and_that_do_not() {
         .filter(|n| n != "hdparm.prom")
         .collect();
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
-    if let Err(e) = promtool_accepts(&text) {
+    if let Err(e) = common::promtool_accepts(&text) {
         panic!("promtool rejects the file: {e}\n{text}");
     }
     // To stdout when no file is named.
@@ -108,14 +70,78 @@ fn metrics_for_devices_that_answer_and_that_do_not() {
         .output()
         .expect("run");
     let text = String::from_utf8_lossy(&out.stdout);
-    let series = format!("hdparm_read_bytes_per_second{{device=\"{}\"}} ", lo.dev);
+    let series = format!("hdparm_read_bytes_per_second{{device=\"{name}\"}} ");
     let rate: f64 = text
         .lines()
         .find_map(|l| l.strip_prefix(&series))
         .and_then(|v| v.parse().ok())
         .unwrap_or_else(|| panic!("no read rate: {text}"));
     assert!(rate > 0.0, "{text}");
-    if let Err(e) = promtool_accepts(&text) {
+    if let Err(e) = common::promtool_accepts(&text) {
+        panic!("promtool rejects the file: {e}\n{text}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A loop device, where root, losetup and promtool are there (None: the test says why not).
+fn loop_and_promtool(test: &str) -> Option<common::Loop> {
+    if !common::is_root() {
+        common::skip(test, "needs root for losetup");
+        return None;
+    }
+    if !common::have_promtool(test) {
+        return None;
+    }
+    let lo = common::Loop::new(&test[..test.len().min(24)], 16);
+    if lo.is_none() {
+        common::skip(test, "losetup could not attach a loop device");
+    }
+    lo
+}
+
+/// `/dev/loop3` is `loop3` to the kernel and to node_exporter.
+fn kernel_name(dev: &str) -> String {
+    dev.rsplit('/').next().unwrap_or(dev).to_string()
+}
+
+#[test]
+fn one_disk_named_twice_or_by_two_names_is_one_series() {
+    let Some(lo) = loop_and_promtool("one_disk_named_twice_or_by_two_names_is_one_series") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("hdparm-rs-prom-twice-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    // A link as udev makes them under /dev/disk/by-id.
+    let link = dir.join("ata-HDPARM_RS_LOOP");
+    std::os::unix::fs::symlink(&lo.dev, &link).expect("link");
+    let file = dir.join("hdparm.prom");
+    let out = Command::new(common::our_hdparm())
+        .arg("--prometheus")
+        .arg(&file)
+        .args([&lo.dev, &lo.dev])
+        .arg(&link)
+        .output()
+        .expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(25),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&file).expect("the file was written");
+    let series = format!(
+        "hdparm_query_success{{device=\"{}\"}} ",
+        kernel_name(&lo.dev)
+    );
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with(&series)).count(),
+        1,
+        "{text}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "asked once: {stderr}");
+    if let Err(e) = common::promtool_accepts(&text) {
         panic!("promtool rejects the file: {e}\n{text}");
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -124,15 +150,11 @@ fn metrics_for_devices_that_answer_and_that_do_not() {
 #[test]
 fn promtool_is_a_real_check() {
     // The validator must reject what the format forbids, or the test above proves nothing.
-    if Command::new("promtool").arg("--version").output().is_err() {
-        common::skip(
-            "promtool_is_a_real_check",
-            "promtool is missing: apt-get install prometheus",
-        );
+    if !common::have_promtool("promtool_is_a_real_check") {
         return;
     }
-    assert!(promtool_accepts("# HELP x A gauge.\n# TYPE x gauge\nx{a=\"1\"} 1\n").is_ok());
+    assert!(common::promtool_accepts("# HELP x A gauge.\n# TYPE x gauge\nx{a=\"1\"} 1\n").is_ok());
     // A broken label, and a family without its help text (promtool's lint).
-    assert!(promtool_accepts("# HELP x A gauge.\n# TYPE x gauge\nx{a=\"1} 1\n").is_err());
-    assert!(promtool_accepts("# TYPE x gauge\nx{a=\"1\"} 1\n").is_err());
+    assert!(common::promtool_accepts("# HELP x A gauge.\n# TYPE x gauge\nx{a=\"1} 1\n").is_err());
+    assert!(common::promtool_accepts("# TYPE x gauge\nx{a=\"1\"} 1\n").is_err());
 }

@@ -406,12 +406,25 @@ fn bench_runs_on_both_engines() {
             .lines()
             .filter(|l| !l.trim_start().starts_with("Warning:"))
             .collect();
-        assert_eq!(lines.len(), 5, "{text}");
+        assert_eq!(lines.len(), 6, "{text}");
         assert!(lines[0].starts_with(" Benchmark O_DIRECT reads: "));
         assert!(lines[0].contains(if random { "random" } else { "sequential" }));
         assert!(lines[1].starts_with("  Trial 1: ") && lines[2].starts_with("  Trial 2: "));
         assert!(lines[3].starts_with("  Throughput (mean ± σ): "));
         assert!(lines[4].starts_with("  Range (min … max): "));
+        // The reads per second and the latency percentiles of every read of the run.
+        assert!(lines[5].starts_with("  Per read (64 kB): "), "{text}");
+        assert!(lines[5].contains(" IOPS, latency p50 "), "{text}");
+        assert!(
+            lines[5].contains(", p99 ") && lines[5].contains(", p99.9 "),
+            "{text}"
+        );
+        let latency = report.latency.expect("latencies timed");
+        assert_eq!(
+            latency.reads,
+            report.trials.iter().map(|t| t.reads).sum::<u64>()
+        );
+        assert!(latency.p50_seconds > 0.0 && latency.p50_seconds <= latency.p99_seconds);
         assert!(err.is_empty(), "no progress line when not asked");
     }
 }

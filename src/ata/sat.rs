@@ -154,6 +154,63 @@ pub enum AtaError {
         detail: String,
         errno: i32,
     },
+    /// The kernel gave up on the command: it timed out, a reset ended it, or the device is
+    /// gone (a host status of [`Lost::of_host_status`]). No legacy ioctl is tried after it.
+    Lost {
+        command: u8,
+        lost: Lost,
+        /// The host status, as the kernel gave it.
+        host_status: u16,
+    },
+}
+
+/// How a command ended when its drive cannot be trusted with another one in this run: it did
+/// not answer in time, it was reset in the middle, or it is gone. The drive's state is then
+/// not known (an erase may still run, a setting may have been dropped), so nothing more is
+/// sent to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Lost {
+    TimedOut,
+    Reset,
+    Gone,
+}
+
+impl Lost {
+    /// The host status (`host_byte`, include/scsi/scsi_status.h) of a command the kernel gave
+    /// up on: DID_TIME_OUT and DID_ABORT (the time-out's abort) a time-out, DID_RESET a reset,
+    /// DID_NO_CONNECT, DID_BAD_TARGET, DID_TRANSPORT_DISRUPTED and DID_TRANSPORT_FAILFAST a
+    /// device gone. Other host statuses (busy, a soft error) keep hdparm's legacy fallback.
+    pub fn of_host_status(host_status: u16) -> Option<Lost> {
+        match host_status {
+            0x03 | 0x05 => Some(Lost::TimedOut),
+            0x08 => Some(Lost::Reset),
+            0x01 | 0x04 | 0x0E | 0x0F => Some(Lost::Gone),
+            _ => None,
+        }
+    }
+
+    /// The sense of a command the target did not carry out for the same reasons (SPC-5):
+    /// LOGICAL UNIT COMMUNICATION FAILURE, TIME-OUT or PARITY ERROR (08/xx) and TIMEOUT ON
+    /// LOGICAL UNIT (3E/02), what a translator answers when its drive does not; POWER ON,
+    /// RESET, OR BUS DEVICE RESET OCCURRED (29/xx), a UNIT ATTENTION instead of the command;
+    /// LOGICAL UNIT NOT SUPPORTED (25/00), a target without the drive.
+    pub fn of_sense(s: &Sense) -> Option<Lost> {
+        match (s.key, s.asc, s.ascq) {
+            (_, 0x08, _) | (_, 0x3E, 0x02) => Some(Lost::TimedOut),
+            (key::UNIT_ATTENTION, 0x29, _) => Some(Lost::Reset),
+            (key::ILLEGAL_REQUEST, 0x25, 0x00) => Some(Lost::Gone),
+            _ => None,
+        }
+    }
+
+    /// The exit-status class: a device gone is one that cannot be opened any more; the others
+    /// are failed commands.
+    pub fn class(self) -> ErrorClass {
+        match self {
+            Lost::Gone => ErrorClass::CannotOpen,
+            Lost::TimedOut | Lost::Reset => ErrorClass::Failed,
+        }
+    }
 }
 
 impl AtaError {
@@ -169,6 +226,20 @@ impl AtaError {
             AtaError::NotAta { .. } => libc::EOPNOTSUPP,
             AtaError::Aborted { .. } | AtaError::Refused { .. } => libc::EIO,
             AtaError::Transport { errno, .. } => *errno,
+            AtaError::Lost { lost, .. } => match lost {
+                Lost::TimedOut => libc::ETIMEDOUT,
+                Lost::Reset => libc::EIO,
+                Lost::Gone => libc::ENODEV,
+            },
+        }
+    }
+
+    /// Whether the command ended so that nothing more may be sent to the drive (see [`Lost`]).
+    pub fn lost(&self) -> Option<Lost> {
+        match self {
+            AtaError::Lost { lost, .. } => Some(*lost),
+            AtaError::Refused { sense, .. } => Lost::of_sense(sense),
+            _ => None,
         }
     }
 
@@ -177,11 +248,12 @@ impl AtaError {
         io::Error::from_raw_os_error(self.errno())
     }
 
-    /// The exit-status class: not applicable for a device without ATA, failed otherwise.
+    /// The exit-status class: not applicable for a device without ATA, cannot_open for one
+    /// that is gone, failed otherwise.
     pub fn class(&self) -> ErrorClass {
         match self {
             AtaError::Unsupported { .. } | AtaError::NotAta { .. } => ErrorClass::NotApplicable,
-            _ => ErrorClass::Failed,
+            _ => self.lost().map_or(ErrorClass::Failed, Lost::class),
         }
     }
 
@@ -243,6 +315,21 @@ impl fmt::Display for AtaError {
                 command, detail, ..
             } => {
                 write!(f, "ATA command 0x{command:02x} could not be sent: {detail}")
+            }
+            AtaError::Lost {
+                command,
+                lost,
+                host_status,
+            } => {
+                let what = match lost {
+                    Lost::TimedOut => "timed out: the drive did not answer in time",
+                    Lost::Reset => "was ended by a reset",
+                    Lost::Gone => "failed: the device is gone",
+                };
+                write!(
+                    f,
+                    "ATA command 0x{command:02x} {what} (SG_IO host status 0x{host_status:x})"
+                )
             }
         }
     }
@@ -421,8 +508,17 @@ pub fn diagnostics(
 }
 
 /// The error for a bad SCSI, host or driver status (hdparm turns these into EBADE and then
-/// tries the legacy ioctl): `what` names the field, `value` is its value.
+/// tries the legacy ioctl): `what` names the field, `value` is its value. A host status that
+/// says the kernel gave up on the command is [`AtaError::Lost`]: a legacy ioctl would send the
+/// command to the drive again (libata carries HDIO_DRIVE_CMD), which is not done after it.
 pub fn bad_status(command: u8, st: &ScsiStatus, what: &str, value: u32) -> AtaError {
+    if let Some(lost) = Lost::of_host_status(st.host_status) {
+        return AtaError::Lost {
+            command,
+            lost,
+            host_status: st.host_status,
+        };
+    }
     AtaError::Transport {
         command,
         detail: format!(
@@ -637,6 +733,59 @@ mod tests {
     fn check_condition_without_sense_is_a_transport_error() {
         let e = verdict(2, "", 0xE5, false).unwrap_err();
         assert!(matches!(e, AtaError::Transport { .. }), "{e:?}");
+    }
+
+    #[test]
+    fn a_command_the_kernel_gave_up_on_loses_the_drive_and_gets_no_legacy_retry() {
+        for (host, lost, class, errno) in [
+            (0x03, Lost::TimedOut, ErrorClass::Failed, libc::ETIMEDOUT),
+            (0x08, Lost::Reset, ErrorClass::Failed, libc::EIO),
+            (0x01, Lost::Gone, ErrorClass::CannotOpen, libc::ENODEV),
+        ] {
+            let st = ScsiStatus {
+                host_status: host,
+                ..Default::default()
+            };
+            let e = bad_status(0xF4, &st, "host status", host.into());
+            assert_eq!(e.lost(), Some(lost), "{e}");
+            assert_eq!((e.class(), e.errno()), (class, errno), "{e}");
+        }
+        // a busy bus is no reason to stop: hdparm's fallback as before
+        let st = ScsiStatus {
+            host_status: 0x02,
+            ..Default::default()
+        };
+        let e = bad_status(0xF4, &st, "host status", 2);
+        assert!(matches!(e, AtaError::Transport { .. }) && e.lost().is_none());
+        assert_eq!(
+            AtaError::Lost {
+                command: 0xb4,
+                lost: Lost::TimedOut,
+                host_status: 3
+            }
+            .to_string(),
+            "ATA command 0xb4 timed out: the drive did not answer in time (SG_IO host status 0x3)"
+        );
+    }
+
+    #[test]
+    fn a_target_that_reports_a_time_out_a_reset_or_no_drive_loses_it() {
+        for (sense, lost) in [
+            ("72 0b 08 01", Some(Lost::TimedOut)),
+            (
+                "70 00 0b 00 00 00 00 0a 00 00 00 00 08 01",
+                Some(Lost::TimedOut),
+            ),
+            ("72 06 29 00", Some(Lost::Reset)),
+            ("72 05 25 00", Some(Lost::Gone)),
+            ("72 05 24 00", None),
+            ("72 02 04 00", None),
+        ] {
+            let e = verdict(2, sense, 0xF4, false).unwrap_err();
+            assert_eq!(e.lost(), lost, "{sense}: {e}");
+        }
+        let e = verdict(2, "72 05 25 00", 0xF4, false).unwrap_err();
+        assert_eq!(e.class(), ErrorClass::CannotOpen);
     }
 
     #[test]

@@ -1,99 +1,58 @@
-//! Shell completions for bash, zsh and fish, generated from the option definitions and the
-//! modes' flags ([`super::mode_flags`]), so that a new option is completed as soon as it is
-//! defined (`hdparm --generate complete-bash`, and the Debian package installs the three files).
+//! Shell completions for bash, zsh and fish, generated from the option definitions, so that a
+//! new option is completed as soon as it is defined (`hdparm --generate complete-bash`, and the
+//! Debian package installs the three files).
 //!
 //! hdparm's options cluster (`-tT`) and take their values in the same word or the next; the
-//! completions offer the spellings, a file after the options that take one, the fixed words of
-//! a value where there are some (`--generate complete-zsh`), nothing after a number, and block
-//! devices everywhere else, which is what one types most. The block devices are the kernel's
-//! list (`/sys/class/block`), not every node in /dev; a name under `/dev/disk/` (by-id, by-path)
-//! completes as a path.
+//! completions offer the spellings (the table's and the sub-options' of `defs::SUB_OPTIONS`,
+//! such as `--zones`), a file after the options that take one, the values of `--generate`,
+//! nothing after a number, and block devices everywhere else (the names in /sys/class/block,
+//! read by the script when it runs, not all of /dev). Descriptions keep their apostrophes,
+//! escaped for each shell's single quotes.
 //!
 //! What this file must not do: touch the system; it returns text.
 
-use super::defs::{OptionDef, Role, Value, OPTIONS};
-use super::mode_flags::{self, FlagValue};
+use super::defs::{OptionDef, Role, SubValue, Value, OPTIONS, SUB_OPTIONS};
 
 /// The shells completions exist for.
 pub const SHELLS: [&str; 3] = ["bash", "zsh", "fish"];
 
-/// What a completion offers after a spelling.
+fn offered() -> impl Iterator<Item = &'static OptionDef> {
+    OPTIONS.iter().copied().filter(|d| d.role != Role::Obsolete)
+}
+
+/// What one completes after an option's spelling.
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum Then {
-    /// The next word is whatever the user types next: an option or a device.
+enum Next {
     Nothing,
     File,
-    /// One of these words.
+    /// A number: nothing to offer, but not a device either.
+    Number,
     Words(Vec<String>),
-    /// A value nothing can guess (a number, a password); `what` names it.
-    Value(&'static str),
 }
 
-/// One spelling a completion offers: an option, or a flag of a mode.
-struct Entry {
-    short: Option<u8>,
-    long: Option<&'static str>,
-    summary: &'static str,
-    then: Then,
-}
-
-impl Entry {
-    fn spelling(&self) -> String {
-        match (self.short, self.long) {
-            (Some(c), _) => format!("-{}", c as char),
-            (None, Some(name)) => format!("--{name}"),
-            (None, None) => String::new(),
-        }
-    }
-}
-
-/// What follows an option in the next word. Short options take theirs attached or in the next
-/// word only when it is a number, so only long ones say more than `Nothing`.
-fn then(def: &OptionDef) -> Then {
-    let words = mode_flags::value_words(def);
-    if !words.is_empty() {
-        return Then::Words(words);
-    }
-    match def.value {
-        Value::Filename | Value::KibThenFilename => Then::File,
-        _ if def.long.is_none() => Then::Nothing,
-        Value::Password => Then::Value("password"),
-        Value::Pattern => Then::Value("hex:pattern"),
-        Value::Number { .. } => Then::Value("number"),
-        Value::Word { .. } => Then::Value("value"),
-        Value::TrimRanges => Then::Value("LBA:COUNT"),
-        _ => Then::Nothing,
-    }
-}
-
-/// Every option (the obsolete ones left out), then the modes' flags that are not options
-/// themselves, each once.
-fn entries() -> Vec<Entry> {
-    let options = OPTIONS.iter().copied().filter(|d| d.role != Role::Obsolete);
-    let mut out: Vec<Entry> = options
-        .clone()
-        .map(|d| Entry {
-            short: d.short,
-            long: d.long,
-            summary: d.summary,
-            then: then(d),
+/// Every spelling offered (the table's options and the sub-options), with its description
+/// and what follows it.
+fn entries() -> Vec<(String, &'static str, Next)> {
+    let mut out: Vec<(String, &'static str, Next)> = offered()
+        .map(|d| {
+            let next = match d.value {
+                Value::Filename | Value::KibThenFilename => Next::File,
+                _ if d.long == Some("generate") => {
+                    Next::Words(SHELLS.iter().map(|s| format!("complete-{s}")).collect())
+                }
+                _ => Next::Nothing,
+            };
+            (d.spelling(), d.summary, next)
         })
         .collect();
-    for flag in options.flat_map(mode_flags::after) {
-        if out.iter().any(|e| e.spelling() == flag.spelling()) {
-            continue;
-        }
-        out.push(Entry {
-            short: None,
-            long: Some(flag.long),
-            summary: flag.summary,
-            then: match flag.value {
-                FlagValue::None => Then::Nothing,
-                FlagValue::File => Then::File,
-                FlagValue::Number { what } => Then::Value(what),
-            },
-        });
-    }
+    out.extend(SUB_OPTIONS.iter().map(|o| {
+        let next = match o.value {
+            SubValue::None => Next::Nothing,
+            SubValue::File => Next::File,
+            SubValue::Number => Next::Number,
+        };
+        (o.spelling.to_string(), o.summary, next)
+    }));
     out
 }
 
@@ -107,138 +66,136 @@ pub fn script(shell: &str) -> Option<String> {
     }
 }
 
-/// The spellings of the entries `pick` selects, joined by `|` for a bash `case` pattern.
-fn case_pattern(entries: &[Entry], pick: impl Fn(&Then) -> bool) -> String {
-    let words: Vec<String> = entries
-        .iter()
-        .filter(|e| e.long.is_some() && pick(&e.then))
-        .map(|e| format!("--{}", e.long.unwrap_or_default()))
-        .collect();
-    // a pattern no word matches, where there is none
-    if words.is_empty() {
-        "--".into()
-    } else {
-        words.join("|")
-    }
-}
-
 fn bash() -> String {
     let entries = entries();
-    let words: Vec<String> = entries.iter().map(Entry::spelling).collect();
-    let mut fixed = String::new();
-    for e in &entries {
-        if let (Some(long), Then::Words(choices)) = (e.long, &e.then) {
-            fixed.push_str(&format!(
-                "        --{long})\n            COMPREPLY=( $(compgen -W \"{}\" -- \"$cur\") )\n            return ;;\n",
-                choices.join(" ")
+    let words: Vec<&str> = entries.iter().map(|e| e.0.as_str()).collect();
+    let with = |kind: &Next| -> String {
+        let spelled: Vec<&str> = entries
+            .iter()
+            .filter(|e| &e.2 == kind)
+            .map(|e| e.0.as_str())
+            .collect();
+        if spelled.is_empty() {
+            "--".into()
+        } else {
+            spelled.join("|")
+        }
+    };
+    let mut word_cases = String::new();
+    for (spelling, _, next) in &entries {
+        if let Next::Words(values) = next {
+            word_cases.push_str(&format!(
+                "        {spelling})\n            COMPREPLY=( $(compgen -W \"{}\" -- \"$cur\") )\n            return ;;\n",
+                values.join(" ")
             ));
         }
     }
     format!(
         r#"# bash completion for hdparm (hdparm-rs), generated from its option definitions
-# the kernel's block devices, as /dev names
-_hdparm_devices() {{
-    local b
-    for b in /sys/class/block/*; do
-        [ -e "$b" ] && printf '/dev/%s\n' "${{b##*/}}"
-    done
-}}
 _hdparm() {{
-    local cur prev
+    local cur prev d
+    local -a devs=()
     cur="${{COMP_WORDS[COMP_CWORD]}}"
     prev="${{COMP_WORDS[COMP_CWORD-1]}}"
     case "$prev" in
         {files})
             COMPREPLY=( $(compgen -f -- "$cur") )
             return ;;
-{fixed}        {values})
+        {numbers})
             COMPREPLY=()
             return ;;
-    esac
+{word_cases}    esac
     if [[ "$cur" == -* ]]; then
         COMPREPLY=( $(compgen -W "{words}" -- "$cur") )
-    elif [[ "$cur" == /dev/disk/* ]]; then
-        COMPREPLY=( $(compgen -f -- "$cur") )
     else
-        COMPREPLY=( $(compgen -W "$(_hdparm_devices)" -- "$cur") )
+        # Block devices only: the kernel's list, not everything in /dev.
+        for d in /sys/class/block/*; do
+            [[ -e "$d" ]] && devs+=("/dev/${{d##*/}}")
+        done
+        COMPREPLY=( $(compgen -W "${{devs[*]}}" -- "$cur") )
     fi
 }}
 complete -F _hdparm hdparm
 "#,
-        files = case_pattern(&entries, |t| *t == Then::File),
-        values = case_pattern(&entries, |t| matches!(t, Then::Value(_))),
+        files = with(&Next::File),
+        numbers = with(&Next::Number),
         words = words.join(" ")
     )
 }
 
-/// Text inside a zsh single-quoted word, for `_arguments`: the quote closed, escaped and
-/// reopened, and the brackets and colons `_arguments` reads escaped with a backslash.
+/// A description on one line, in `_arguments`' brackets: no bracket or colon of its own.
+fn zsh_description(summary: &str) -> String {
+    summary
+        .replace('\\', "")
+        .replace('[', "(")
+        .replace(']', ")")
+        .replace(':', " -")
+}
+
+/// Text inside a shell's single quotes: each `'` closes the quote, is escaped, and reopens it.
 fn zsh_quoted(text: &str) -> String {
-    let mut out = String::new();
-    for c in text.chars() {
-        match c {
-            '\'' => out.push_str("'\\''"),
-            '\\' | '[' | ']' | ':' => {
-                out.push('\\');
-                out.push(c);
-            }
-            _ => out.push(c),
-        }
-    }
-    out
+    format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 fn zsh() -> String {
     let mut lines = String::from(
         "#compdef hdparm\n# zsh completion for hdparm (hdparm-rs), generated from its option definitions\n\
-         # the kernel's block devices, as /dev names\n\
-         _hdparm_devices() {\n  local -a devs\n  devs=( /sys/class/block/*(N:t) )\n  devs=( /dev/${^devs} )\n  _wanted devices expl 'block device' compadd -a devs\n}\n\
+         # Block devices only: the kernel's list, not everything in /dev.\n\
+         _hdparm_devices() {\n  local -a devs\n  devs=(/sys/class/block/*(N:t))\n  compadd -- /dev/${^devs}\n}\n\
          _arguments -s \\\n",
     );
-    for e in entries() {
-        let action = match &e.then {
-            Then::Nothing => String::new(),
-            Then::File => ":file:_files".into(),
-            Then::Words(words) => format!(":value:({})", words.join(" ")),
-            Then::Value(what) => format!(":{}: ", zsh_quoted(what)),
+    for (spelling, summary, next) in entries() {
+        let action = match next {
+            Next::Nothing => String::new(),
+            Next::File => ":file:_files".into(),
+            Next::Number => ":number: ".into(),
+            Next::Words(values) => format!(":value:({})", values.join(" ")),
         };
         lines.push_str(&format!(
-            "  '{}[{}]{action}' \\\n",
-            e.spelling(),
-            zsh_quoted(e.summary)
+            "  {} \\\n",
+            zsh_quoted(&format!("{spelling}[{}]{action}", zsh_description(summary)))
         ));
     }
     lines.push_str("  '*:device:_hdparm_devices'\n");
     lines
 }
 
-/// Text as a fish single-quoted word: only the quote and the backslash are escaped there.
+/// Text in fish's single quotes: `\` and `'` escaped with a backslash.
 fn fish_quoted(text: &str) -> String {
-    format!("'{}'", text.replace('\\', "\\\\").replace('\'', "\\'"))
+    format!("'{}'", text.replace('\\', r"\\").replace('\'', r"\'"))
 }
 
 fn fish() -> String {
     let mut lines = String::from(
         "# fish completion for hdparm (hdparm-rs), generated from its option definitions\n\
-         # the kernel's block devices, as /dev names, instead of files\n\
-         function __hdparm_devices\n    for b in /sys/class/block/*\n        echo /dev/(basename $b)\n    end\nend\n\
-         complete -c hdparm -f -a '(__hdparm_devices)'\n",
+         # Block devices only (the kernel's list, not everything in /dev), where no option wants a file.\n\
+         complete -c hdparm -f -a '(string replace -r \"^.*/\" /dev/ /sys/class/block/*)'\n",
     );
-    for e in entries() {
-        let name = match (e.short, e.long) {
-            (Some(c), _) => format!("-s {}", c as char),
-            (None, Some(long)) => format!("-l {long}"),
-            (None, None) => continue,
+    let by_spelling = |spelling: &str| {
+        offered()
+            .find(|d| d.spelling() == spelling)
+            .and_then(|d| match (d.short, d.long) {
+                (Some(c), _) => Some(format!("-s {}", c as char)),
+                _ => None,
+            })
+    };
+    for (spelling, summary, next) in entries() {
+        let name = match by_spelling(&spelling) {
+            Some(short) => short,
+            None => match spelling.strip_prefix("--") {
+                Some(long) => format!("-l {long}"),
+                None => continue,
+            },
         };
-        let then = match &e.then {
-            Then::Nothing => String::new(),
-            Then::File => " -r -F".into(),
-            Then::Words(words) => format!(" -x -a {}", fish_quoted(&words.join(" "))),
-            Then::Value(_) => " -x".into(),
+        let value = match next {
+            Next::Nothing => String::new(),
+            Next::File => " -r -F".into(),
+            Next::Number => " -x".into(),
+            Next::Words(values) => format!(" -x -a {}", fish_quoted(&values.join(" "))),
         };
         lines.push_str(&format!(
-            "complete -c hdparm {name}{then} -d {}\n",
-            fish_quoted(e.summary)
+            "complete -c hdparm {name}{value} -d {}\n",
+            fish_quoted(&zsh_description(summary))
         ));
     }
     lines
@@ -249,25 +206,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_shell_offers_every_option_and_mode_flag() {
-        let all = entries();
-        for want in [
-            "--zones",
-            "--config",
-            "--no-wake",
-            "--wake",
-            "--keep",
-            "--csv",
-        ] {
-            assert!(all.iter().any(|e| e.spelling() == want), "{want}");
-        }
+    fn every_shell_offers_every_option() {
         for shell in SHELLS {
             let text = script(shell).unwrap();
-            for e in &all {
-                let spelled = match (shell, e.short, e.long) {
+            for def in offered() {
+                let spelled = match (shell, def.short, def.long) {
                     ("fish", Some(c), _) => format!("-s {}", c as char),
                     ("fish", None, Some(long)) => format!("-l {long}"),
-                    _ => e.spelling(),
+                    _ => def.spelling(),
                 };
                 assert!(text.contains(&spelled), "{shell}: {spelled}");
             }
@@ -275,17 +221,34 @@ mod tests {
         assert!(script("tcsh").is_none());
     }
 
+    /// Every `"--word" =>` the parser matches inside an option's own arguments is either in the
+    /// option table or a sub-option, so the completions cannot miss one.
+    #[test]
+    fn every_word_the_parser_takes_is_completed() {
+        let parser = include_str!("parse.rs");
+        let spelled: Vec<String> = entries().into_iter().map(|e| e.0).collect();
+        for piece in parser.split('"').skip(1).step_by(2) {
+            if piece.len() > 2
+                && piece.starts_with("--")
+                && !piece.contains(' ')
+                && piece != "--foo"
+            {
+                let arm = format!("\"{piece}\" =>");
+                let arm_or = format!("\"{piece}\" |");
+                if parser.contains(&arm) || parser.contains(&arm_or) {
+                    assert!(
+                        spelled.iter().any(|s| s == piece),
+                        "{piece} is not completed"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn options_with_a_file_complete_files() {
         assert!(bash().contains("|--Iraw"), "{}", bash());
         assert!(zsh().contains("'--Iraw[Write the raw IDENTIFY data to a file]:file:_files'"));
         assert!(fish().contains("complete -c hdparm -l Iraw -r -F"));
-        assert!(zsh().contains("'--plot["), "{}", zsh());
-    }
-
-    #[test]
-    fn descriptions_keep_their_quotes() {
-        assert_eq!(zsh_quoted("drive's [x]: y"), "drive'\\''s \\[x\\]\\: y");
-        assert_eq!(fish_quoted("drive's \\"), "'drive\\'s \\\\'");
     }
 }

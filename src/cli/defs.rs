@@ -2129,8 +2129,8 @@ rejects!(
 );
 pub const CHECK: OptionDef = apply_mode(
     "check",
-    " --check [--config FILE] [DEVICE...]  Compare the devices with hdparm.conf; exit 1 on drift",
-    "Compare the devices with /etc/hdparm.conf, change nothing, exit 1 when they differ",
+    " --check [--config FILE] [DEVICE...]  Compare the devices with hdparm.conf; exit 4 on drift",
+    "Compare the devices with /etc/hdparm.conf, change nothing, exit 4 when they differ",
     true,
 );
 invokes!(
@@ -2144,6 +2144,112 @@ invokes!(
         devices: vec![],
     })
 );
+pub const CONFIG: OptionDef = OptionDef {
+    value: Value::Filename,
+    ..ours(long_flag(
+        "config",
+        Role::Modifier,
+        Some(" --config FILE     Before --apply or --check: the hdparm.conf they read"),
+        "Name the hdparm.conf that a later --apply or --check reads",
+        // It modifies --apply or --check, which read the rest of the command line, so no
+        // device run shows it (config_before_apply_invokes does).
+        &[],
+        Apply::Custom(|p, _, typed| {
+            let path = p.filename(typed)?;
+            p.flags.apply_config = Some(path);
+            Ok(Outcome::Continue)
+        }),
+    ))
+};
+invokes!(
+    config_before_apply_invokes,
+    "--config /tmp/x.conf --dry-run --apply /dev/sda",
+    Invocation::Apply(ApplyRequest {
+        check: false,
+        dry_run: true,
+        config: "/tmp/x.conf".into(),
+        json: false,
+        devices: vec!["/dev/sda".into()],
+    })
+);
+invokes!(
+    config_after_apply_wins,
+    "--config /tmp/x.conf --check --config /tmp/y.conf",
+    Invocation::Apply(ApplyRequest {
+        check: true,
+        dry_run: false,
+        config: "/tmp/y.conf".into(),
+        json: false,
+        devices: vec![],
+    })
+);
+rejects!(
+    config_without_apply_is_refused,
+    "--config /tmp/x.conf -a /dev/sda",
+    ParseError::Message(
+        "--config FILE is for --apply and --check: give one of them after it".into()
+    )
+);
+
+/// What follows a sub-option's spelling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SubValue {
+    None,
+    File,
+    Number,
+}
+
+/// A word that belongs to one of our long options and is parsed by it, not by the option
+/// table (`--surface --zones 8`, `--apply --config FILE`): listed here so that the
+/// completions offer it too. A test in `complete.rs` holds this list to the parser.
+pub struct SubOption {
+    pub spelling: &'static str,
+    pub value: SubValue,
+    pub summary: &'static str,
+}
+
+pub const SUB_OPTIONS: &[SubOption] = &[
+    SubOption {
+        spelling: "--config",
+        value: SubValue::File,
+        summary: "Read this file instead of /etc/hdparm.conf (--apply, --check)",
+    },
+    SubOption {
+        spelling: "--zones",
+        value: SubValue::Number,
+        summary: "The number of zones --surface reads",
+    },
+    SubOption {
+        spelling: "--plot",
+        value: SubValue::File,
+        summary: "Write the SVG plot to this file (--surface, --experiment)",
+    },
+    SubOption {
+        spelling: "--csv",
+        value: SubValue::File,
+        summary: "Write every zone's figures as CSV (--surface)",
+    },
+    SubOption {
+        spelling: "--trials",
+        value: SubValue::Number,
+        summary: "The trials of each arm (--experiment)",
+    },
+    SubOption {
+        spelling: "--keep",
+        value: SubValue::None,
+        summary: "Leave the winning arm applied (--experiment)",
+    },
+    SubOption {
+        spelling: "--wake",
+        value: SubValue::None,
+        summary: "Read drives in standby too, waking them (--advise)",
+    },
+    SubOption {
+        spelling: "--no-wake",
+        value: SubValue::None,
+        summary: "Ask a drive in standby nothing more (--prometheus)",
+    },
+];
 
 pub const EXPERIMENT: OptionDef = OptionDef {
     value: Value::ExperimentArguments,
@@ -2540,6 +2646,7 @@ pub static OPTIONS: &[&OptionDef] = &[
     &BENCH_RANDOM,
     &APPLY,
     &CHECK,
+    &CONFIG,
     &EXPERIMENT,
     &PROMETHEUS,
     &GENERATE,
@@ -2716,7 +2823,11 @@ mod tests {
     #[test]
     fn modifiers_do_not_count_as_action_flags() {
         // A device reached before any action flag gets the default report.
-        for def in OPTIONS.iter().filter(|d| d.role == Role::Modifier) {
+        // --config modifies --apply and --check, and a device after it is refused.
+        let device_modifiers = OPTIONS
+            .iter()
+            .filter(|d| d.role == Role::Modifier && d.long != Some("config"));
+        for def in device_modifiers {
             let words = match def.value {
                 Value::None => def.spelling(),
                 Value::Letter { choices } => format!("{} {}", def.spelling(), &choices[..1]),

@@ -221,6 +221,8 @@ pub struct Flags {
     /// `--security-password-file FILE` (ours): read the password from FILE at run time (`-`
     /// is standard input, `/dev/fd/N` a descriptor).
     pub security_password_file: Option<PathBuf>,
+    /// `--config FILE` (ours) before `--apply` or `--check`: the hdparm.conf they read.
+    pub apply_config: Option<PathBuf>,
     /// `--sanitize-*` (standalone).
     pub sanitize: Option<SanitizeCommand>,
     /// `--sanitize-overwrite-passes N` (0..7; 0 means 16).
@@ -392,7 +394,7 @@ pub const DEFAULT_TRIALS: u32 = 8;
 /// What `--apply` or `--check` was asked to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApplyRequest {
-    /// `--check`: apply nothing; report the drift and exit 1 when there is some.
+    /// `--check`: apply nothing; report the drift and exit 4 when there is some.
     pub check: bool,
     /// `--dry-run`: print the plan, send nothing.
     pub dry_run: bool,

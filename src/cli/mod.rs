@@ -13,7 +13,6 @@
 pub mod complete;
 pub mod defs;
 pub mod flags;
-pub mod mode_flags;
 pub mod parse;
 pub mod usage;
 

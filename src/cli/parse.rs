@@ -463,6 +463,11 @@ impl<'a> Parser<'a> {
         if f.fwdownload.is_some() && crowded {
             return Err(usage(15));
         }
+        if f.apply_config.is_some() {
+            return Err(message(
+                "--config FILE is for --apply and --check: give one of them after it",
+            ));
+        }
         if f.security_prompt && f.security_password_file.is_some() {
             return Err(message(
                 "--security-prompt-for-password and --security-password-file: give one of them",
@@ -840,7 +845,11 @@ impl<'a> Parser<'a> {
         let mut request = ApplyRequest {
             check,
             dry_run: self.flags.dry_run,
-            config: PathBuf::from(DEFAULT_CONFIG),
+            config: self
+                .flags
+                .apply_config
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(DEFAULT_CONFIG)),
             json: self.flags.json,
             devices: Vec::new(),
         };

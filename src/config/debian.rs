@@ -15,10 +15,15 @@
 //! - `security_unlock = PWD` and its kin append only the option name: the shell passes the
 //!   password as an argument that `hdparm_set_option` never reads;
 //! - options after the first block's `}` go to that block's copy, not to the defaults;
-//! - a `/dev/disk/by-*` name is resolved (`readlink -m`) and cut at its first digit, which
-//!   also cuts `/dev/nvme0n1` to `/dev/nvme`.
+//! - a `/dev/disk/by-*` name is resolved (`readlink -m`) and cut at its first digit.
 //!
-//! Not reproduced: pathname expansion of the unquoted option words (a `*` in the file).
+//! Not reproduced: pathname expansion of the unquoted option words (a `*` in the file), and the
+//! cut for NVMe: it made every namespace `/dev/nvme`, so a by-id block never applied to an NVMe
+//! disk; ours keeps the namespace (`block_device`).
+//!
+//! Beyond the reader: [`diagnose`] names every line the reader would give up on, with its line
+//! number, and the lines it reads otherwise than they look; [`udev_add_drops`] says which APM
+//! and spindown settings Debian's hooks never send to a disk, and by which rule.
 //!
 //! One extension: a block keyed by a selector (`model:GLOB`, `class:ssd`..., see `select.rs`)
 //! applies to the drives it selects. Debian's scripts never match such a key (no DEVNAME looks
@@ -61,9 +66,14 @@ fn error(message: impl Into<String>) -> ConfError {
 
 /// The lines `egrep -v '^[[:space:]]*(#|$)'` lets through.
 fn significant_lines(conf: &str) -> impl Iterator<Item = &str> {
-    conf.lines().filter(|line| {
+    numbered_lines(conf).map(|(_, line)| line)
+}
+
+/// [`significant_lines`] with their line numbers in the file (from 1), for messages.
+fn numbered_lines(conf: &str) -> impl Iterator<Item = (usize, &str)> {
+    conf.lines().enumerate().filter_map(|(n, line)| {
         let t = line.trim_start_matches([' ', '\t', '\r', '\x0b', '\x0c']);
-        !(t.is_empty() || t.starts_with('#'))
+        (!(t.is_empty() || t.starts_with('#'))).then_some((n + 1, line))
     })
 }
 
@@ -179,73 +189,144 @@ pub fn hdparm_options(
     facts: &Facts,
     resolve: &dyn Fn(&str) -> Option<String>,
 ) -> Result<String, ConfError> {
-    let mut r = Reader::default();
-    if facts.try_apm {
-        if facts.on_battery {
-            r.set_option("-B128");
-            // A spindown of 3 minutes, so that a busy machine does not cycle the disk.
-            r.set_option("-S36");
-        } else {
-            r.set_option("-B254");
-        }
-    }
+    let mut r = Reader::with_policy(facts);
     for line in significant_lines(conf) {
-        let (key, sep, value) = read_fields(line);
-        match sep.as_str() {
-            "{" => {
-                if key == "command_line" {
-                    r.disc = None;
-                    r.options.clear();
-                    r.opt_quiet.clear();
-                    r.command_line = true;
-                } else {
-                    let disc = match resolve(&key) {
-                        Some(target) => match target.find(|c: char| c.is_ascii_digit()) {
-                            Some(at) => target[..at].to_string(),
-                            None => target,
-                        },
-                        None => key.clone(),
-                    };
-                    // An empty name is an unset DISC to the shell's `test -n`.
-                    r.disc = Some(disc).filter(|d| !d.is_empty());
-                    r.options = r.default.clone();
-                    r.opt_quiet = r.def_quiet.clone();
-                }
+        if r.step(line, facts, resolve)? == Step::Closed {
+            let selected = r
+                .disc
+                .as_deref()
+                .is_some_and(|disc| disc == wanted || select::matches(disc, &facts.identity));
+            if !r.options.is_empty() && selected {
+                return Ok(echo(&r.options));
             }
-            "=" => set_keyed(&mut r, &key, &value, facts)?,
-            "" => match key.as_str() {
-                "}" => {
-                    if r.disc.is_none() && !r.command_line {
-                        return Err(error("No disk enabled. Exiting"));
-                    }
-                    let selected = r.disc.as_deref().is_some_and(|disc| {
-                        disc == wanted || select::matches(disc, &facts.identity)
-                    });
-                    if !r.options.is_empty() && selected {
-                        return Ok(echo(&r.options));
-                    }
-                    r.command_line = false;
-                }
-                "quiet" => {
-                    if r.disc.is_some() {
-                        r.opt_quiet = "-q".into();
-                    } else {
-                        r.def_quiet = "-q".into();
-                    }
-                }
-                "standby" => r.set_option("-y"),
-                "sleep" => r.set_option("-Y"),
-                "disable_seagate" => r.set_option("-Z"),
-                "security_freeze" => r.set_option("--security-freeze"),
-                _ if r.command_line => {}
-                _ => return Err(error(format!("unknown option {key}"))),
-            },
-            _ if r.command_line => {}
-            _ => return Err(error(format!("unknown separator {sep}"))),
         }
     }
     // The disk has no block: the defaults.
     Ok(echo(&r.default))
+}
+
+/// What one line did to the reader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    /// Read on.
+    Next,
+    /// A block's `}`: the block's options are complete.
+    Closed,
+}
+
+impl Reader {
+    /// The reader before the first line: the built-in APM policy of `hdparm_options`.
+    fn with_policy(facts: &Facts) -> Reader {
+        let mut r = Reader::default();
+        if facts.try_apm {
+            if facts.on_battery {
+                r.set_option("-B128");
+                // A spindown of 3 minutes, so that a busy machine does not cycle the disk.
+                r.set_option("-S36");
+            } else {
+                r.set_option("-B254");
+            }
+        }
+        r
+    }
+
+    /// One significant line of the file, as the `while read KEY SEP VALUE` loop takes it.
+    fn step(
+        &mut self,
+        line: &str,
+        facts: &Facts,
+        resolve: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Step, ConfError> {
+        let (key, sep, value) = read_fields(line);
+        match sep.as_str() {
+            "{" => {
+                if key == "command_line" {
+                    self.disc = None;
+                    self.options.clear();
+                    self.opt_quiet.clear();
+                    self.command_line = true;
+                } else {
+                    let disc = block_device(&key, resolve);
+                    // An empty name is an unset DISC to the shell's `test -n`.
+                    self.disc = Some(disc).filter(|d| !d.is_empty());
+                    self.options = self.default.clone();
+                    self.opt_quiet = self.def_quiet.clone();
+                }
+            }
+            "=" => set_keyed(self, &key, &value, facts)?,
+            "" => match key.as_str() {
+                "}" => {
+                    if self.disc.is_none() && !self.command_line {
+                        return Err(error("No disk enabled. Exiting"));
+                    }
+                    self.command_line = false;
+                    return Ok(Step::Closed);
+                }
+                "quiet" => {
+                    if self.disc.is_some() {
+                        self.opt_quiet = "-q".into();
+                    } else {
+                        self.def_quiet = "-q".into();
+                    }
+                }
+                "standby" => self.set_option("-y"),
+                "sleep" => self.set_option("-Y"),
+                "disable_seagate" => self.set_option("-Z"),
+                "security_freeze" => self.set_option("--security-freeze"),
+                _ if self.command_line => {}
+                _ => return Err(error(format!("unknown option {key}"))),
+            },
+            _ if self.command_line => {}
+            _ => return Err(error(format!("unknown separator {sep}"))),
+        }
+        Ok(Step::Next)
+    }
+
+    /// The option list the next `hdparm_set_option` goes to.
+    fn current_list(&self) -> &str {
+        if self.disc.is_some() {
+            &self.options
+        } else {
+            &self.default
+        }
+    }
+}
+
+/// The device a block's key names, as the reader compares it with DEVNAME. Debian resolves a
+/// link (`readlink -m`) and cuts the target at its first digit, so that a by-id link to a
+/// partition (`/dev/sdb1`) names its disk; that cut makes every NVMe namespace `/dev/nvme`,
+/// which no DEVNAME is, so a by-id block for an NVMe disk never applies. Ours cuts an NVMe
+/// target at its partition number instead (`/dev/nvme0n1p2` is `/dev/nvme0n1`), which is what
+/// the cut means for the other disks (DIFFERENCES.md `cli:apply-nvme-by-id`).
+fn block_device(key: &str, resolve: &dyn Fn(&str) -> Option<String>) -> String {
+    let Some(target) = resolve(key) else {
+        return key.to_string();
+    };
+    if let Some(namespace) = nvme_namespace(&target) {
+        return namespace.to_string();
+    }
+    match target.find(|c: char| c.is_ascii_digit()) {
+        Some(at) => target[..at].to_string(),
+        None => target,
+    }
+}
+
+/// `/dev/nvmeXnY` of a namespace or of one of its partitions (`/dev/nvmeXnYpZ`).
+fn nvme_namespace(target: &str) -> Option<&str> {
+    let rest = target.strip_prefix("/dev/nvme")?;
+    let digits = |s: &str| s.bytes().take_while(u8::is_ascii_digit).count();
+    let controller = digits(rest);
+    let after = rest[controller..].strip_prefix('n')?;
+    let namespace = digits(after);
+    if controller == 0 || namespace == 0 {
+        return None;
+    }
+    let end = "/dev/nvme".len() + controller + 1 + namespace;
+    let tail = &target[end..];
+    let partition = tail
+        .strip_prefix('p')
+        .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    (tail.is_empty() || partition).then(|| &target[..end])
 }
 
 /// A `KEY = VALUE` line.
@@ -299,13 +380,181 @@ fn set_keyed(r: &mut Reader, key: &str, value: &str, facts: &Facts) -> Result<()
     Ok(())
 }
 
+/// A block of the file: where it starts and its key, as written (`/dev/sda`, `model:WDC*`,
+/// `command_line`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Block {
+    pub line: usize,
+    pub key: String,
+}
+
+/// The file's blocks (`KEY {`), in order.
+pub fn blocks(conf: &str) -> Vec<Block> {
+    numbered_lines(conf)
+        .map(|(line, text)| (line, read_fields(text)))
+        .filter(|(_, (_, sep, _))| sep == "{")
+        .map(|(line, (key, _, _))| Block { line, key })
+        .collect()
+}
+
 /// The device names of the file's blocks (`DEV {`), as written.
 pub fn block_names(conf: &str) -> Vec<String> {
-    significant_lines(conf)
-        .map(read_fields)
-        .filter(|(key, sep, _)| sep == "{" && key != "command_line")
-        .map(|(key, _, _)| key)
+    blocks(conf)
+        .into_iter()
+        .filter(|b| b.key != COMMAND_LINE)
+        .map(|b| b.key)
         .collect()
+}
+
+/// The key of the blocks Debian's reader accepts and ignores (since 9.39-1).
+pub const COMMAND_LINE: &str = "command_line";
+
+/// How bad a finding about the file is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    /// Debian's reader gives up on the file here.
+    Error,
+    /// The line is read, but not as it looks.
+    Warning,
+}
+
+/// A finding about one line of the file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    pub line: usize,
+    pub severity: Severity,
+    pub message: String,
+}
+
+/// Every line of the file Debian's reader would give up on (it stops at the first, for the
+/// disk it reads for; this reads on, so that each error is named once), and the lines it reads
+/// otherwise than they look: a `#` after a value, which is no comment there (`write_cache = on
+/// # -W1` gives hdparm the word `#1`, which it opens as a device), and bytes that are not
+/// UTF-8 outside a comment (the caller read them as U+FFFD).
+pub fn diagnose(conf: &str) -> Vec<Finding> {
+    let facts = Facts::default();
+    let no_links = |_: &str| None;
+    let mut r = Reader::default();
+    let mut findings = Vec::new();
+    for (line, text) in numbered_lines(conf) {
+        let mut say = |severity, message| {
+            findings.push(Finding {
+                line,
+                severity,
+                message,
+            })
+        };
+        if text.contains(char::REPLACEMENT_CHARACTER) {
+            say(
+                Severity::Warning,
+                "bytes that are not UTF-8 are read as U+FFFD in this line".to_string(),
+            );
+        }
+        if let Err(e) = r.step(text, &facts, &no_links) {
+            say(Severity::Error, e.message);
+            continue;
+        }
+        let (_, sep, value) = read_fields(text);
+        if sep == "=" && words(&value).any(|w| w.starts_with('#')) {
+            let given = words(r.current_list()).last().unwrap_or("").to_string();
+            let opened = if given.starts_with('#') {
+                ", which hdparm opens as a device"
+            } else {
+                ""
+            };
+            say(
+                Severity::Warning,
+                format!(
+                    "\"#\" starts no comment after a value: Debian's scripts read the rest of the line as the value, and this line gives hdparm \"{given}\"{opened}; put the comment on a line of its own"
+                ),
+            );
+        }
+    }
+    findings
+}
+
+/// The Debian rule that leaves an APM or spindown setting of a disk's options unsent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropRule {
+    /// `95hdparm-apm` walks `/dev/sd?` and `/dev/hd?` only.
+    NotWalked,
+    /// `hdparm_try_apm` said no (a USB or FireWire path, or no APM in udev's IDENTIFY), and
+    /// the setting is not `force_spindown_time`.
+    NoApm,
+}
+
+/// A setting of the file that Debian's hooks never send to this disk.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dropped {
+    /// The option word (`-B128`, `-S24`).
+    pub option: String,
+    /// The key of the file it comes from (`apm`, `spindown_time`, `force_spindown_time`).
+    pub key: &'static str,
+    pub rule: DropRule,
+}
+
+/// The `-B`, `-S` and `force_spindown_time` words of the disk's options that
+/// [`udev_add_plan`] leaves out, and the rule that drops each: the main run strips them all,
+/// and only `95hdparm-apm` sends them, under its own conditions. Words that come from
+/// `hdparm_options`' built-in policy, not from the file, are not listed.
+pub fn udev_add_drops(
+    conf: &str,
+    devname: &str,
+    facts: &Facts,
+    resolve: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<Dropped>, ConfError> {
+    let options = hdparm_options(conf, devname, facts, resolve)?;
+    let no_policy = Facts {
+        try_apm: false,
+        ..facts.clone()
+    };
+    let from_file = hdparm_options(conf, devname, &no_policy, resolve)?;
+    let walked = pm_utils_walks(devname);
+    let forced = options.contains("force_spindown_time");
+    let mut dropped = Vec::new();
+    for word in words(&options) {
+        let Some((key, letter)) = apm_word(word, facts) else {
+            continue;
+        };
+        if !words(&from_file).any(|w| w == word) {
+            continue;
+        }
+        let rule = if !walked {
+            DropRule::NotWalked
+        } else if !(facts.try_apm || (letter == 'S' && forced)) {
+            DropRule::NoApm
+        } else {
+            continue;
+        };
+        let value = word.trim_start_matches(|c: char| !c.is_ascii_digit());
+        dropped.push(Dropped {
+            option: format!("-{letter}{value}"),
+            key,
+            rule,
+        });
+    }
+    Ok(dropped)
+}
+
+/// The key and hdparm option of an APM or spindown word (`-B128`, `-S24`,
+/// `force_spindown_time24`).
+fn apm_word(word: &str, facts: &Facts) -> Option<(&'static str, char)> {
+    if word.starts_with("force_spindown_time") {
+        Some(("force_spindown_time", 'S'))
+    } else if word.starts_with("-S") {
+        Some(("spindown_time", 'S'))
+    } else if word.starts_with("-B") {
+        Some((
+            if facts.on_battery {
+                "apm_battery"
+            } else {
+                "apm"
+            },
+            'B',
+        ))
+    } else {
+        None
+    }
 }
 
 /// One run of hdparm that Debian's scripts make: its arguments after the program name.
@@ -474,9 +723,135 @@ mod tests {
         let resolve = |p: &str| (p == "/dev/disk/by-id/ata-X").then(|| "/dev/sdb".to_string());
         let got = hdparm_options(conf, "/dev/sdb", &Facts::default(), &resolve);
         assert_eq!(got.unwrap(), "-d1");
-        let resolve = |_: &str| Some("/dev/nvme0n1".to_string());
-        let got = hdparm_options(conf, "/dev/nvme", &Facts::default(), &resolve);
-        assert_eq!(got.unwrap(), "-d1", "the quirk: nvme0n1 becomes /dev/nvme");
+    }
+
+    #[test]
+    fn by_id_nvme_names_match_their_namespace() {
+        let conf = "/dev/disk/by-id/nvme-X {\n write_cache = on\n}\n";
+        let facts = Facts::default();
+        for target in ["/dev/nvme0n1", "/dev/nvme0n1p2"] {
+            let resolve = |_: &str| Some(target.to_string());
+            let got = hdparm_options(conf, "/dev/nvme0n1", &facts, &resolve);
+            assert_eq!(got.unwrap(), "-W1", "{target}");
+            // Debian's cut made it /dev/nvme, which no DEVNAME is.
+            let got = hdparm_options(conf, "/dev/nvme", &facts, &resolve);
+            assert_eq!(got.unwrap(), "", "{target}");
+        }
+        assert_eq!(nvme_namespace("/dev/nvme10n3"), Some("/dev/nvme10n3"));
+        assert_eq!(nvme_namespace("/dev/nvme0"), None, "a controller");
+        assert_eq!(nvme_namespace("/dev/nvme0n1x"), None);
+        assert_eq!(nvme_namespace("/dev/sda1"), None);
+    }
+
+    #[test]
+    fn every_error_is_found_with_its_line() {
+        let conf = "# ok\ndma = maybe\n\nspeed = 3\n/dev/sda {\n apm=128\n}\nquiet\n";
+        let found = diagnose(conf);
+        let errors: Vec<(usize, &str)> = found
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .map(|f| (f.line, f.message.as_str()))
+            .collect();
+        assert_eq!(
+            errors,
+            vec![
+                (2, "Unknown Value for -d: maybe"),
+                (4, "Unknown option speed"),
+                (6, "unknown option apm=128"),
+            ]
+        );
+        assert!(diagnose("}\n")[0].message.contains("No disk enabled"));
+        assert!(
+            diagnose("/dev/sda {\n}\n}\n").is_empty(),
+            "Debian's DISC stays set after a block"
+        );
+    }
+
+    #[test]
+    fn a_hash_after_a_value_is_no_comment_and_says_so() {
+        let found = diagnose("write_cache = on  # -W1\nread_ahead_sect = 256 # big\n");
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found.iter().all(|f| f.severity == Severity::Warning));
+        assert_eq!(found[0].line, 1);
+        assert!(
+            found[0]
+                .message
+                .contains("gives hdparm \"#1\", which hdparm opens as a device"),
+            "{}",
+            found[0].message
+        );
+        assert!(found[1].message.contains("gives hdparm \"-a256\";"));
+        // What the warning describes is what Debian's reader does.
+        assert_eq!(
+            options("write_cache = on  # -W1\n", "/dev/sda", &Facts::default()).unwrap(),
+            "#1"
+        );
+        assert!(diagnose("# write_cache = on  # -W1\n").is_empty());
+    }
+
+    #[test]
+    fn blocks_are_listed_with_their_lines() {
+        let conf = "quiet\n/dev/sda {\n}\ncommand_line {\n hdparm -d1 /dev/sda\n}\n";
+        assert_eq!(
+            blocks(conf),
+            vec![
+                Block {
+                    line: 2,
+                    key: "/dev/sda".into()
+                },
+                Block {
+                    line: 4,
+                    key: COMMAND_LINE.into()
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn the_dropped_apm_and_spindown_settings_name_their_rule() {
+        let conf =
+            "/dev/sda {\n apm = 128\n spindown_time = 24\n}\n/dev/sdaa {\n spindown_time = 12\n}\n";
+        let drops = |disk, facts: &Facts| udev_add_drops(conf, disk, facts, &no_links).unwrap();
+        // Walked, with APM: everything is sent.
+        assert_eq!(drops("/dev/sda", &AC_APM), vec![]);
+        // Without APM neither goes out.
+        let no_apm = drops("/dev/sda", &Facts::default());
+        assert_eq!(
+            no_apm,
+            vec![
+                Dropped {
+                    option: "-B128".into(),
+                    key: "apm",
+                    rule: DropRule::NoApm
+                },
+                Dropped {
+                    option: "-S24".into(),
+                    key: "spindown_time",
+                    rule: DropRule::NoApm
+                }
+            ]
+        );
+        // sdaa is never walked; the built-in -B254 is not the file's, so it is not listed.
+        assert_eq!(
+            drops("/dev/sdaa", &AC_APM),
+            vec![Dropped {
+                option: "-S12".into(),
+                key: "spindown_time",
+                rule: DropRule::NotWalked
+            }]
+        );
+        // force_spindown_time goes out without APM.
+        let forced = "force_spindown_time = 60\n";
+        assert_eq!(
+            udev_add_drops(forced, "/dev/sdb", &Facts::default(), &no_links).unwrap(),
+            vec![]
+        );
+        // The drops are the words the plan lacks.
+        let plan = udev_add_plan(conf, "/dev/sda", &Facts::default(), &no_links).unwrap();
+        assert!(plan
+            .iter()
+            .flatten()
+            .all(|w| !w.starts_with("-B") && !w.starts_with("-S")));
     }
 
     #[test]

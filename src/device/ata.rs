@@ -359,7 +359,13 @@ impl Device {
             } else {
                 ("driver status", st.driver_status)
             };
-            return legacy(bad_status(command, &scsi, what, value.into()), opts, data);
+            let e = bad_status(command, &scsi, what, value.into());
+            // not after a time-out, reset or device gone: the legacy ioctl would resend it
+            return if e.lost().is_some() {
+                Err(e)
+            } else {
+                legacy(e, opts, data)
+            };
         }
         Ok(AtaResult {
             registers: None,
@@ -477,7 +483,14 @@ impl Device {
                     st.host_status
                 ));
             }
-            return SatOutcome::TryLegacy(bad("host status", st.host_status.into()));
+            // hdparm tries the legacy ioctl here; not after a time-out, reset or device gone
+            // (sat::bad_status), where it would send the command to the drive again.
+            let e = bad("host status", st.host_status.into());
+            return if e.lost().is_some() {
+                SatOutcome::Failed(e)
+            } else {
+                SatOutcome::TryLegacy(e)
+            };
         }
         if opts.verbose() {
             opts.dump("SG_IO: sb[]", &sb);

@@ -14,7 +14,6 @@ pub mod filemap;
 pub mod files;
 pub mod geometry;
 pub mod kind;
-pub mod names;
 pub mod nvme;
 pub mod reader;
 pub mod sys;
@@ -87,6 +86,16 @@ impl Device {
             pt12_learned: Cell::new(false),
             apt_port: Cell::new(None),
         })
+    }
+
+    /// Whether the device went away since it was opened (pulled out, deleted by the kernel):
+    /// its sysfs directory is gone, or for a SCSI disk its SCSI device is being deleted or is
+    /// offline. False where sysfs did not know the node when it was opened.
+    pub fn gone(&self) -> bool {
+        match &self.sysfs {
+            Some(dir) => sysfs::device_gone(dir, matches!(self.kind, DeviceKind::Scsi { .. })),
+            None => false,
+        }
     }
 
     /// The path as given.

@@ -20,6 +20,7 @@ use super::sys::mem::{self, MappedBuffer};
 use super::sys::uring::{Completion, ReadRing};
 use crate::error::{Error, ErrorClass};
 use crate::timing::bench::{BenchEngine, BenchOptions, EngineChoice, OffsetPlan, TrialSample};
+use crate::timing::latency::LatencyHistogram;
 use crate::timing::reads::{TimingTarget, TIMING_BUF_BYTES};
 
 /// hdparm's buffer-cache flush routine (reference §6.1), used by `-T`, `-t` and `-f`:
@@ -73,7 +74,19 @@ pub struct TimingBuffer {
 
 impl TimingBuffer {
     pub fn prepare() -> Result<TimingBuffer, Error> {
-        let mut buf = MappedBuffer::map(TIMING_BUF_BYTES)
+        TimingBuffer::prepared(MappedBuffer::map(TIMING_BUF_BYTES))
+    }
+
+    /// The same buffer on a huge page where the kernel has one (`--surface`): a 1 MiB
+    /// `O_DIRECT` read into small pages is split at the queue's `max_segments` (two requests
+    /// of 512 KiB on a loop device), into one folio it is one request. `-T` and `-t` keep
+    /// hdparm's plain buffer, so that their reads are the ones hdparm makes.
+    pub fn prepare_for_large_reads() -> Result<TimingBuffer, Error> {
+        TimingBuffer::prepared(MappedBuffer::map_for_large_reads(TIMING_BUF_BYTES))
+    }
+
+    fn prepared(mapped: io::Result<MappedBuffer>) -> Result<TimingBuffer, Error> {
+        let mut buf = mapped
             .map_err(|e| Error::os(ErrorClass::Failed, "could not allocate timing buf", &e))?;
         buf.lock()
             .map_err(|e| Error::os(ErrorClass::Failed, "mlock() failed on timing buf", &e))?;
@@ -232,18 +245,21 @@ impl BenchEngine for UringEngine<'_> {
         plan: &OffsetPlan,
         first_index: u64,
         duration: Duration,
+        latency: &mut LatencyHistogram,
         progress: &mut dyn FnMut(u64, Duration),
     ) -> Result<TrialSample, Error> {
         let cpu_start = mem::process_cpu_time().ok();
         let start = Instant::now();
         let deadline = start + duration;
         let mut index = first_index;
-        // Which offset each slot is reading, for the error message.
+        // Which offset each slot is reading, for the error message, and since when.
         let mut slot_offset = vec![0u64; self.ring.depth() as usize];
+        let mut slot_since = vec![start; self.ring.depth() as usize];
         for slot in 0..self.ring.depth() {
             let offset = plan.offset(index);
             index = index.wrapping_add(1);
             slot_offset[slot as usize] = offset;
+            slot_since[slot as usize] = Instant::now();
             self.ring
                 .queue_read(slot, offset)
                 .map_err(|e| read_error(offset, &e))?;
@@ -277,10 +293,12 @@ impl BenchEngine for UringEngine<'_> {
                 }
                 bytes += result as u64;
                 reads += 1;
+                latency.record(now.saturating_duration_since(slot_since[slot as usize]));
                 if !stopping {
                     let offset = plan.offset(index);
                     index = index.wrapping_add(1);
                     slot_offset[slot as usize] = offset;
+                    slot_since[slot as usize] = Instant::now();
                     self.ring
                         .queue_read(slot, offset)
                         .map_err(|e| read_error(offset, &e))?;
@@ -342,12 +360,15 @@ impl BenchEngine for ThreadEngine<'_> {
         plan: &OffsetPlan,
         first_index: u64,
         duration: Duration,
+        latency: &mut LatencyHistogram,
         progress: &mut dyn FnMut(u64, Duration),
     ) -> Result<TrialSample, Error> {
         let cpu_start = mem::process_cpu_time().ok();
         let start = Instant::now();
         let deadline = start + duration;
         let next = AtomicU64::new(first_index);
+        // Each thread counts its own latencies and adds them in at its end.
+        let latencies = Mutex::new(latency);
         let bytes = AtomicU64::new(0);
         let reads = AtomicU64::new(0);
         let running = AtomicU64::new(u64::from(self.depth));
@@ -359,7 +380,7 @@ impl BenchEngine for ThreadEngine<'_> {
         let file = self.file;
         std::thread::scope(|scope| {
             for chunk in self.buffers.as_mut_slice().chunks_mut(self.block as usize) {
-                let (next, bytes, reads, running, stop, failure, finished_ns) = (
+                let (next, bytes, reads, running, stop, failure, finished_ns, latencies) = (
                     &next,
                     &bytes,
                     &reads,
@@ -367,10 +388,13 @@ impl BenchEngine for ThreadEngine<'_> {
                     &stop,
                     &failure,
                     &finished_ns,
+                    &latencies,
                 );
                 scope.spawn(move || {
+                    let mut own = LatencyHistogram::new();
                     while !stop.load(Ordering::Relaxed) && Instant::now() < deadline {
                         let offset = plan.offset(next.fetch_add(1, Ordering::Relaxed));
+                        let since = Instant::now();
                         let outcome = match file.read_at(chunk, offset) {
                             Ok(0) => Err(eof_error(offset)),
                             Ok(n) => Ok(n),
@@ -380,6 +404,7 @@ impl BenchEngine for ThreadEngine<'_> {
                         match outcome {
                             Ok(n) => {
                                 if n > 0 {
+                                    own.record(since.elapsed());
                                     bytes.fetch_add(n as u64, Ordering::Relaxed);
                                     reads.fetch_add(1, Ordering::Relaxed);
                                 }
@@ -391,6 +416,9 @@ impl BenchEngine for ThreadEngine<'_> {
                                 stop.store(true, Ordering::Relaxed);
                             }
                         }
+                    }
+                    if let Ok(mut all) = latencies.lock() {
+                        all.merge(&own);
                     }
                     let done = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
                     finished_ns.fetch_max(done, Ordering::Relaxed);
@@ -478,11 +506,17 @@ mod tests {
     fn timing_buffer_is_two_mib_and_writable() {
         // mlock may be refused to an unprivileged user with a small RLIMIT_MEMLOCK; then the
         // error must carry hdparm's message.
-        match TimingBuffer::prepare() {
-            Ok(mut b) => {
-                let s = b.as_mut_slice();
-                assert_eq!(s.len(), TIMING_BUF_BYTES);
-                s[TIMING_BUF_BYTES - 1] = 1;
+        match TimingBuffer::prepare()
+            .and_then(|a| Ok((a, TimingBuffer::prepare_for_large_reads()?)))
+        {
+            Ok((mut a, mut b)) => {
+                for buf in [&mut a, &mut b] {
+                    let s = buf.as_mut_slice();
+                    assert_eq!(s.len(), TIMING_BUF_BYTES);
+                    s[TIMING_BUF_BYTES - 1] = 1;
+                }
+                // --surface's lies on a huge page boundary, so that one folio can back it.
+                assert_eq!(b.as_mut_slice().as_ptr() as usize % mem::HUGE_PAGE, 0);
             }
             Err(e) => assert!(
                 e.message.starts_with("mlock() failed on timing buf: "),
@@ -494,10 +528,19 @@ mod tests {
 
     fn run_engine(engine: &mut dyn BenchEngine, plan: &OffsetPlan) -> TrialSample {
         let mut calls = 0;
+        let mut latency = LatencyHistogram::new();
         let sample = engine
-            .run_trial(plan, 0, Duration::from_millis(500), &mut |_, _| calls += 1)
+            .run_trial(
+                plan,
+                0,
+                Duration::from_millis(500),
+                &mut latency,
+                &mut |_, _| calls += 1,
+            )
             .expect("trial");
         assert!(calls > 0, "progress was reported");
+        assert_eq!(latency.count(), sample.reads, "every read was timed");
+        assert!(latency.percentile_seconds(50.0).unwrap() > 0.0);
         sample
     }
 
@@ -543,7 +586,13 @@ mod tests {
         let plan = OffsetPlan::new(0, 4 * (64 << 10), 64 << 10, false, 0).unwrap();
         let mut threads = ThreadEngine::new(&file, 1, 64 << 10).unwrap();
         let e = threads
-            .run_trial(&plan, 0, Duration::from_secs(5), &mut |_, _| {})
+            .run_trial(
+                &plan,
+                0,
+                Duration::from_secs(5),
+                &mut LatencyHistogram::new(),
+                &mut |_, _| {},
+            )
             .unwrap_err();
         assert_eq!(
             e.message,
@@ -554,7 +603,13 @@ mod tests {
         );
         if let Ok(mut uring) = UringEngine::new(&file, 4, 64 << 10) {
             let e = uring
-                .run_trial(&plan, 0, Duration::from_secs(5), &mut |_, _| {})
+                .run_trial(
+                    &plan,
+                    0,
+                    Duration::from_secs(5),
+                    &mut LatencyHistogram::new(),
+                    &mut |_, _| {},
+                )
                 .unwrap_err();
             assert!(
                 e.message.contains("hit the end of the device"),

@@ -58,6 +58,27 @@ fn block_dir_in(sys: &Path, dev: DevNum) -> io::Result<PathBuf> {
     }
 }
 
+/// Whether the block device whose sysfs directory is `dir` went away: the directory lost its
+/// `dev` attribute (the kernel deleted the disk), or, for a SCSI disk (`scsi`), its SCSI
+/// device's `state` is unreadable (its attributes go first when the kernel deletes it) or
+/// says it is being deleted or is offline. A disk in error recovery (`blocked`) or suspended
+/// (`quiesce`) is still there.
+pub fn device_gone(dir: &Path, scsi: bool) -> bool {
+    if !dir.join("dev").exists() {
+        return true;
+    }
+    if !scsi {
+        return false;
+    }
+    match fs::read_to_string(dir.join("device/state")) {
+        Ok(state) => matches!(
+            state.trim(),
+            "offline" | "transport-offline" | "cancel" | "deleted"
+        ),
+        Err(_) => true,
+    }
+}
+
 /// The canonical `/sys/devices/...` path behind a sysfs directory (symlinks resolved).
 pub fn canonical(dir: &Path) -> Option<PathBuf> {
     fs::canonicalize(dir).ok()
@@ -141,6 +162,36 @@ mod tests {
         assert_eq!(parse_driver_major(text, "md"), Some(9));
         assert_eq!(parse_driver_major(text, "loop"), Some(7));
         assert_eq!(parse_driver_major(text, "sd"), None);
+    }
+
+    #[test]
+    fn a_disk_is_gone_when_sysfs_says_so() {
+        let dir = std::env::temp_dir().join(format!("hdparm-rs-gone-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(dir.join("device")).unwrap();
+        fs::write(dir.join("dev"), "8:0\n").unwrap();
+        // a loop device has no SCSI state: there while its directory is
+        assert!(!device_gone(&dir, false));
+        // a SCSI disk whose state attribute went first (the kernel is deleting it)
+        assert!(device_gone(&dir, true));
+        for (state, gone) in [
+            ("running", false),
+            ("blocked", false),
+            ("quiesce", false),
+            ("cancel", true),
+            ("deleted", true),
+            ("offline", true),
+            ("transport-offline", true),
+        ] {
+            fs::write(dir.join("device/state"), format!("{state}\n")).unwrap();
+            assert_eq!(device_gone(&dir, true), gone, "{state}");
+        }
+        fs::remove_file(dir.join("dev")).unwrap();
+        assert!(
+            device_gone(&dir, false),
+            "the disk's directory lost its dev"
+        );
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]

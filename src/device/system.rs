@@ -10,9 +10,28 @@ use std::io;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
-/// The configuration file's text.
-pub fn read_config(path: &Path) -> io::Result<String> {
-    std::fs::read_to_string(path)
+/// The configuration file's bytes (`config::text_of` reads them as Debian's scripts do).
+pub fn read_config(path: &Path) -> io::Result<Vec<u8>> {
+    std::fs::read(path)
+}
+
+/// The device number of a block device (following links: a by-id name is its disk's), or None
+/// for anything else.
+pub fn block_device_number(device: &Path) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(device).ok()?;
+    meta.file_type().is_block_device().then(|| meta.rdev())
+}
+
+/// The kernel's name of a block device (`sda`, `nvme0n1`: what node_exporter labels its disk
+/// series with, and /sys/block's entry), found by its device number, so that a by-id link, a
+/// node of another name and the kernel's own node give the same answer. None for a path that
+/// is no block device.
+pub fn kernel_name(device: &Path) -> Option<String> {
+    let rdev = block_device_number(device)?;
+    let (major, minor) = (libc::major(rdev), libc::minor(rdev));
+    let link = std::fs::read_link(format!("/sys/dev/block/{major}:{minor}")).ok()?;
+    Some(link.file_name()?.to_string_lossy().into_owned())
 }
 
 /// Whether the machine runs on battery, as `on_ac_power` answers (exit 1): a mains supply
@@ -81,6 +100,29 @@ pub fn resolve_symlink(name: &str) -> Option<String> {
     Some(resolved.display().to_string())
 }
 
+/// The `/dev/disk/by-id/` name of a device, when udev made one: a block in hdparm.conf under
+/// that name follows the disk when its `sdX` letter changes at the next boot.
+pub fn by_id_name(device: &Path) -> Option<String> {
+    by_id_name_in(Path::new("/dev/disk/by-id"), device)
+}
+
+/// [`by_id_name`] over a given directory. Of several names for one disk, the model-and-serial
+/// names (`ata-`, `nvme-`, `scsi-`, `usb-`) come before the `wwn-` and EUI ones a person cannot
+/// read, then by name, so that the choice is the same on every run.
+pub fn by_id_name_in(dir: &Path, device: &Path) -> Option<String> {
+    let target = std::fs::canonicalize(device).ok()?;
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .filter(|e| std::fs::canonicalize(e.path()).is_ok_and(|t| t == target))
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .collect();
+    let opaque =
+        |n: &str| n.starts_with("wwn-") || n.contains("eui.") || n.starts_with("nvme-nvme.");
+    names.sort_by(|a, b| (opaque(a), a).cmp(&(opaque(b), b)));
+    names.first().map(|n| dir.join(n).display().to_string())
+}
+
 /// Whether the kernel was booted with this word on its command line (`nohdparm`).
 pub fn kernel_cmdline_has(word: &str) -> bool {
     std::fs::read_to_string("/proc/cmdline")
@@ -96,6 +138,11 @@ pub fn raid_is_busy() -> bool {
             .iter()
             .any(|w| text.contains(w))
     })
+}
+
+/// Whether the path is a block device (Ok(false): it is something else), following links.
+pub fn stat_block_device(path: &Path) -> io::Result<bool> {
+    std::fs::metadata(path).map(|m| m.file_type().is_block_device())
 }
 
 /// Whether the path is a block device.
@@ -164,6 +211,15 @@ pub fn record_dir() -> PathBuf {
     std::env::var_os("HDPARM_RS_RECORD_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/run/hdparm"))
+}
+
+/// The record `--apply` wrote for NAME (`DIR/NAME.json`), or None when there is none.
+pub fn read_record(dir: &Path, name: &str) -> io::Result<Option<Vec<u8>>> {
+    match std::fs::read(dir.join(format!("{name}.json"))) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// Writes one record (`DIR/NAME.json`, DIR made if missing) through the one output writer
@@ -236,5 +292,37 @@ pub fn own_stderr() -> Box<dyn std::io::Write + Send> {
     {
         Ok(f) => Box::new(f),
         Err(_) => Box::new(std::io::sink()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_by_id_name_is_the_readable_link_to_the_same_device() {
+        let dir = std::env::temp_dir().join(format!("hdparm-rs-by-id-{}", std::process::id()));
+        let links = dir.join("by-id");
+        std::fs::create_dir_all(&links).unwrap();
+        let (disk, other) = (dir.join("sdb"), dir.join("sdc"));
+        std::fs::write(&disk, b"").unwrap();
+        std::fs::write(&other, b"").unwrap();
+        let link = |name: &str, to: &Path| std::os::unix::fs::symlink(to, links.join(name));
+        link("wwn-0x5000c500a1b2c3d4", &disk).unwrap();
+        link("ata-QEMU_HARDDISK_QM00002", &disk).unwrap();
+        link("ata-QEMU_HARDDISK_QM00003", &other).unwrap();
+        assert_eq!(
+            by_id_name_in(&links, &disk),
+            Some(
+                links
+                    .join("ata-QEMU_HARDDISK_QM00002")
+                    .display()
+                    .to_string()
+            )
+        );
+        assert_eq!(by_id_name_in(&links, &dir.join("sdd")), None);
+        std::fs::write(dir.join("sdd"), b"").unwrap();
+        assert_eq!(by_id_name_in(&links, &dir.join("sdd")), None);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

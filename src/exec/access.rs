@@ -6,6 +6,7 @@
 //! device must say so here, so that the fake can script it.
 
 use crate::ata::command::{AtaRegisters, TaskFile};
+pub use crate::ata::sat::Lost;
 use crate::error::ErrorClass;
 use crate::nvme::command::NvmeCommand;
 use std::io;
@@ -20,15 +21,20 @@ pub struct AtaFailure {
     pub not_ata: bool,
     /// The kernel (libata) refused to pass the command on (sense data, no ATA registers).
     pub refused_by_kernel: bool,
+    /// The drive did not answer in time, was reset, or is gone: nothing more is sent to it in
+    /// this run (the device refuses further commands itself), and the steps say what state
+    /// the operation left it in.
+    pub lost: Option<Lost>,
 }
 
 impl AtaFailure {
-    /// The class of this failure: the device cannot take ATA commands, or the command failed.
+    /// The class of this failure: the device cannot take ATA commands, it is gone
+    /// (cannot_open), or the command failed.
     pub fn class(&self) -> ErrorClass {
         if self.not_ata {
             ErrorClass::NotApplicable
         } else {
-            ErrorClass::Failed
+            self.lost.map_or(ErrorClass::Failed, Lost::class)
         }
     }
 }
@@ -174,6 +180,10 @@ pub trait DeviceAccess {
     fn cdrom_select_speed(&self, speed: u32) -> io::Result<()>;
     /// hdparm's `--verbose` lines about the USB bridge probe (`APT: ...`).
     fn apt_lines(&self) -> Vec<String>;
+    /// Whether the drive was lost in this run (it did not answer in time, was reset, or is
+    /// gone), and at which command, by name: the steps then send it nothing more (the real
+    /// device refuses to), and say what state the operation left it in.
+    fn lost(&self) -> Option<(Lost, String)>;
     // ---- NVMe (issue 10): the NVMe passthrough, for the steps in steps/nvme.rs. No default
     // bodies: a wrapper (`--dry-run`) must forward these, or NVMe devices would silently look
     // like devices that take no NVMe commands. ----

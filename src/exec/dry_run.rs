@@ -180,6 +180,7 @@ impl<'d> Recorder<'d> {
             reason: self.inner.description(),
             not_ata: true,
             refused_by_kernel: false,
+            lost: None,
         }
     }
 
@@ -303,6 +304,7 @@ impl DeviceAccess for Recorder<'_> {
                 .into(),
             not_ata: false,
             refused_by_kernel: false,
+            lost: None,
         })
     }
     fn read_log(&mut self, log: u8, page: u8) -> Result<[u8; 512], AtaFailure> {
@@ -412,6 +414,10 @@ impl DeviceAccess for Recorder<'_> {
         self.inner.apt_lines()
     }
 
+    fn lost(&self) -> Option<(crate::ata::sat::Lost, String)> {
+        self.inner.lost()
+    }
+
     // ---- NVMe: the commands are planned like ATA's; the kernel's views pass through ----
     fn nvme_capable(&self) -> bool {
         self.inner.nvme_capable()
@@ -470,8 +476,8 @@ pub fn timed_reads(f: &crate::cli::Flags) -> Vec<Planned> {
     }
     if let Some(b) = &f.bench {
         reads.push(Planned::Reads(format!(
-            "O_DIRECT reads at a queue depth (--bench: {} of {:.1} s, {} reads of {} bytes in flight, {})",
-            crate::report::counted(b.trials, "trial"),
+            "O_DIRECT reads at a queue depth (--bench: {} trials of {:.1} s, {} reads of {} bytes in flight, {})",
+            b.trials,
             b.trial_duration.as_secs_f64(),
             b.depth,
             b.block_size,

@@ -11,7 +11,7 @@
 //! Must not: touch a real device. The only file it opens is `/dev/null`, for the descriptor the
 //! timings would read from.
 
-use super::access::{AtaFailure, AtaOutput, DeviceAccess, Geometry, HdioSetting};
+use super::access::{AtaFailure, AtaOutput, DeviceAccess, Geometry, HdioSetting, Lost};
 use super::devices::{run_devices_with, Opened, Opener};
 use super::guards::DeviceFacts;
 use super::output::Output;
@@ -177,6 +177,9 @@ pub struct FakeDevice {
     data_out: Rc<RefCell<Vec<Vec<u8>>>>,
     /// NVMe (issue 10): the controller behind an NVMe node.
     pub nvme: Option<super::fake_nvme::FakeNvme>,
+    /// Set by a scripted failure that lost the drive (see [`lost`]); unlike the real device,
+    /// the fake still answers later commands, so that a test sees every command a step sent.
+    lost: Option<(Lost, String)>,
 }
 
 /// A failure as the real device reports a command the drive aborted (ERR in status).
@@ -187,6 +190,17 @@ pub fn aborted(command: u8) -> AtaFailure {
         ),
         not_ata: false,
         refused_by_kernel: false,
+        lost: None,
+    }
+}
+
+/// A failure as the real device reports a command it lost the drive at (see [`Lost`]).
+pub fn lost(how: Lost) -> AtaFailure {
+    AtaFailure {
+        reason: format!("the command was lost: {how:?}"),
+        not_ata: false,
+        refused_by_kernel: false,
+        lost: Some(how),
     }
 }
 
@@ -196,6 +210,7 @@ pub fn refused() -> AtaFailure {
         reason: "the kernel refused the command (ILLEGAL REQUEST: INVALID FIELD IN CDB)".into(),
         not_ata: false,
         refused_by_kernel: true,
+        lost: None,
     }
 }
 
@@ -250,6 +265,7 @@ impl FakeDevice {
             keep_data_out: true,
             data_out: Rc::new(RefCell::new(Vec::new())),
             nvme: None,
+            lost: None,
         }
     }
 
@@ -301,6 +317,7 @@ impl FakeDevice {
             reason: description.clone(),
             not_ata: true,
             refused_by_kernel: false,
+            lost: None,
         };
         FakeDevice {
             description,
@@ -323,6 +340,7 @@ impl FakeDevice {
             reason: reason.into(),
             not_ata: true,
             refused_by_kernel: false,
+            lost: None,
         };
         let mut fake = FakeDevice {
             kind: "scsi_disk".into(),
@@ -454,6 +472,7 @@ impl FakeDevice {
                 reason: self.description.clone(),
                 not_ata: true,
                 refused_by_kernel: false,
+                lost: None,
             });
         }
         if let Some(rejected) = &self.reject_all_ata {
@@ -474,6 +493,10 @@ impl FakeDevice {
         };
         if let (Ok(_), Ok(words), true) = (&answer, &mut self.identify, self.sets_stick) {
             apply_set(words, tf);
+        }
+        if let Err(AtaFailure { lost: Some(l), .. }) = &answer {
+            let name = super::lost::command_words(tf.command, tf.feature);
+            self.lost.get_or_insert((*l, name));
         }
         answer
     }
@@ -733,6 +756,10 @@ impl DeviceAccess for FakeDevice {
 
     fn apt_lines(&self) -> Vec<String> {
         self.apt_lines.clone()
+    }
+
+    fn lost(&self) -> Option<(Lost, String)> {
+        self.lost.clone()
     }
 }
 

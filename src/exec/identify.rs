@@ -76,10 +76,7 @@ pub fn identify(ctx: &mut Ctx) {
         let _ = render_report(&report, &mut text);
         ctx.out.bytes(&text);
     }
-    ctx.out.section(
-        "identify",
-        serde_json::to_value(&report).unwrap_or_default(),
-    );
+    ctx.out.section_of("identify", &report);
     if report.failure().is_some() {
         // hdparm's own words for this are already on stdout ("Unknown device type").
         ctx.out.verdict.record(ErrorClass::Failed);
@@ -135,10 +132,7 @@ pub fn kernel_identity(ctx: &mut Ctx, multcount: Option<i64>) {
                 let _ = crate::report::kernel_identity::render_kernel_identity(&report, &mut text);
                 ctx.out.bytes(&text);
             }
-            ctx.out.section(
-                "kernel_identity",
-                serde_json::to_value(&report).unwrap_or_default(),
-            );
+            ctx.out.section_of("kernel_identity", &report);
         }
         Err(e) => {
             let class = ErrorClass::of_io(&e);
@@ -176,10 +170,7 @@ pub fn identify_stdin(input: &[u8], out: &mut Output) {
                 out.bytes(&text);
             }
             out.begin_device("stdin", true);
-            out.section(
-                "identify",
-                serde_json::to_value(&report).unwrap_or_default(),
-            );
+            out.section_of("identify", &report);
             out.end_device();
             if let Some(class) = report.failure() {
                 // hdparm's own words for this are already on stdout ("Unknown device type").

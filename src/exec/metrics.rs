@@ -7,12 +7,19 @@
 //! which wakes nothing; under `--no-wake` a drive in standby or sleep is asked nothing more
 //! (IDENTIFY can spin some drives up), as smartctl's `-n standby` does.
 //!
+//! The series are labelled as node_exporter labels its disks (`device="sda"`, the kernel's
+//! name), and a disk named twice, or by two names (a by-id link and `sda`), is asked once and
+//! written once: the devices are told apart by device number. A second series with the same
+//! labels would make node_exporter reject the whole file.
+//!
 //! FILE is written through a temporary file and a rename, so the collector never reads half of
 //! it. A first word that does not start with `/dev/` is FILE; with none, the metrics go to stdout.
 //!
-//! Exit status: 0 when every drive answered; 3 when `--no-wake` skipped one (and nothing worse
-//! happened); otherwise the worst class of the failures (5 a drive that did not answer, 2 one
-//! that could not be opened, 25 a device that is not an ATA drive).
+//! Exit status: 0 when every drive answered, and when `--no-wake` left a sleeping drive alone:
+//! on a NAS the disks sleep most of the time, and a timer unit that ran this must not fail each
+//! time one does (`hdparm_query_skipped` says it). Otherwise the worst class of the failures (5 a
+//! drive that did not answer, 2 one that could not be opened, 25 a device that is not an ATA
+//! drive).
 
 use super::access::DeviceAccess;
 use super::output::Output;
@@ -80,6 +87,7 @@ pub fn query(device: &str, dev: &mut dyn DeviceAccess, no_wake: bool) -> DriveMe
         Apm::Enabled { level, .. } => Some(level),
     };
     m.aam_level = id.acoustic_level();
+    m.sector_bytes = Some(id.logical_sector_bytes());
     m.write_cache = id.write_cache().enabled();
     if id.native_max_readable() {
         let kind = NativeMaxKind::of(id.supports_accessible_max_address(), id.supports_48bit());
@@ -115,17 +123,32 @@ pub fn run_prometheus(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> u8 {
-    let devices = system::named_or_present(&request.devices);
+    let named = system::named_or_present(&request.devices)
+        .into_iter()
+        .map(|path| {
+            let number = system::block_device_number(Path::new(&path));
+            let label = system::kernel_name(Path::new(&path)).unwrap_or_else(|| base_name(&path));
+            Disk {
+                path,
+                number,
+                label,
+            }
+        })
+        .collect();
+    let disks = distinct(named);
+    let devices: Vec<String> = disks.iter().map(|d| d.path.clone()).collect();
     let (sender, receiver) = mpsc::channel();
-    for (index, device) in devices.iter().enumerate() {
+    for (index, disk) in disks.iter().enumerate() {
         let sender = sender.clone();
-        let device = device.clone();
+        let device = disk.path.clone();
+        let label = disk.label.clone();
         let no_wake = request.no_wake;
         let time_device = request.time_device;
         // Detached on purpose: a drive that hangs must not hold the others up, and the
         // process ends without it.
         std::thread::spawn(move || {
-            let _ = sender.send((index, query_device(&device, no_wake, time_device)));
+            let answer = query_device(&device, &label, no_wake, time_device);
+            let _ = sender.send((index, answer));
         });
     }
     drop(sender);
@@ -146,11 +169,11 @@ pub fn run_prometheus(
     }
     let mut verdict = Verdict::default();
     let mut drives = Vec::new();
-    for (device, answer) in devices.iter().zip(answers) {
+    for ((device, disk), answer) in devices.iter().zip(&disks).zip(answers) {
         let (mut metrics, problem) = answer.unwrap_or_else(|| {
             (
                 DriveMetrics {
-                    device: device.clone(),
+                    device: disk.label.clone(),
                     ..DriveMetrics::default()
                 },
                 Some((
@@ -163,11 +186,11 @@ pub fn run_prometheus(
             )
         });
         metrics.link_speed_gbps = system::sata_link_speed_gbps(Path::new(device));
+        // A drive --no-wake left asleep is no failure here (see the module doc): the
+        // skipped-query series says it, and the status stays 0.
         if let Some((class, text)) = problem {
             verdict.record(class);
             let _ = writeln!(stderr, "{text}");
-        } else if metrics.skipped.is_some() {
-            verdict.record(ErrorClass::Skipped);
         }
         drives.push(metrics);
     }
@@ -190,6 +213,38 @@ pub fn run_prometheus(
 /// What went wrong with one drive: its class, and the line printed.
 type Problem = (ErrorClass, String);
 
+/// A device to ask: the name it was given, its device number (None: not a block device, or
+/// not there), and its `device` label.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Disk {
+    path: String,
+    number: Option<u64>,
+    label: String,
+}
+
+/// The disks named, each once: the first name of each device number, and of each label where
+/// there is no number (a name that is not there is written as a failed query, once).
+fn distinct(named: Vec<Disk>) -> Vec<Disk> {
+    let mut kept: Vec<Disk> = Vec::new();
+    for disk in named {
+        let seen = kept.iter().any(|k| match (k.number, disk.number) {
+            (Some(a), Some(b)) => a == b,
+            _ => k.label == disk.label,
+        });
+        if !seen {
+            kept.push(disk);
+        }
+    }
+    kept
+}
+
+/// The last part of a path that names no block device (`/dev/sdz` that is not there: `sdz`).
+fn base_name(path: &str) -> String {
+    Path::new(path)
+        .file_name()
+        .map_or_else(|| path.to_string(), |n| n.to_string_lossy().into_owned())
+}
+
 /// `-t`'s buffered-read rate on an open drive, in bytes per second, after the buffer-cache
 /// flush (so that what an earlier run left in the page cache is not timed).
 fn time_reads(device: &str, dev: &RealDevice) -> Result<f64, crate::error::Error> {
@@ -209,7 +264,12 @@ fn time_reads(device: &str, dev: &RealDevice) -> Result<f64, crate::error::Error
 }
 
 /// Opens and asks one drive, and times its reads when asked; what it found, and what failed.
-fn query_device(device: &str, no_wake: bool, time_device: bool) -> (DriveMetrics, Option<Problem>) {
+fn query_device(
+    device: &str,
+    label: &str,
+    no_wake: bool,
+    time_device: bool,
+) -> (DriveMetrics, Option<Problem>) {
     let mut quiet_out = Vec::new();
     let mut trace = Vec::new();
     let output = Output::new(false, Vec::new(), &mut quiet_out, &mut trace);
@@ -218,14 +278,14 @@ fn query_device(device: &str, no_wake: bool, time_device: bool) -> (DriveMetrics
         Ok(dev) => dev,
         Err(e) => {
             let metrics = DriveMetrics {
-                device: device.to_string(),
+                device: label.to_string(),
                 ..DriveMetrics::default()
             };
             let text = format!("{device}: {}", strerror(&e));
             return (metrics, Some((ErrorClass::CannotOpen, text)));
         }
     };
-    let mut metrics = query(device, &mut dev, no_wake);
+    let mut metrics = query(label, &mut dev, no_wake);
     // `-t` times any block device (an NVMe or virtio disk too), but never one that --no-wake
     // left alone: reading it would spin it up.
     let timing = if time_device && metrics.skipped.is_none() {
@@ -380,6 +440,26 @@ mod tests {
         // A drive without HPA is not asked.
         let mut dev = answering(0xff);
         assert_eq!(query("/dev/sda", &mut dev, false).native_max_sectors, None);
+    }
+
+    #[test]
+    fn a_disk_named_twice_or_by_two_names_is_asked_once() {
+        let disk = |path: &str, number, label: &str| Disk {
+            path: path.into(),
+            number,
+            label: label.into(),
+        };
+        let named = vec![
+            disk("/dev/sda", Some(0x800), "sda"),
+            disk("/dev/sda", Some(0x800), "sda"),
+            disk("/dev/disk/by-id/ata-X", Some(0x800), "sda"),
+            disk("/dev/sdb", Some(0x810), "sdb"),
+            disk("/dev/sdz", None, "sdz"),
+            disk("/dev/sdz", None, "sdz"),
+        ];
+        let kept: Vec<String> = distinct(named).into_iter().map(|d| d.path).collect();
+        assert_eq!(kept, vec!["/dev/sda", "/dev/sdb", "/dev/sdz"]);
+        assert_eq!(base_name("/dev/hdparm-rs-none"), "hdparm-rs-none");
     }
 
     #[test]

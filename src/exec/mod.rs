@@ -300,6 +300,7 @@ mod get_value;
 mod guards;
 mod identify;
 mod identify_cache;
+mod lost;
 mod metrics;
 mod output;
 mod prompt;

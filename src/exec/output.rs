@@ -208,6 +208,16 @@ impl<'a> Output<'a> {
         }
     }
 
+    /// A JSON section of `value`, serialized only when a JSON document is being built: the
+    /// text of `-I` and `--Istdin` must not pay for a JSON tree nobody reads (it was a
+    /// measurable part of `--Istdin`'s start-up).
+    pub fn section_of<T: serde::Serialize + ?Sized>(&mut self, key: &str, value: &T) {
+        if self.current.is_some() {
+            let value = serde_json::to_value(value).unwrap_or_default();
+            self.section(key, value);
+        }
+    }
+
     /// A JSON section of the current device (`identify`, `kernel_identity`, or any other key).
     pub fn section(&mut self, key: &str, value: serde_json::Value) {
         if let Some(dev) = self.current.as_mut() {
@@ -280,9 +290,7 @@ impl<'a> Output<'a> {
         let msg = Message {
             severity,
             class: class.map(ErrorClass::name),
-            // hdparm indents many of its stderr lines by one space (" HDIO_DRIVE_CMD(...)
-            // failed"); stderr keeps it, a JSON message is the words alone
-            text: text.trim_start_matches(' ').to_string(),
+            text: text.to_string(),
         };
         match self.current.as_mut() {
             Some(dev) => dev.messages.push(msg),

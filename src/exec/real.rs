@@ -3,8 +3,11 @@
 //! IDENTIFY per device as hdparm does, and never sends an ATA command to a device that cannot
 //! take one.
 
-use super::access::{AtaFailure, AtaOutput, DeviceAccess, Geometry, HdioSetting, NvmeFailure};
+use super::access::{
+    AtaFailure, AtaOutput, DeviceAccess, Geometry, HdioSetting, Lost, NvmeFailure,
+};
 use super::identify_cache::IdentifyCache;
+use super::lost;
 use super::output::SharedStderr;
 use crate::ata::command::{AtaRegisters, TaskFile};
 use crate::cli::Flags;
@@ -29,6 +32,13 @@ pub struct RealDevice<'w> {
     /// The password was read at run time: the dumps leave it out.
     hide_password_data: bool,
     identify: IdentifyCache,
+    /// The path it was opened by and its device number: the keys of the run's record of
+    /// lost drives ([`lost`]).
+    path: OsString,
+    rdev: Option<u64>,
+    /// The drive did not answer in time, was reset or is gone, at this command (by name),
+    /// here or earlier in the run: nothing more is sent to it.
+    lost: Option<(Lost, String)>,
 }
 
 impl<'w> RealDevice<'w> {
@@ -46,17 +56,22 @@ impl<'w> RealDevice<'w> {
             write: flags.trim_ranges.is_some() && !flags.dry_run,
         };
         let dev = Device::open(Path::new(path), mode)?;
+        let rdev = block_rdev(&dev);
         let mut real = RealDevice {
             dev,
             prefer_ata12: flags.prefer_ata12,
             trace: flags.verbose.then_some(stderr),
             hide_password_data: flags.security_prompt || flags.security_password_file.is_some(),
             identify: IdentifyCache::default(),
+            path: path.clone(),
+            rdev,
+            // the same drive, lost earlier in this run (a line of --apply, another path to it)
+            lost: lost::find(path, rdev),
         };
         // hdparm's APT probe (reference §2.6): a JMicron/ioSafe bridge gets its port found
         // now, and a failed probe is an open failure, as in hdparm. A dry run sends nothing,
-        // the probe included.
-        if !flags.dry_run {
+        // the probe included, and neither is anything sent to a drive lost earlier.
+        if !flags.dry_run && real.lost.is_none() {
             real.with_options(|dev, opts| dev.apt_detect(opts))?;
         }
         Ok(real)
@@ -89,7 +104,8 @@ impl<'w> RealDevice<'w> {
     /// the device gives no IDENTIFY (hdparm then skips those options). Sends IDENTIFY only.
     pub fn guard_identify(path: &OsString, flags: &Flags) -> Option<[u16; 256]> {
         let dev = Device::open(Path::new(path), OpenMode::default()).ok()?;
-        if !dev.kind().ata_capable() {
+        // nothing is sent to a drive lost earlier in the run (exec/lost.rs)
+        if !dev.kind().ata_capable() || lost::find(path, block_rdev(&dev)).is_some() {
             return None;
         }
         let mut opts = AtaOptions {
@@ -132,12 +148,37 @@ impl<'w> RealDevice<'w> {
         result
     }
 
-    fn failure(&self, e: AtaError) -> AtaFailure {
-        AtaFailure {
-            not_ata: e.class() == crate::error::ErrorClass::NotApplicable,
-            refused_by_kernel: matches!(e, AtaError::Refused { .. }),
-            reason: e.to_string(),
+    /// A failed command (`command`, by name) as the steps see it. When the command timed
+    /// out, was ended by a reset, or the device is gone now (whatever the error said: after a
+    /// hot-unplug the kernel's answers vary), the drive is lost: recorded for the run, and
+    /// nothing more is sent to it.
+    fn failure(&mut self, e: AtaError, command: &str) -> AtaFailure {
+        let gone = self.dev.gone();
+        let lost = if gone { Some(Lost::Gone) } else { e.lost() };
+        let mut reason = e.to_string();
+        if gone && e.lost() != Some(Lost::Gone) {
+            reason = format!("{command} failed: the device is gone ({reason})");
         }
+        if let Some(l) = lost {
+            lost::mark(&self.path, self.rdev, l, command);
+            self.lost = Some((l, command.to_string()));
+        }
+        AtaFailure {
+            not_ata: lost.is_none() && e.class() == crate::error::ErrorClass::NotApplicable,
+            refused_by_kernel: matches!(e, AtaError::Refused { .. }),
+            reason,
+            lost,
+        }
+    }
+
+    /// The refusal of a command to a drive lost earlier, if it was.
+    fn refused_lost(&self) -> Option<AtaFailure> {
+        self.lost.as_ref().map(|(l, command)| AtaFailure {
+            reason: lost::not_sent(*l, command),
+            not_ata: false,
+            refused_by_kernel: false,
+            lost: Some(*l),
+        })
     }
 
     fn not_ata(&self) -> AtaFailure {
@@ -145,8 +186,19 @@ impl<'w> RealDevice<'w> {
             reason: self.dev.describe(),
             not_ata: true,
             refused_by_kernel: false,
+            lost: None,
         }
     }
+}
+
+/// The device number of a block device node, the other key of the run's lost drives.
+fn block_rdev(dev: &Device) -> Option<u64> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    dev.file()
+        .metadata()
+        .ok()
+        .filter(|m| m.file_type().is_block_device())
+        .map(|m| m.rdev())
 }
 
 fn hdio_get_of(what: HdioSetting) -> HdioGet {
@@ -239,6 +291,9 @@ impl DeviceAccess for RealDevice<'_> {
         if !self.ata_capable() {
             return Err(self.not_ata());
         }
+        if let Some(f) = self.refused_lost() {
+            return Err(f);
+        }
         self.identify.sent();
         match self.with_options(|dev, opts| dev.ata_command(tf, data, opts)) {
             Ok(result) => {
@@ -250,7 +305,7 @@ impl DeviceAccess for RealDevice<'_> {
                     device: r.device,
                 })
             }
-            Err(e) => Err(self.failure(e)),
+            Err(e) => Err(self.failure(e, &lost::command_words(tf.command, tf.feature))),
         }
     }
 
@@ -258,8 +313,11 @@ impl DeviceAccess for RealDevice<'_> {
         let mut cache = std::mem::take(&mut self.identify);
         let result = cache.get(|| {
             if self.ata_capable() {
+                if let Some(f) = self.refused_lost() {
+                    return Err(f);
+                }
                 self.with_options(|dev, opts| dev.identify(opts))
-                    .map_err(|e| self.failure(e))
+                    .map_err(|e| self.failure(e, "IDENTIFY DEVICE (0xec)"))
             } else {
                 Err(self.not_ata())
             }
@@ -272,9 +330,12 @@ impl DeviceAccess for RealDevice<'_> {
         if !self.ata_capable() {
             return Err(self.not_ata());
         }
+        if let Some(f) = self.refused_lost() {
+            return Err(f);
+        }
         self.identify.sent();
         self.with_options(|dev, opts| dev.read_log_ext(log, u16::from(page), opts))
-            .map_err(|e| self.failure(e))
+            .map_err(|e| self.failure(e, "READ LOG EXT (0x2f)"))
     }
 
     fn forget_identify(&mut self) {
@@ -414,12 +475,16 @@ impl DeviceAccess for RealDevice<'_> {
         if !self.ata_capable() {
             return Err((self.not_ata(), None));
         }
+        if let Some(f) = self.refused_lost() {
+            return Err((f, None));
+        }
         self.identify.sent();
         match self.with_options(|dev, opts| dev.ata_command(tf, data, opts)) {
             Ok(result) => Ok(result.registers.unwrap_or_default()),
             Err(e) => {
                 let registers = e.registers().copied();
-                Err((self.failure(e), registers))
+                let name = lost::command_words(tf.command, tf.feature);
+                Err((self.failure(e, &name), registers))
             }
         }
     }
@@ -457,6 +522,9 @@ impl DeviceAccess for RealDevice<'_> {
         if !self.ata_capable() {
             return Err(self.not_ata());
         }
+        if let Some(f) = self.refused_lost() {
+            return Err(f);
+        }
         self.identify.sent();
         let result = self.with_options(|dev, opts| {
             opts.no_legacy_fallback = true;
@@ -472,7 +540,7 @@ impl DeviceAccess for RealDevice<'_> {
                     device: r.device,
                 })
             }
-            Err(e) => Err(self.failure(e)),
+            Err(e) => Err(self.failure(e, &lost::command_words(tf.command, tf.feature))),
         }
     }
 
@@ -545,6 +613,10 @@ impl DeviceAccess for RealDevice<'_> {
 
     fn apt_lines(&self) -> Vec<String> {
         self.dev.apt_lines()
+    }
+
+    fn lost(&self) -> Option<(Lost, String)> {
+        self.lost.clone()
     }
 }
 

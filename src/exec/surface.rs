@@ -62,7 +62,7 @@ fn scan_device(
         0 => return Err(Error::not_applicable("nothing to scan (size 0)")),
         sectors => sectors * 512,
     };
-    let mut buffer = TimingBuffer::prepare()?;
+    let mut buffer = TimingBuffer::prepare_for_large_reads()?;
     let mut target = FdTarget::new(file.as_fd()).map_err(os)?;
     let mut clock = MonotonicClock::new();
     let started = Instant::now();

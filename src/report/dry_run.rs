@@ -68,15 +68,10 @@ pub struct DataOut {
 impl DataOut {
     /// The summary of `data`.
     pub fn of(data: &[u8]) -> DataOut {
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        for byte in data {
-            hash ^= u64::from(*byte);
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-        }
         DataOut {
             bytes: data.len(),
             head: data.iter().take(16).copied().collect(),
-            fnv1a64: Some(hash),
+            fnv1a64: Some(crate::digest::fnv1a64(data)),
             holds_password: false,
         }
     }

@@ -2,7 +2,7 @@
 //!
 //! ```json
 //! {
-//!   "json_format_version": [3, 0],
+//!   "json_format_version": [3, 1],
 //!   "hdparm_rs": { "version": "0.1.0", "argv": ["hdparm", "--json", "-I", "/dev/sda"],
 //!                  "exit_status": 0 },
 //!   "devices": [
@@ -40,7 +40,9 @@
 //! shape (they were `{class, message}`). Version 3 (from 2): a `--surface` zone's read errors
 //! are `error_blocks` and at most 16 `error_ranges` (`error_lbas` listed every failed block,
 //! without bound), and the scan says how it `ended`. In `argv` a password word reads
-//! `(password)`. Keys are
+//! `(password)`. Version 3.1: the `--apply`/`--check` document has `dropped` (blocks that apply to
+//! nothing), and each device `settings_digest`, `dropped`, `unverified`, `last_apply`, and
+//! `recorded`/`reason` where the record of the last `--apply` decided a setting. Keys are
 //! snake_case with units in their names. A key whose value is unknown is left out rather than
 //! set to null, except where the section documents null. Messages are kept apart from data;
 //! every message also goes to stderr as text. `-q` hides text only: in JSON every value and
@@ -50,7 +52,7 @@ use super::settings::Outcome;
 use serde::Serialize;
 
 /// `[major, minor]` of the JSON format.
-pub const JSON_FORMAT_VERSION: [u32; 2] = [3, 0];
+pub const JSON_FORMAT_VERSION: [u32; 2] = [3, 1];
 
 /// A warning or an error, as data.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
@@ -61,7 +63,15 @@ pub struct Message {
     /// absent for a warning.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub class: Option<&'static str>,
+    /// The line as printed on stderr, without the leading space hdparm puts before many of
+    /// its messages (a column of its text report, noise in a JSON string).
+    #[serde(serialize_with = "trimmed")]
     pub text: String,
+}
+
+/// Serializes a message without its leading white space.
+pub fn trimmed<S: serde::Serializer>(text: &str, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(text.trim_start())
 }
 
 /// An action carried out on a device (`-y`, `-z`, `-F`...), and what became of it.

@@ -167,7 +167,7 @@ pub fn render_text(r: &ExperimentReport) -> String {
             Some(m) => {
                 let _ = writeln!(
                     s,
-                    " arm {} {label}  median {}  mean {} ± {}  min {} … max {}  95% CI {} … {}  ({})",
+                    " arm {} {label}  median {}  mean {} ± {}  min {} … max {}  95% CI {} … {}  ({} trial{})",
                     i + 1,
                     rate(m.median),
                     rate(m.mean),
@@ -176,7 +176,8 @@ pub fn render_text(r: &ExperimentReport) -> String {
                     rate(m.max),
                     rate(m.ci95_low),
                     rate(m.ci95_high),
-                    super::counted(m.count as u64, "trial")
+                    m.count,
+                    if m.count == 1 { "" } else { "s" }
                 );
             }
             None => {
@@ -398,9 +399,10 @@ pub fn render_svg(r: &ExperimentReport) -> String {
     let lo = values.iter().copied().reduce(f64::min).unwrap_or(0.0);
     let hi = values.iter().copied().reduce(f64::max).unwrap_or(1.0);
     let pad = ((hi - lo) * 0.1).max(hi.abs() * 0.01).max(1e-9);
-    let axis = Axis::covering(lo - pad, hi + pad);
+    // The axis spans the trials (the bands may run past it: see the marks below).
+    let axis = Axis::covering(lo - pad, hi + pad, 5);
     let (axis_lo, axis_hi) = (axis.lo, axis.hi);
-    let x = |v: f64| left + axis.fraction(v) * plot_width;
+    let x = |v: f64| left + (v - axis_lo) / (axis_hi - axis_lo) * plot_width;
     let axis_y = top + row * r.arms.len() as f64;
     let mut s = String::new();
     let _ = writeln!(
@@ -474,29 +476,23 @@ pub fn render_svg(r: &ExperimentReport) -> String {
                 cy - 6.0,
                 (x(m.ci95_high.min(axis_hi)) - x(m.ci95_low.max(axis_lo))).max(1.0)
             );
-            // A band cut at the plot's edge gets an arrow there and the value it runs to: the
-            // interval of a few spread trials is often far wider than the trials.
-            for (clipped, edge, arrow, anchor) in [
-                (m.ci95_low < axis_lo, left, "←", "start"),
-                (m.ci95_high > axis_hi, left + plot_width, "→", "end"),
-            ] {
-                if !clipped {
-                    continue;
-                }
-                let bound = if anchor == "start" {
-                    m.ci95_low
-                } else {
-                    m.ci95_high
-                };
-                let text = if anchor == "start" {
-                    format!("{arrow} {}", rate(bound))
-                } else {
-                    format!("{} {arrow}", rate(bound))
-                };
+            // A band cut at an edge says so, with where it ends: an arrow and its value.
+            if m.ci95_low < axis_lo {
                 let _ = writeln!(
                     s,
-                    r#"<text x="{edge:.1}" y="{:.1}" text-anchor="{anchor}" font-size="10" fill="{colour}" class="ci95-clipped">{text}</text>"#,
-                    cy - 9.0
+                    r#"<text x="{:.1}" y="{:.1}" font-size="10" fill="{colour}" class="ci95-clipped">← {}</text>"#,
+                    left + 2.0,
+                    cy - 9.0,
+                    rate(m.ci95_low)
+                );
+            }
+            if m.ci95_high > axis_hi {
+                let _ = writeln!(
+                    s,
+                    r#"<text x="{:.1}" y="{:.1}" font-size="10" fill="{colour}" text-anchor="end" class="ci95-clipped">{} →</text>"#,
+                    left + plot_width - 2.0,
+                    cy - 9.0,
+                    rate(m.ci95_high)
                 );
             }
             let _ = writeln!(
@@ -532,7 +528,8 @@ pub fn render_svg(r: &ExperimentReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::{ratio_of_means, summarize, verdict};
+    use crate::report::axis::svg_texts;
+    use crate::stats::{ratio_of_means, summarize_rates, verdict};
 
     fn arm(label: &str, value: &str, trials: &[f64]) -> ArmReport {
         ArmReport {
@@ -542,7 +539,7 @@ mod tests {
                 value: value.into(),
             }],
             trials_mib_per_second: trials.to_vec(),
-            summary: summarize(trials),
+            summary: summarize_rates(trials),
         }
     }
 
@@ -617,23 +614,16 @@ mod tests {
         );
     }
 
-    /// A run stopped after one trial of an arm says "(1 trial)", and the interval of two
-    /// spread trials starts at 0 MB/s, not below.
     #[test]
-    fn one_trial_is_singular_and_no_interval_is_negative() {
-        let mut r = report(&[99.3, 110.0], &[83.9]);
-        r.stopped = Some("interrupted by a signal after 4 of 5 trials".into());
+    fn one_trial_is_one_trial_and_no_interval_goes_below_zero() {
+        let r = report(&[100.0], &[20.0, 900.0]);
         let text = render_text(&r);
         assert!(
-            text.contains(" arm 2 '-a 2048'  median 83.9  mean 83.9 ± 0.0  min 83.9 … max 83.9  95% CI 83.9 … 83.9  (1 trial)\n"),
+            text.contains(" 95% CI 100.0 … 100.0  (1 trial)\n"),
             "{text}"
         );
-        let r = report(&[99.3, 110.0], &[83.9, 101.2]);
-        let text = render_text(&r);
-        assert!(
-            text.contains("  95% CI 0.0 … 202.5  (2 trials)\n"),
-            "{text}"
-        );
+        // Two trials far apart: Student's interval would start near -3000 MB/s.
+        assert!(text.contains(" 95% CI 0.0 … "), "{text}");
         assert!(!text.contains("CI -"), "{text}");
     }
 
@@ -700,33 +690,19 @@ mod tests {
         );
     }
 
-    /// The axis's labels all have the step's decimals, and a band cut by the axis says where
-    /// it runs to.
     #[test]
-    fn the_axis_is_even_and_a_clipped_band_is_marked() {
-        let r = report(&[99.3, 110.0], &[83.9, 101.2]);
-        let svg = render_svg(&r);
-        let texts = crate::report::axis::svg_texts(&svg);
-        let ticks: Vec<&str> = texts
-            .iter()
-            .filter(|(a, _)| a.contains("text-anchor=\"middle\"") && !a.contains("font-size"))
-            .map(|(_, t)| t.as_str())
-            .filter(|t| t.parse::<f64>().is_ok())
-            .collect();
-        assert_eq!(ticks, ["80", "90", "100", "110", "120"], "{svg}");
-        let clipped: Vec<&str> = texts
-            .iter()
-            .filter(|(a, _)| a.contains("class=\"ci95-clipped\""))
-            .map(|(_, t)| t.as_str())
-            .collect();
-        // arm 1: 36.7 … 172.6 (both ends cut); arm 2: 0.0 … 202.5
-        assert_eq!(clipped, ["← 36.7", "172.6 →", "← 0.0", "202.5 →"], "{svg}");
-        let half = render_svg(&report(&[1.0, 1.5, 1.2], &[1.1, 1.3, 1.4]));
-        let labels: Vec<String> = crate::report::axis::svg_texts(&half)
-            .into_iter()
-            .map(|(_, t)| t)
-            .filter(|t| t.parse::<f64>().is_ok())
-            .collect();
-        assert!(labels.iter().all(|l| l.contains('.')), "{labels:?}");
+    fn the_plot_s_ticks_are_even_and_a_clipped_band_is_marked() {
+        // Trials 9.9 to 10.3 MB/s: the axis 9.6 to 10.6 by 0.2, every label with one decimal
+        // (before: "9.6", "9.8", "10", "10.2"...).
+        let r = report(&[10.0, 10.3, 9.9], &[10.1, 10.05, 10.2]);
+        let t = svg_texts(&render_svg(&r));
+        for want in ["9.6", "9.8", "10.0", "10.2", "10.4", "10.6"] {
+            assert!(t.iter().any(|x| x == want), "{want} in {t:?}");
+        }
+        assert!(!t.iter().any(|x| x == "10"), "{t:?}");
+        // Arm 1's interval (9.55 … 10.58) runs past the axis's low end; arm 2's does not.
+        assert!(t.iter().any(|x| x.starts_with("← 9.")), "{t:?}");
+        let marks = t.iter().filter(|x| x.contains('←') || x.contains('→'));
+        assert_eq!(marks.count(), 1, "{t:?}");
     }
 }

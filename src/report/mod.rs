@@ -15,13 +15,3 @@ pub mod nvme;
 pub mod prometheus;
 pub mod settings;
 pub mod surface;
-
-/// A count and its noun, singular for one: `1 trial`, `3 trials`.
-pub fn counted(n: impl Into<u64>, noun: &str) -> String {
-    let n = n.into();
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}

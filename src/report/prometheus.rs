@@ -1,9 +1,13 @@
 //! `--prometheus` (ours): drive state in the node_exporter textfile-collector format.
 //!
 //! One family per fact, each with `# HELP` and `# TYPE`, no timestamps (the collector stamps the
-//! file when it reads it), every series labelled with `device`. A fact that could not be read is
-//! left out rather than given a made-up value; `hdparm_query_success` says whether the drive
-//! answered at all, and `hdparm_query_skipped` whether `--no-wake` left it alone.
+//! file when it reads it), every series labelled with `device`: the kernel's name of the disk
+//! (`sda`, `nvme0n1`), as node_exporter labels its `node_disk_*` series, so that the two join on
+//! `device`. The caller passes one entry per disk (a disk named twice, or by a by-id link and by
+//! `sda`, is one entry), so no series appears twice. A fact that could not be read is left out
+//! rather than given a made-up value; `hdparm_query_success` says whether the drive answered at
+//! all, and `hdparm_query_skipped` whether `--no-wake` left it alone. Values are in base units
+//! (bytes, bytes per second, degrees Celsius), as Prometheus's naming practice asks.
 //!
 //! The families (all gauges):
 //! - `hdparm_drive_info{device,model,serial,firmware,wwn}` 1;
@@ -11,16 +15,23 @@
 //!   `idle`, `standby`, `unknown`...), 0 for the others;
 //! - `hdparm_apm_level` (0 when APM is off), `hdparm_aam_level`, `hdparm_write_cache_enabled`;
 //! - `hdparm_security_enabled`, `hdparm_security_locked`, `hdparm_security_frozen`;
-//! - `hdparm_sata_link_speed_gbps`;
+//! - `hdparm_sata_link_speed_bytes_per_second` (the negotiated line rate, Gbit/s / 8, as
+//!   node_exporter's `node_network_speed_bytes` counts it; 8b/10b coding leaves 80% of it for
+//!   data);
 //! - `hdparm_hpa_enabled` (1 when the drive shows fewer sectors than its native maximum: a
-//!   Host Protected Area or a lowered Accessible Max Address), `hdparm_visible_sectors` and
-//!   `hdparm_native_max_sectors` (READ NATIVE MAX ADDRESS (EXT), or GET NATIVE MAX ADDRESS
-//!   EXT, as `-N` reads it);
+//!   Host Protected Area or a lowered Accessible Max Address), `hdparm_visible_bytes` and
+//!   `hdparm_native_max_bytes` (IDENTIFY's sectors, and READ NATIVE MAX ADDRESS (EXT) or GET
+//!   NATIVE MAX ADDRESS EXT as `-N` reads it, times the logical sector size);
 //! - `hdparm_temperature_celsius` (the SCT status page's current temperature: SMART READ LOG
 //!   of log E0h, read only from a drive that is not in standby);
 //! - `hdparm_read_bytes_per_second` (with `-t`: hdparm's buffered-read timing, in bytes per
 //!   second, MB = 2^20 as hdparm counts);
 //! - `hdparm_query_success`, `hdparm_query_skipped{device,reason}`.
+//!
+//! Renamed in issue 19 (base units): `hdparm_sata_link_speed_gbps` (Gbit/s) is
+//! `hdparm_sata_link_speed_bytes_per_second`, `hdparm_visible_sectors` and
+//! `hdparm_native_max_sectors` are `hdparm_visible_bytes` and `hdparm_native_max_bytes`, and
+//! `device` is `sda` where it was `/dev/sda`.
 //!
 //! What this file must not do: ask a drive anything; it renders what `exec/metrics.rs` found.
 
@@ -29,6 +40,7 @@ use std::fmt::Write;
 /// What was found about one drive.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DriveMetrics {
+    /// The kernel's name of the disk (`sda`), the `device` label.
     pub device: String,
     pub model: Option<String>,
     pub serial: Option<String>,
@@ -42,10 +54,13 @@ pub struct DriveMetrics {
     pub security_enabled: Option<bool>,
     pub security_locked: Option<bool>,
     pub security_frozen: Option<bool>,
+    /// The negotiated SATA link speed, in Gbit/s as sysfs says it.
     pub link_speed_gbps: Option<f64>,
     /// What IDENTIFY shows, and the native maximum, in sectors (for the HPA state).
     pub visible_sectors: Option<u64>,
     pub native_max_sectors: Option<u64>,
+    /// The logical sector size, in bytes (IDENTIFY).
+    pub sector_bytes: Option<u32>,
     /// The SCT status page's current temperature.
     pub temperature_celsius: Option<i8>,
     /// `-t`'s read rate, in bytes per second.
@@ -148,9 +163,9 @@ pub fn render(drives: &[DriveMetrics]) -> String {
         numbers(|d| d.security_frozen.map(|b| f64::from(u8::from(b)))),
     );
     family(
-        "hdparm_sata_link_speed_gbps",
-        "Negotiated SATA link speed, in Gbit/s.",
-        numbers(|d| d.link_speed_gbps),
+        "hdparm_sata_link_speed_bytes_per_second",
+        "Negotiated SATA link speed (line rate, Gbit/s / 8), in bytes per second.",
+        numbers(|d| d.link_speed_gbps.map(|gbps| (gbps * 1e9 / 8.0).round())),
     );
     family(
         "hdparm_hpa_enabled",
@@ -161,14 +176,14 @@ pub fn render(drives: &[DriveMetrics]) -> String {
         }),
     );
     family(
-        "hdparm_visible_sectors",
-        "Sectors the drive shows (IDENTIFY).",
-        numbers(|d| d.visible_sectors.map(|v| v as f64)),
+        "hdparm_visible_bytes",
+        "Capacity the drive shows (IDENTIFY), in bytes.",
+        numbers(|d| bytes(d.visible_sectors, d)),
     );
     family(
-        "hdparm_native_max_sectors",
-        "The drive's native maximum, in sectors (READ NATIVE MAX ADDRESS).",
-        numbers(|d| d.native_max_sectors.map(|v| v as f64)),
+        "hdparm_native_max_bytes",
+        "The drive's native maximum capacity (READ NATIVE MAX ADDRESS), in bytes.",
+        numbers(|d| bytes(d.native_max_sectors, d)),
     );
     family(
         "hdparm_temperature_celsius",
@@ -206,6 +221,11 @@ pub fn render(drives: &[DriveMetrics]) -> String {
     out
 }
 
+/// A sector count in bytes, where the sector size is known.
+fn bytes(sectors: Option<u64>, d: &DriveMetrics) -> Option<f64> {
+    Some(sectors? as f64 * f64::from(d.sector_bytes?))
+}
+
 /// The one-hot state of a CHECK POWER MODE word (`active/idle` counts as active).
 fn normalized_state(state: &str) -> &'static str {
     match state {
@@ -239,7 +259,7 @@ mod tests {
     #[test]
     fn a_drive_that_answered_has_every_family() {
         let d = DriveMetrics {
-            device: "/dev/sda".into(),
+            device: "sda".into(),
             model: Some("WDC WD20EARX \"green\"".into()),
             serial: Some("WD-1".into()),
             firmware: Some("51.0AB51".into()),
@@ -255,30 +275,38 @@ mod tests {
             temperature_celsius: Some(38),
             visible_sectors: Some(1000),
             native_max_sectors: Some(2000),
+            sector_bytes: Some(512),
             read_bytes_per_second: Some(1.5e8),
             success: true,
             skipped: None,
         };
         let text = render(&[d]);
-        assert!(text.contains("hdparm_temperature_celsius{device=\"/dev/sda\"} 38\n"));
-        assert!(text.contains("hdparm_hpa_enabled{device=\"/dev/sda\"} 1\n"));
-        assert!(text.contains("hdparm_native_max_sectors{device=\"/dev/sda\"} 2000\n"));
-        assert!(text.contains("hdparm_read_bytes_per_second{device=\"/dev/sda\"} 150000000\n"));
+        assert!(text.contains("hdparm_temperature_celsius{device=\"sda\"} 38\n"));
+        assert!(text.contains("hdparm_hpa_enabled{device=\"sda\"} 1\n"));
+        assert!(text.contains("hdparm_native_max_bytes{device=\"sda\"} 1024000\n"));
+        assert!(text.contains("hdparm_read_bytes_per_second{device=\"sda\"} 150000000\n"));
         assert!(text.contains("# TYPE hdparm_drive_info gauge\n"));
         assert!(text.contains(
-            "hdparm_drive_info{device=\"/dev/sda\",model=\"WDC WD20EARX \\\"green\\\"\",serial=\"WD-1\",firmware=\"51.0AB51\",wwn=\"0x50014ee2b1234567\"} 1\n"
+            "hdparm_drive_info{device=\"sda\",model=\"WDC WD20EARX \\\"green\\\"\",serial=\"WD-1\",firmware=\"51.0AB51\",wwn=\"0x50014ee2b1234567\"} 1\n"
         ));
-        assert!(text.contains("hdparm_power_state{device=\"/dev/sda\",state=\"active\"} 1\n"));
-        assert!(text.contains("hdparm_power_state{device=\"/dev/sda\",state=\"standby\"} 0\n"));
-        assert!(text.contains("hdparm_apm_level{device=\"/dev/sda\"} 254\n"));
+        assert!(text.contains("hdparm_power_state{device=\"sda\",state=\"active\"} 1\n"));
+        assert!(text.contains("hdparm_power_state{device=\"sda\",state=\"standby\"} 0\n"));
+        assert!(text.contains("hdparm_apm_level{device=\"sda\"} 254\n"));
         assert!(
             !text.contains("hdparm_aam_level"),
             "an unknown level is left out"
         );
-        assert!(text.contains("hdparm_security_frozen{device=\"/dev/sda\"} 1\n"));
-        assert!(text.contains("hdparm_sata_link_speed_gbps{device=\"/dev/sda\"} 6\n"));
-        assert!(text.contains("hdparm_query_success{device=\"/dev/sda\"} 1\n"));
+        assert!(text.contains("hdparm_security_frozen{device=\"sda\"} 1\n"));
+        assert!(
+            text.contains("hdparm_sata_link_speed_bytes_per_second{device=\"sda\"} 750000000\n")
+        );
+        assert!(text.contains("hdparm_query_success{device=\"sda\"} 1\n"));
         assert!(!text.contains("skipped{"));
+        assert!(text.contains("hdparm_visible_bytes{device=\"sda\"} 512000\n"));
+        assert!(
+            !text.contains("_gbps") && !text.contains("_sectors"),
+            "base units only: {text}"
+        );
         for line in text.lines().filter(|l| !l.starts_with('#')) {
             let after_labels = line.rsplit_once('}').map_or("", |(_, v)| v);
             assert_eq!(
@@ -292,15 +320,15 @@ mod tests {
     #[test]
     fn a_sleeping_drive_left_alone_says_so() {
         let d = DriveMetrics {
-            device: "/dev/sdb".into(),
+            device: "sdb".into(),
             power_state: Some("standby".into()),
             success: true,
             skipped: Some("standby".into()),
             ..DriveMetrics::default()
         };
         let text = render(&[d]);
-        assert!(text.contains("hdparm_power_state{device=\"/dev/sdb\",state=\"standby\"} 1\n"));
-        assert!(text.contains("hdparm_query_skipped{device=\"/dev/sdb\",reason=\"standby\"} 1\n"));
+        assert!(text.contains("hdparm_power_state{device=\"sdb\",state=\"standby\"} 1\n"));
+        assert!(text.contains("hdparm_query_skipped{device=\"sdb\",reason=\"standby\"} 1\n"));
         assert!(!text.contains("hdparm_drive_info"));
     }
 }

@@ -11,7 +11,7 @@
 //! `{"setting":"readahead","sectors":256}`, `{"setting":"geometry","cylinders":..,
 //! "heads":..,"sectors_per_track":..,"total_sectors":..,"start_sector":0}`,
 //! `{"setting":"drive_state","state":"active_idle"}`, and for a set
-//! `{"setting":"set","option":"-W","value":1,"message":" setting drive write-caching to 1 (on)",
+//! `{"setting":"set","option":"-W","value":1,"message":"setting drive write-caching to 1 (on)",
 //! "outcome":"done"}` (`outcome` is `done`, or `failed` when the set was refused or failed:
 //! then its error is in the device's `messages`). In JSON every set is recorded, quiet or not.
 //!
@@ -172,11 +172,13 @@ pub enum SettingsItem {
     Busstate {
         value: i64,
     },
-    /// A set: the "setting ..." message printed before it (its exact text), and whether it
-    /// was carried out (`done`) or refused or failed (`failed`, its error in `messages`).
+    /// A set: the "setting ..." message printed before it (its text without hdparm's leading
+    /// space in JSON), and whether it was carried out (`done`) or refused or failed
+    /// (`failed`, its error in `messages`).
     Set {
         option: String,
         value: i64,
+        #[serde(serialize_with = "crate::report::envelope::trimmed")]
         message: String,
         outcome: Outcome,
     },

@@ -11,7 +11,7 @@
 //! What this file must not do: read anything; it renders a finished scan.
 
 use super::axis::Axis;
-use crate::timing::surface::{Ending, Scan, Zone};
+use crate::timing::surface::{Ending, Scan};
 use std::fmt::Write;
 
 /// Rows of the text chart (zones are grouped into them).
@@ -142,55 +142,44 @@ pub fn csv(scan: &Scan) -> String {
 }
 
 /// The SVG plot: read rate (line, left axis) and access time (dots, right axis) across the
-/// capacity; slow zones shaded, zones with errors marked red, a legend for what is drawn, and
-/// a quick scan said to be one under the title. The axes tick at round values (1-2-5), each
-/// labelled with the same decimals.
+/// capacity; slow zones shaded, zones with errors marked red.
 pub fn svg(device: &str, scan: &Scan) -> String {
-    let (w, h) = (800.0, 420.0);
-    let (left, right, top, bottom) = (70.0, 70.0, 70.0, 50.0);
+    let (w, h) = (800.0, 400.0);
+    let (left, right, top, bottom) = (70.0, 70.0, 52.0, 50.0);
     let plot_w = w - left - right;
     let plot_h = h - top - bottom;
-    // an axis from 0 to a little above the largest value of a series (at least `least`)
-    let series_axis = |value: fn(&Zone) -> Option<f64>, least: f64| {
+    // Both value axes start at 0 and end on a round tick above the largest value.
+    let axis_over = |value: fn(&crate::timing::surface::Zone) -> Option<f64>, least: f64| {
         let max = scan.zones.iter().filter_map(value).fold(0.0f64, f64::max);
-        Axis::from_zero(max.max(least) * 1.05)
+        Axis::covering(0.0, max.max(least), 5)
     };
-    let rates = series_axis(|z| z.read_mb_per_s, 1.0);
-    let access = series_axis(|z| z.access_ms, 0.01);
-    let position = Axis::from_zero(100.0);
+    let rate_axis = axis_over(|z| z.read_mb_per_s, 1.0);
+    let access_axis = axis_over(|z| z.access_ms, 0.01);
+    let (max_rate, max_access) = (rate_axis.hi, access_axis.hi);
     let n = scan.planned_zones.max(1) as f64;
     let x = |i: f64| left + plot_w * i / n;
-    let y_rate = |r: f64| top + plot_h * (1.0 - rates.fraction(r));
-    let y_access = |a: f64| top + plot_h * (1.0 - access.fraction(a));
+    let y_rate = |r: f64| top + plot_h * (1.0 - r / max_rate);
+    let y_access = |a: f64| top + plot_h * (1.0 - a / max_access);
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"{w}\" height=\"{h}\" fill=\"white\"/>\n"
     );
     let _ = writeln!(
         s,
-        "<text x=\"{}\" y=\"22\" text-anchor=\"middle\" font-size=\"15\" class=\"title\">{} of {} ({:.1} GB)</text>",
+        "<text x=\"{}\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">{} of {} ({:.1} GB){}</text>",
         w / 2.0,
-        if scan.quick {
-            "Quick surface scan"
-        } else {
-            "Surface scan"
-        },
+        if scan.quick { "Quick surface scan" } else { "Surface scan" },
         escape(device),
-        scan.size_bytes as f64 / 1e9
+        scan.size_bytes as f64 / 1e9,
+        if scan.quick { ", 8 MiB of each zone" } else { "" }
     );
-    if scan.quick {
-        let _ = writeln!(
-            s,
-            "<text x=\"{}\" y=\"38\" text-anchor=\"middle\" fill=\"#555\" class=\"subtitle\">quick: 8 MiB read at the start of each of {} zones, not the whole device</text>",
-            w / 2.0,
-            scan.planned_zones
-        );
-    }
-    const SLOW: &str = "#f5d76e";
-    const ERROR: &str = "#e74c3c";
     for z in &scan.zones {
         let i = z.index as f64;
         if z.slow || z.has_errors() {
-            let color = if !z.has_errors() { SLOW } else { ERROR };
+            let color = if !z.has_errors() {
+                "#f5d76e"
+            } else {
+                "#e74c3c"
+            };
             let _ = writeln!(
                 s,
                 "<rect class=\"{}\" x=\"{:.1}\" y=\"{top}\" width=\"{:.1}\" height=\"{plot_h}\" fill=\"{color}\" opacity=\"0.5\"/>",
@@ -199,43 +188,6 @@ pub fn svg(device: &str, scan: &Scan) -> String {
                 plot_w / n
             );
         }
-    }
-    // The legend, one row under the title: the two series, and the bands that are drawn.
-    let mut items: Vec<(&str, String)> = vec![
-        (
-            "line",
-            "<line x1=\"0\" y1=\"0\" x2=\"16\" y2=\"0\" stroke=\"#1f77b4\" stroke-width=\"2\"/>"
-                .into(),
-        ),
-        (
-            "dot",
-            "<circle cx=\"8\" cy=\"0\" r=\"2.5\" fill=\"#2ca02c\"/>".into(),
-        ),
-    ];
-    let band = |color: &str| {
-        format!(
-            "<rect x=\"0\" y=\"-6\" width=\"16\" height=\"12\" fill=\"{color}\" opacity=\"0.5\"/>"
-        )
-    };
-    if scan.zones.iter().any(|z| z.slow && !z.has_errors()) {
-        items.push(("slow", band(SLOW)));
-    }
-    if scan.zones.iter().any(|z| z.has_errors()) {
-        items.push(("error", band(ERROR)));
-    }
-    let mut lx = left;
-    for (what, mark) in items {
-        let label = match what {
-            "line" => "read rate",
-            "dot" => "access time",
-            "slow" => "slow zone (under half the median rate)",
-            _ => "zone with read errors",
-        };
-        let _ = writeln!(
-            s,
-            "<g class=\"legend\" transform=\"translate({lx:.1} 56)\">{mark}<text x=\"22\" y=\"4\">{label}</text></g>"
-        );
-        lx += 40.0 + 6.5 * label.len() as f64;
     }
     // Axes, ticks and labels.
     let _ = writeln!(
@@ -249,33 +201,58 @@ pub fn svg(device: &str, scan: &Scan) -> String {
         left + plot_w,
         top + plot_h
     );
-    // the vertical axes' ticks: a 4-pixel stroke outward and the label beyond it
-    let side = |axis: &Axis, pos: &dyn Fn(f64) -> f64, at: f64, out: f64, class: &str| {
-        let anchor = if out < 0.0 { "end" } else { "start" };
-        axis.ticks()
-            .into_iter()
-            .map(|t| {
-                format!(
-                    "<line x1=\"{at:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"black\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\" class=\"{class}\">{}</text>\n",
-                    at + 4.0 * out,
-                    at + 6.0 * out,
-                    pos(t) + 4.0,
-                    axis.label(t),
-                    y = pos(t)
-                )
-            })
-            .collect::<String>()
-    };
-    s.push_str(&side(&rates, &y_rate, left, -1.0, "rate-tick"));
-    s.push_str(&side(&access, &y_access, left + plot_w, 1.0, "access-tick"));
-    for t in position.ticks() {
+    for t in rate_axis.ticks() {
         let _ = writeln!(
             s,
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" class=\"position-tick\">{}%</text>",
-            left + plot_w * position.fraction(t),
-            top + plot_h + 18.0,
-            position.label(t)
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+            left - 6.0,
+            y_rate(t) + 4.0,
+            rate_axis.label(t)
         );
+    }
+    for t in access_axis.ticks() {
+        let _ = writeln!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+            left + plot_w + 6.0,
+            y_access(t) + 4.0,
+            access_axis.label(t)
+        );
+    }
+    let percent = Axis::covering(0.0, 100.0, 10);
+    for t in percent.ticks() {
+        let _ = writeln!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}%</text>",
+            left + plot_w * t / 100.0,
+            top + plot_h + 18.0,
+            percent.label(t)
+        );
+    }
+    // The legend of the bands drawn, in a row between the title and the plot.
+    let kinds = [
+        (
+            "slow",
+            "#f5d76e",
+            "slow zone (under half the median rate)",
+            scan.zones.iter().any(|z| z.slow && !z.has_errors()),
+        ),
+        (
+            "error",
+            "#e74c3c",
+            "zone with read errors",
+            scan.zones.iter().any(|z| z.has_errors()),
+        ),
+    ];
+    let (mut lx, ly) = (left, top - 20.0);
+    for (class, color, words, _) in kinds.iter().filter(|k| k.3) {
+        let _ = writeln!(
+            s,
+            "<g class=\"legend-{class}\"><rect x=\"{lx:.1}\" y=\"{ly:.1}\" width=\"14\" height=\"10\" fill=\"{color}\" opacity=\"0.5\"/><text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\">{words}</text></g>",
+            lx + 20.0,
+            ly + 9.0
+        );
+        lx += 280.0;
     }
     let _ = writeln!(
         s,
@@ -341,7 +318,8 @@ fn escape(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timing::surface::ErrorRange;
+    use crate::report::axis::svg_texts;
+    use crate::timing::surface::{ErrorRange, Zone};
 
     fn scan() -> Scan {
         let zone = |index: usize, rate: f64, slow: bool, errors: Vec<ErrorRange>| Zone {
@@ -437,70 +415,33 @@ mod tests {
         assert!(s.trim_end().ends_with("</svg>"));
     }
 
-    /// The numbers of one axis, as the SVG's texts show them.
-    fn ticks(svg: &str, class: &str) -> Vec<String> {
-        crate::report::axis::svg_texts(svg)
-            .into_iter()
-            .filter(|(a, _)| a.contains(&format!("class=\"{class}\"")))
-            .map(|(_, t)| t)
-            .collect()
-    }
-
-    /// Ticks at round values, each axis with one number of decimals; a legend for the bands
-    /// drawn; a quick scan says it is one.
     #[test]
-    fn svg_ticks_are_round_the_bands_have_a_legend_and_quick_says_so() {
-        let mut sc = scan();
-        let svg_full = svg("/dev/sdz", &sc);
-        assert_eq!(
-            ticks(&svg_full, "rate-tick"),
-            ["0", "50", "100", "150", "200", "250"]
-        );
-        // access times 0.5 … 0.8 ms
-        assert_eq!(
-            ticks(&svg_full, "access-tick"),
-            ["0.0", "0.2", "0.4", "0.6", "0.8", "1.0"]
-        );
-        assert_eq!(
-            ticks(&svg_full, "position-tick"),
-            ["0%", "20%", "40%", "60%", "80%", "100%"]
-        );
-        let texts: Vec<String> = crate::report::axis::svg_texts(&svg_full)
-            .into_iter()
-            .map(|(_, t)| t)
-            .collect();
-        for want in [
-            "read rate",
-            "access time",
-            "slow zone (under half the median rate)",
-            "zone with read errors",
-        ] {
-            assert!(
-                texts.iter().any(|t| t == want),
-                "no legend {want:?}: {texts:?}"
-            );
+    fn svg_ticks_are_round_evenly_labelled_and_the_bands_have_a_legend() {
+        let t = svg_texts(&svg("/dev/sdz", &scan()));
+        // Rates up to 200 MB/s: 0 to 200 by 50; access times up to 0.8 ms: 0.0 to 0.8 by 0.2.
+        for want in ["0", "50", "100", "150", "200"] {
+            assert!(t.iter().any(|x| x == want), "{want} in {t:?}");
         }
-        assert!(texts.contains(&"Surface scan of /dev/sdz (0.0 GB)".to_string()));
-        assert!(!svg_full.contains("class=\"subtitle\""));
-        // no slow zone, no slow legend; a quick scan is named so
-        sc.zones[1].slow = false;
-        sc.quick = true;
-        let quick = svg("/dev/sdz", &sc);
-        let texts: Vec<String> = crate::report::axis::svg_texts(&quick)
-            .into_iter()
-            .map(|(_, t)| t)
-            .collect();
+        for want in ["0.0", "0.2", "0.4", "0.6", "0.8"] {
+            assert!(t.iter().any(|x| x == want), "{want} in {t:?}");
+        }
+        let percents: Vec<&String> = t.iter().filter(|x| x.ends_with('%')).collect();
+        assert_eq!(percents.len(), 11, "{t:?}");
+        assert!(percents.iter().any(|x| *x == "50%"), "{t:?}");
+        // Before: 0, 55, 110, 165, 220 and 0.2, 0.4, 0.6, 0.9 (the max times 1.1, in quarters).
+        assert!(!t.iter().any(|x| x == "55" || x == "0.9"), "{t:?}");
         assert!(
-            !texts.iter().any(|t| t.starts_with("slow zone")),
-            "{texts:?}"
+            t.contains(&"slow zone (under half the median rate)".to_string()),
+            "{t:?}"
         );
-        assert!(texts.contains(&"Quick surface scan of /dev/sdz (0.0 GB)".to_string()));
-        assert!(
-            texts.contains(
-                &"quick: 8 MiB read at the start of each of 4 zones, not the whole device"
-                    .to_string()
-            ),
-            "{texts:?}"
+        assert!(t.contains(&"zone with read errors".to_string()), "{t:?}");
+        assert_eq!(t[0], "Surface scan of /dev/sdz (0.0 GB)");
+        let mut quick = scan();
+        quick.quick = true;
+        let t = svg_texts(&svg("/dev/sdz", &quick));
+        assert_eq!(
+            t[0],
+            "Quick surface scan of /dev/sdz (0.0 GB), 8 MiB of each zone"
         );
     }
 

@@ -9,6 +9,15 @@
 //! assumes nothing about the shape and gives the interval of the quantity we report. It is
 //! resampled with a fixed seed, so the same trials always give the same interval.
 //!
+//! The benchmark script's comparisons are paired instead ([`paired_ratio`]): each round runs
+//! the two tools back to back (in alternating order), so a round's two figures share the
+//! machine's state, and the ratio of each round is the observation. Their geometric mean is
+//! the figure reported, with two 95% intervals over the rounds: Student's t on the log ratios
+//! (the ratios of a loaded machine are skewed; their logs much less) and a percentile
+//! bootstrap of the geometric mean, which assumes no shape. [`judge`] holds an interval
+//! against a target ([`Target`]), and where the interval straddles it, says how wide it is:
+//! its half-width is the smallest difference the run could have resolved.
+//!
 //! What this module must not do: measure, or print. It takes numbers and returns numbers.
 
 use serde::Serialize;
@@ -24,9 +33,7 @@ pub struct Summary {
     pub min: f64,
     pub max: f64,
     /// The 95% confidence interval of the mean (Student's t); the mean itself for one trial.
-    /// Where no trial is negative (a rate, a time), the low end is clamped at 0: Student's
-    /// interval is symmetric, and with few, spread trials it reaches below zero, which no rate
-    /// can.
+    /// [`summarize_rates`] clamps its low end at 0.
     pub ci95_low: f64,
     pub ci95_high: f64,
 }
@@ -64,12 +71,18 @@ pub fn summarize(values: &[f64]) -> Option<Summary> {
         stddev,
         min: sorted[0],
         max: sorted[count - 1],
-        ci95_low: if sorted[0] >= 0.0 {
-            (mean - half).max(0.0)
-        } else {
-            mean - half
-        },
+        ci95_low: mean - half,
         ci95_high: mean + half,
+    })
+}
+
+/// [`summarize`] for rates (MB/s), which are never negative: the interval's low end stops at
+/// 0, where a wide interval around a small mean (a few noisy trials) would reach below it.
+/// Not for values that may be negative, such as the log ratios of a paired comparison.
+pub fn summarize_rates(values: &[f64]) -> Option<Summary> {
+    summarize(values).map(|s| Summary {
+        ci95_low: s.ci95_low.max(0.0),
+        ..s
     })
 }
 
@@ -194,6 +207,96 @@ pub fn verdict(r: &Ratio) -> Verdict {
     }
 }
 
+/// The paired comparison of two tools over rounds: the geometric mean of the rounds' ratios
+/// (ours / theirs) with its 95% intervals.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct PairedRatio {
+    pub rounds: usize,
+    pub geometric_mean: f64,
+    /// The sample standard deviation of the log ratios (0 for one round).
+    pub log_stddev: f64,
+    /// exp of Student's t interval on the mean of the log ratios; the mean itself for one
+    /// round (nothing can be said of its spread).
+    pub t_low: f64,
+    pub t_high: f64,
+    /// The percentile bootstrap (over rounds) of the geometric mean.
+    pub bootstrap_low: f64,
+    pub bootstrap_high: f64,
+    pub resamples: usize,
+}
+
+/// The paired comparison of per-round ratios; None when there is none or one is not a
+/// positive finite number (a ratio of 0 has no logarithm: a round that read nothing is a
+/// failed round, not a slow one).
+pub fn paired_ratio(ratios: &[f64]) -> Option<PairedRatio> {
+    if ratios.is_empty() || ratios.iter().any(|r| !(r.is_finite() && *r > 0.0)) {
+        return None;
+    }
+    let logs: Vec<f64> = ratios.iter().map(|r| r.ln()).collect();
+    let summary = summarize(&logs)?;
+    let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+    let mut means: Vec<f64> = (0..RESAMPLES)
+        .map(|_| resampled_mean(&logs, &mut rng))
+        .collect();
+    means.sort_by(f64::total_cmp);
+    let at = |q: f64| means[((means.len() - 1) as f64 * q).round() as usize].exp();
+    Some(PairedRatio {
+        rounds: ratios.len(),
+        geometric_mean: summary.mean.exp(),
+        log_stddev: summary.stddev,
+        t_low: summary.ci95_low.exp(),
+        t_high: summary.ci95_high.exp(),
+        bootstrap_low: at(0.025),
+        bootstrap_high: at(0.975),
+        resamples: means.len(),
+    })
+}
+
+/// What a case must show, as a condition on the 95% interval of its ratio (ours / theirs).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Target {
+    /// "within low–high": the whole interval inside the band.
+    Within { low: f64, high: f64 },
+    /// "at least X" (a rate): the interval's lower end at or above X.
+    AtLeast { min: f64 },
+    /// "no slower than" (a time, X = 1 for "no slower than theirs"): the interval's upper end
+    /// at or below X.
+    AtMost { max: f64 },
+}
+
+/// What an interval says of a target.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "judgement")]
+pub enum Judgement {
+    Meets,
+    /// The whole interval is on the wrong side.
+    Misses,
+    /// The interval straddles the target; `half_width` (on the ratio's scale) is the
+    /// smallest difference this run could have resolved.
+    Straddles {
+        half_width: f64,
+    },
+}
+
+/// Holds the interval `[low, high]` against `target`.
+pub fn judge(low: f64, high: f64, target: Target) -> Judgement {
+    let (meets, misses) = match target {
+        Target::Within { low: a, high: b } => (low >= a && high <= b, high < a || low > b),
+        Target::AtLeast { min } => (low >= min, high < min),
+        Target::AtMost { max } => (high <= max, low > max),
+    };
+    if meets {
+        Judgement::Meets
+    } else if misses {
+        Judgement::Misses
+    } else {
+        Judgement::Straddles {
+            half_width: (high - low) / 2.0,
+        }
+    }
+}
+
 fn resampled_mean(values: &[f64], rng: &mut XorShift) -> f64 {
     let n = values.len();
     let sum: f64 = (0..n)
@@ -258,14 +361,14 @@ mod tests {
             "{}",
             s.ci95_high
         );
-        // Two spread trials: Student's low end is below zero (-17.1), clamped for a rate.
-        let two = summarize(&[83.9, 101.2]).unwrap();
-        assert_eq!(two.ci95_low, 0.0);
-        assert!(close(two.ci95_high, 202.46, 0.01), "{}", two.ci95_high);
-        let signed = summarize(&[-5.0, 5.0]).unwrap();
-        assert!(signed.ci95_low < -5.0, "{}", signed.ci95_low);
         let one = summarize(&[5.0]).unwrap();
         assert_eq!((one.stddev, one.ci95_low, one.ci95_high), (0.0, 5.0, 5.0));
+        // Two far-apart trials: mean 228.25, half-width ~3300; a rate's low end stops at 0,
+        // while the plain summary keeps the negative end that log ratios need.
+        assert!(summarize(&[100.5, 356.0]).unwrap().ci95_low < -1000.0);
+        let wide = summarize_rates(&[100.5, 356.0]).unwrap();
+        assert_eq!(wide.ci95_low, 0.0);
+        assert!(wide.ci95_high > 1000.0, "{wide:?}");
         assert!(summarize(&[]).is_none());
     }
 
@@ -307,6 +410,84 @@ mod tests {
         let r = ratio_of_means(&a, &b).unwrap();
         assert!(close(r.ci95_low, 0.70278087, 0.012), "{r:?}");
         assert!(close(r.ci95_high, 1.43942766, 0.015), "{r:?}");
+    }
+
+    /// Reference values from scipy 1.16 for the log ratios `l = log(r)`:
+    /// `exp(scipy.stats.t.interval(0.95, n-1, loc=l.mean(), scale=scipy.stats.sem(l)))`,
+    /// `scipy.stats.gmean(r)`, and `scipy.stats.bootstrap((r,), scipy.stats.gmean,
+    /// method='percentile', n_resamples=200000)` (a different generator: its bounds and ours
+    /// agree to a few thousandths).
+    #[test]
+    fn the_paired_ratio_matches_scipy() {
+        const GMEAN: f64 = 0.9972750112791822;
+        const LOG_SD: f64 = 0.05807404133532973;
+        const T_LOW: f64 = 0.9500127990242694;
+        const T_HIGH: f64 = 1.0468884726009733;
+        const BOOT_LOW: f64 = 0.9607665278324207;
+        const BOOT_HIGH: f64 = 1.0355404281084013;
+        const SKEW_GMEAN: f64 = 0.9501431976496325;
+        const SKEW_T_LOW: f64 = 0.8462171830718387;
+        const SKEW_T_HIGH: f64 = 1.0668326218131507;
+        const SKEW_BOOT_LOW: f64 = 0.8553258355901356;
+        const SKEW_BOOT_HIGH: f64 = 1.0049676595947288;
+        let r = [0.91, 1.02, 0.97, 1.10, 0.95, 1.01, 0.99, 1.04];
+        let p = paired_ratio(&r).unwrap();
+        assert_eq!(p.rounds, 8);
+        assert!(close(p.geometric_mean, GMEAN, 1e-9), "{p:?}");
+        assert!(close(p.log_stddev, LOG_SD, 1e-9), "{p:?}");
+        assert!(close(p.t_low, T_LOW, 2e-4), "{p:?}");
+        assert!(close(p.t_high, T_HIGH, 2e-4), "{p:?}");
+        assert!(close(p.bootstrap_low, BOOT_LOW, 0.004), "{p:?}");
+        assert!(close(p.bootstrap_high, BOOT_HIGH, 0.004), "{p:?}");
+        // A skewed set (one slow round of ten, as a loaded machine gives).
+        let skewed = [1.0, 1.01, 0.99, 1.0, 1.02, 0.98, 1.0, 1.01, 0.99, 0.6];
+        let p = paired_ratio(&skewed).unwrap();
+        assert!(close(p.geometric_mean, SKEW_GMEAN, 1e-9), "{p:?}");
+        assert!(close(p.t_low, SKEW_T_LOW, 2e-4), "{p:?}");
+        assert!(close(p.t_high, SKEW_T_HIGH, 2e-4), "{p:?}");
+        assert!(close(p.bootstrap_low, SKEW_BOOT_LOW, 0.006), "{p:?}");
+        assert!(close(p.bootstrap_high, SKEW_BOOT_HIGH, 0.004), "{p:?}");
+    }
+
+    #[test]
+    fn a_paired_ratio_needs_positive_ratios_and_one_round_has_no_spread() {
+        assert!(paired_ratio(&[]).is_none());
+        assert!(paired_ratio(&[1.0, 0.0]).is_none());
+        assert!(paired_ratio(&[1.0, f64::NAN]).is_none());
+        let one = paired_ratio(&[1.25]).unwrap();
+        assert!(close(one.geometric_mean, 1.25, 1e-12));
+        assert!(close(one.t_low, 1.25, 1e-12) && close(one.t_high, 1.25, 1e-12));
+        assert_eq!(paired_ratio(&[0.9, 1.1]), paired_ratio(&[0.9, 1.1]));
+    }
+
+    #[test]
+    fn judgements_follow_each_targets_direction() {
+        let band = Target::Within {
+            low: 0.95,
+            high: 1.05,
+        };
+        assert_eq!(judge(0.97, 1.03, band), Judgement::Meets);
+        assert_eq!(judge(0.95, 1.05, band), Judgement::Meets, "inclusive");
+        assert_eq!(judge(1.06, 1.10, band), Judgement::Misses);
+        assert_eq!(judge(0.80, 0.94, band), Judgement::Misses);
+        assert!(matches!(
+            judge(0.90, 1.00, band),
+            Judgement::Straddles { half_width } if close(half_width, 0.05, 1e-12)
+        ));
+        let at_least = Target::AtLeast { min: 0.97 };
+        assert_eq!(judge(0.97, 1.20, at_least), Judgement::Meets);
+        assert_eq!(judge(0.80, 0.96, at_least), Judgement::Misses);
+        assert!(matches!(
+            judge(0.90, 1.00, at_least),
+            Judgement::Straddles { half_width } if close(half_width, 0.05, 1e-12)
+        ));
+        let no_slower = Target::AtMost { max: 1.0 };
+        assert_eq!(judge(0.5, 1.0, no_slower), Judgement::Meets);
+        assert_eq!(judge(1.01, 1.3, no_slower), Judgement::Misses);
+        assert!(matches!(
+            judge(0.9, 1.2, no_slower),
+            Judgement::Straddles { half_width } if close(half_width, 0.15, 1e-12)
+        ));
     }
 
     #[test]

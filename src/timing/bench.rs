@@ -30,7 +30,13 @@
 //!   ...
 //!   Throughput (mean ± σ):  1418.20 MB/sec ±   1.90 MB/sec    [CPU: 0.052 s per GB]
 //!   Range (min … max):      1416.00 MB/sec … 1420.67 MB/sec    5 trials
+//!   Per read (1.00 MB):       708.6 IOPS, latency p50 44.93 ms, p99 52.10 ms, p99.9 60.20 ms
 //! ```
+//!
+//! The per-read line gives the reads per second (the mean of the trials') and the latency
+//! percentiles of every read of the run, from its submission to its completion as the engine
+//! saw it (fio's total latency, `lat_percentiles=1`), in µs below 10 ms and in ms above. The
+//! CPU per read follows it in brackets when it can be measured.
 //!
 //! When the trials' standard deviation exceeds 10% of their mean, a last line warns that the
 //! figures are distorted (`  Warning: the trials vary by N% of their mean; ...`).
@@ -44,7 +50,9 @@
 //! [`BenchReport`] serialises with units in the key names: `block_size_bytes`,
 //! `trial_seconds`, per trial `bytes`, `seconds`, `mib_per_second`, `cpu_seconds`, and the
 //! summary `mean_mib_per_second`, `stddev_mib_per_second`, `min_mib_per_second`,
-//! `max_mib_per_second`, `median_mib_per_second`, `cpu_seconds_per_gib`.
+//! `max_mib_per_second`, `median_mib_per_second`, `cpu_seconds_per_gib`, `mean_iops`,
+//! `cpu_seconds_per_read`, and `latency` (`reads`, `p50_seconds`, `p90_seconds`,
+//! `p99_seconds`, `p99_9_seconds`, `max_seconds`); per trial also `reads` and `iops`.
 //!
 //! What it must not do: open or read a device. The reads are done by a [`BenchEngine`] that
 //! `device::reader` provides; tests give a fake one.
@@ -54,6 +62,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use super::latency::LatencyHistogram;
 use super::printf::c_fixed;
 use super::stats::summarize;
 use crate::error::Error;
@@ -280,13 +289,15 @@ pub trait BenchEngine {
     /// A short name for the text and JSON (`io_uring`, `threads`...).
     fn name(&self) -> String;
     /// Runs one trial: reads `plan.offset(first_index + i)` for i = 0, 1, ... until
-    /// `duration` has passed, then lets the reads in flight finish. Calls `progress` with the
-    /// bytes and time so far, from the calling thread, as often as it likes.
+    /// `duration` has passed, then lets the reads in flight finish. Records each read's
+    /// latency (submission to completion) in `latency`. Calls `progress` with the bytes and
+    /// time so far, from the calling thread, as often as it likes.
     fn run_trial(
         &mut self,
         plan: &OffsetPlan,
         first_index: u64,
         duration: Duration,
+        latency: &mut LatencyHistogram,
         progress: &mut dyn FnMut(u64, Duration),
     ) -> Result<TrialSample, Error>;
 }
@@ -295,8 +306,10 @@ pub trait BenchEngine {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TrialReport {
     pub bytes: u64,
+    pub reads: u64,
     pub seconds: f64,
     pub mib_per_second: f64,
+    pub iops: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu_seconds: Option<f64>,
 }
@@ -322,17 +335,62 @@ pub struct BenchReport {
     pub median_mib_per_second: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu_seconds_per_gib: Option<f64>,
+    /// The mean of the trials' reads per second.
+    pub mean_iops: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_seconds_per_read: Option<f64>,
+    /// Percentiles of every read's latency; absent when the engine timed none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency: Option<LatencySummary>,
 }
 
+/// The latency percentiles of a run's reads.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct LatencySummary {
+    pub reads: u64,
+    pub p50_seconds: f64,
+    pub p90_seconds: f64,
+    pub p99_seconds: f64,
+    pub p99_9_seconds: f64,
+    pub max_seconds: f64,
+}
+
+impl LatencySummary {
+    pub fn of(h: &LatencyHistogram) -> Option<LatencySummary> {
+        Some(LatencySummary {
+            reads: h.count(),
+            p50_seconds: h.percentile_seconds(50.0)?,
+            p90_seconds: h.percentile_seconds(90.0)?,
+            p99_seconds: h.percentile_seconds(99.0)?,
+            p99_9_seconds: h.percentile_seconds(99.9)?,
+            max_seconds: h.percentile_seconds(100.0)?,
+        })
+    }
+}
 const MIB: f64 = 1048576.0;
 const GIB: f64 = 1073741824.0;
 
 fn mib_per_second(bytes: u64, elapsed: Duration) -> f64 {
+    per_second(bytes as f64 / MIB, elapsed)
+}
+
+fn per_second(amount: f64, elapsed: Duration) -> f64 {
     let secs = elapsed.as_secs_f64();
     if secs > 0.0 {
-        bytes as f64 / MIB / secs
+        amount / secs
     } else {
         0.0
+    }
+}
+
+fn trial_report(s: &TrialSample) -> TrialReport {
+    TrialReport {
+        bytes: s.bytes,
+        reads: s.reads,
+        seconds: s.elapsed.as_secs_f64(),
+        mib_per_second: mib_per_second(s.bytes, s.elapsed),
+        iops: per_second(s.reads as f64, s.elapsed),
+        cpu_seconds: s.cpu.map(|c| c.as_secs_f64()),
     }
 }
 
@@ -342,16 +400,9 @@ pub fn summarize_trials(
     options: &BenchOptions,
     plan: &OffsetPlan,
     samples: &[TrialSample],
+    latency: &LatencyHistogram,
 ) -> Option<BenchReport> {
-    let trials: Vec<TrialReport> = samples
-        .iter()
-        .map(|s| TrialReport {
-            bytes: s.bytes,
-            seconds: s.elapsed.as_secs_f64(),
-            mib_per_second: mib_per_second(s.bytes, s.elapsed),
-            cpu_seconds: s.cpu.map(|c| c.as_secs_f64()),
-        })
-        .collect();
+    let trials: Vec<TrialReport> = samples.iter().map(trial_report).collect();
     let rates: Vec<f64> = trials.iter().map(|t| t.mib_per_second).collect();
     let summary = summarize(&rates)?;
     let total_bytes: u64 = samples.iter().map(|s| s.bytes).sum();
@@ -360,6 +411,12 @@ pub fn summarize_trials(
         Some(c) if total_bytes > 0 => Some(c / (total_bytes as f64 / GIB)),
         _ => None,
     };
+    let total_reads: u64 = samples.iter().map(|s| s.reads).sum();
+    let cpu_seconds_per_read = match cpu {
+        Some(c) if total_reads > 0 => Some(c / total_reads as f64),
+        _ => None,
+    };
+    let mean_iops = trials.iter().map(|t| t.iops).sum::<f64>() / trials.len() as f64;
     Some(BenchReport {
         engine,
         direct: true,
@@ -376,6 +433,9 @@ pub fn summarize_trials(
         max_mib_per_second: summary.max,
         median_mib_per_second: summary.median,
         cpu_seconds_per_gib,
+        mean_iops,
+        cpu_seconds_per_read,
+        latency: LatencySummary::of(latency),
     })
 }
 
@@ -415,6 +475,39 @@ pub fn trial_line(number: usize, trial: &TrialReport) -> String {
         c_fixed(trial.seconds, 5, 2),
         c_fixed(trial.mib_per_second, 7, 2)
     )
+}
+
+/// A latency for the per-read line: µs below 10 ms, ms above.
+fn latency_text(seconds: f64) -> String {
+    if seconds < 0.01 {
+        format!("{} µs", c_fixed(seconds * 1e6, 0, 1))
+    } else {
+        format!("{} ms", c_fixed(seconds * 1e3, 0, 2))
+    }
+}
+
+/// The per-read line: IOPS, the latency percentiles and the CPU per read.
+pub fn per_read_line(report: &BenchReport) -> String {
+    let mut line = format!(
+        "  Per read ({}): {} IOPS",
+        block_size_text(report.block_size_bytes),
+        c_fixed(report.mean_iops, 9, 1)
+    );
+    if let Some(l) = &report.latency {
+        line.push_str(&format!(
+            ", latency p50 {}, p99 {}, p99.9 {}",
+            latency_text(l.p50_seconds),
+            latency_text(l.p99_seconds),
+            latency_text(l.p99_9_seconds)
+        ));
+    }
+    if let Some(c) = report.cpu_seconds_per_read {
+        line.push_str(&format!(
+            "    [CPU: {} µs per read]",
+            c_fixed(c * 1e6, 0, 2)
+        ));
+    }
+    line
 }
 
 /// The two summary lines.
@@ -503,6 +596,7 @@ pub fn run_bench(
             .map_err(write_err)?;
     }
     let mut samples = Vec::with_capacity(options.trials as usize);
+    let mut latency = LatencyHistogram::new();
     let mut next_index = 0u64;
     for trial in 1..=options.trials {
         let mut last_drawn: Option<Duration> = None;
@@ -528,7 +622,13 @@ pub fn run_bench(
                 }
             }
         };
-        let result = engine.run_trial(plan, next_index, options.trial_duration, &mut draw);
+        let result = engine.run_trial(
+            plan,
+            next_index,
+            options.trial_duration,
+            &mut latency,
+            &mut draw,
+        );
         if let Some(p) = progress.as_deref_mut() {
             let _ = p.write_all(PROGRESS_ERASE.as_bytes());
             let _ = p.flush();
@@ -537,23 +637,18 @@ pub fn run_bench(
         next_index = next_index.wrapping_add(sample.reads);
         samples.push(sample);
         if let Some(o) = out.as_deref_mut() {
-            let t = TrialReport {
-                bytes: sample.bytes,
-                seconds: sample.elapsed.as_secs_f64(),
-                mib_per_second: mib_per_second(sample.bytes, sample.elapsed),
-                cpu_seconds: None,
-            };
-            writeln!(o, "{}", trial_line(trial as usize, &t))
+            writeln!(o, "{}", trial_line(trial as usize, &trial_report(&sample)))
                 .and_then(|()| o.flush())
                 .map_err(write_err)?;
         }
     }
-    let report = summarize_trials(name, options, plan, &samples)
+    let report = summarize_trials(name, options, plan, &samples, &latency)
         .ok_or_else(|| Error::failed("bench: no trial completed"))?;
     if let Some(o) = out {
         for line in summary_lines(&report)
-            .iter()
-            .chain(variability_warning(&report).iter())
+            .into_iter()
+            .chain(std::iter::once(per_read_line(&report)))
+            .chain(variability_warning(&report))
         {
             writeln!(o, "{line}").map_err(write_err)?;
         }
@@ -691,6 +786,7 @@ mod tests {
             plan: &OffsetPlan,
             first_index: u64,
             duration: Duration,
+            latency: &mut LatencyHistogram,
             progress: &mut dyn FnMut(u64, Duration),
         ) -> Result<TrialSample, Error> {
             self.first_indexes.push(first_index);
@@ -702,11 +798,18 @@ mod tests {
                 ));
             }
             let bytes = (self.rates_mib[n] * duration.as_secs_f64() * MIB) as u64;
+            let reads = bytes / plan.block_size;
+            // Every read of the trial at its share of the trial's time, one in a hundred
+            // ten times as long.
+            let each = duration / reads.max(1) as u32;
+            for i in 0..reads {
+                latency.record(if i % 100 == 99 { each * 10 } else { each });
+            }
             progress(bytes / 2, duration / 2);
             progress(bytes, duration);
             Ok(TrialSample {
                 bytes,
-                reads: bytes / plan.block_size,
+                reads,
                 elapsed: duration,
                 cpu: Some(Duration::from_millis(50)),
             })
@@ -749,6 +852,10 @@ mod tests {
             // 0.15 s of CPU for 1800 MB = 1.7578125 GB.
             "  Throughput (mean ± σ):   200.00 MB/sec ± 100.00 MB/sec    [CPU: 0.085 s per GB]",
             "  Range (min … max):       100.00 MB/sec …  300.00 MB/sec    3 trials",
+            // 900 reads in 9 s; the latencies 1/150, 1/300, 1/450 of 3 s (20, 10, 6.67 ms),
+            // and each trial's hundredth read ten times that: 446 of 6.67 ms, 297 of 10 ms,
+            // 148 of 20 ms, then 9 slow ones of which the slowest 2 are 200 ms.
+            "  Per read (2 MB):     100.0 IOPS, latency p50 10.00 ms, p99 20.00 ms, p99.9 200.00 ms    [CPU: 166.67 µs per read]",
             "  Warning: the trials vary by 50% of their mean; other activity on the system or the device may be distorting them.",
             "",
         ]
@@ -822,6 +929,17 @@ mod tests {
         assert_eq!(v["trials"][1]["mib_per_second"], 64.0);
         assert_eq!(v["stddev_mib_per_second"], 0.0);
         assert!(v["cpu_seconds_per_gib"].as_f64().unwrap() > 0.0);
+        // 64 MiB/s of 2 MiB blocks: 32 reads a second, 96 a trial.
+        assert_eq!(v["trials"][1]["reads"], 96);
+        assert_eq!(v["trials"][1]["iops"], 32.0);
+        assert_eq!(v["mean_iops"], 32.0);
+        assert_eq!(v["latency"]["reads"], 192);
+        assert!(v["latency"]["p50_seconds"].as_f64().unwrap() > 0.0);
+        assert!(
+            v["latency"]["p99_9_seconds"].as_f64().unwrap()
+                >= v["latency"]["p99_seconds"].as_f64().unwrap()
+        );
+        assert!(v["cpu_seconds_per_read"].as_f64().unwrap() > 0.0);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! * [`reads`]: hdparm's `-T` and `-t` sequences and their lines, byte for byte.
 //! * [`bench`]: our repeated-trial, queue-depth benchmark (`--bench*`): options, offsets,
 //!   report, text and JSON.
+//! * [`latency`]: the per-read latency histogram and its percentiles (`--bench`).
 //! * [`stats`]: mean, sample standard deviation, min, max, median.
 //! * [`clock`]: the clock and sleeper traits, and hdparm's elapsed-time arithmetic.
 //! * [`printf`]: C's `%N.Pf`, exactly.
@@ -13,6 +14,7 @@
 
 pub mod bench;
 pub mod clock;
+pub mod latency;
 pub mod printf;
 pub mod reads;
 pub mod stats;

@@ -80,6 +80,14 @@ pub fn our_hdparm() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_hdparm"))
 }
 
+/// An empty directory of the test's own, /tmp/hdparm-rs-TAG-PID (made afresh).
+pub fn scratch(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hdparm-rs-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
 /// True when running as root.
 pub fn is_root() -> bool {
     std::fs::read_to_string("/proc/self/status")
@@ -200,6 +208,46 @@ fn replace_all(text: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
         }
     }
     out
+}
+
+/// Whether Debian's promtool is there (a skip that says so when it is not).
+pub fn have_promtool(test: &str) -> bool {
+    let there = std::process::Command::new("promtool")
+        .arg("--version")
+        .output()
+        .is_ok();
+    if !there {
+        skip(test, "promtool is missing: apt-get install prometheus");
+    }
+    there
+}
+
+/// `promtool check metrics` on a textfile: Ok, or what promtool said.
+pub fn promtool_accepts(text: &str) -> Result<(), String> {
+    let mut child = std::process::Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("promtool: {e}"))?;
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(text.as_bytes())
+        .map_err(|e| e.to_string())?;
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
 }
 
 /// Tests of the helpers themselves, compiled into every test binary that includes this module

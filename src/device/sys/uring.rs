@@ -57,7 +57,9 @@ impl<'fd> ReadRing<'fd> {
             .setup_defer_taskrun()
             .build(depth)
             .or_else(|_| IoUring::new(depth))?;
-        let mut buffers = MappedBuffer::map(total)?;
+        // Huge-page backed where the kernel allows: see `map_for_large_reads` for why a
+        // registered buffer of small pages halves the requests a large read becomes.
+        let mut buffers = MappedBuffer::map_for_large_reads(total)?;
         // Locking is a nicety (registration pins the pages anyway); ignore a refusal.
         let _ = buffers.lock();
         let base = buffers.as_mut_ptr();

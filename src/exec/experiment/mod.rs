@@ -54,11 +54,6 @@ pub trait Settings {
     fn read(&mut self, option: &str) -> Result<String, String>;
     /// Sets the options to their values, in order.
     fn apply(&mut self, settings: &[Setting]) -> Result<(), String>;
-    /// The name an hdparm.conf block should give the device, when it has a stabler one than
-    /// the name typed (a `/dev/disk/by-id/` link).
-    fn conf_name(&self) -> Option<String> {
-        None
-    }
 }
 
 /// Runs one measured trial: flushes the caches as `-t` does, reads, returns MiB/s.
@@ -241,23 +236,8 @@ fn winner(arms: &[ArmReport]) -> Option<usize> {
     beats_all.then_some(best)
 }
 
-/// What the loop reports as it goes, on stderr.
-pub enum Progress<'a> {
-    /// Nothing: the loop's tests, which read the report alone.
-    #[cfg(test)]
-    Quiet,
-    /// A terminal: one line redrawn before each trial, erased at the end.
-    Terminal(&'a mut dyn Write),
-    /// A log or a pipe: a plain line at the start and after every tenth of the trials, so that
-    /// a run of many minutes under a timer or in CI shows it is alive, and how long is left.
-    Plain(&'a mut dyn Write),
-}
-
-/// Whether a plain progress line follows trial `done` of `total` (1-based): each time the
-/// run crosses a tenth, but not after the last trial (the report comes then).
-fn plain_line_after(done: usize, total: usize) -> bool {
-    done < total && done * 10 / total > (done - 1) * 10 / total
-}
+/// What the loop reports as it goes: the writer (stderr), and whether it is a terminal.
+pub type Progress<'a> = Option<(&'a mut dyn Write, bool)>;
 
 /// The whole run over injected settings, trials and stop flag. `Err` is a refusal before
 /// anything was changed.
@@ -316,53 +296,42 @@ pub fn run_with(
             ));
             break;
         }
-        if let (Progress::Plain(p), 0) = (&mut progress, step) {
-            let _ = writeln!(
-                p,
-                "{}: --experiment: {} arms, {total} trials (the first a warm-up), one at a time",
-                r.device,
-                r.arms.len()
-            );
-        }
-        if let Progress::Terminal(p) = &mut progress {
-            let what = match index {
-                None => "warm-up".to_string(),
-                Some(i) => format!("trial {}/{}", i + 1, order.len()),
-            };
-            // The estimate: the mean time of the trials so far, for each one left.
-            let estimate = if step > 0 {
-                let left = started.elapsed() / step as u32 * (total - step) as u32;
-                format!(", about {} s left", left.as_secs() + 1)
-            } else {
-                String::new()
-            };
-            let _ = write!(
-                p,
-                "\r\x1b[K{}: {what}, arm {} '{}'{estimate}",
-                r.device,
-                arm + 1,
-                r.arms[arm].label
-            );
-            let _ = p.flush();
+        if let Some((p, terminal)) = progress.as_mut() {
+            // A terminal gets one line redrawn before each trial; a log (a pipe, a file, the
+            // journal) gets a plain line at the start and at each tenth of the run, so that it
+            // shows the run is alive without a line per trial.
+            let tenth = |step: usize| step * 10 / total;
+            if *terminal || step == 0 || tenth(step) != tenth(step - 1) {
+                let what = match index {
+                    None => "warm-up".to_string(),
+                    Some(i) => format!("trial {}/{}", i + 1, order.len()),
+                };
+                // The estimate: the mean time of the trials so far, for each one left.
+                let estimate = if step > 0 {
+                    let left = started.elapsed() / step as u32 * (total - step) as u32;
+                    format!(", about {} s left", left.as_secs() + 1)
+                } else {
+                    String::new()
+                };
+                let line = format!(
+                    "{}: {what}, arm {} '{}'{estimate}",
+                    r.device,
+                    arm + 1,
+                    r.arms[arm].label
+                );
+                let _ = if *terminal {
+                    write!(p, "\r\x1b[K{line}")
+                } else {
+                    writeln!(p, "{line}")
+                };
+                let _ = p.flush();
+            }
         }
         if let Err(e) = apply_checked(&arm_sets[arm], settings) {
             r.stopped = Some(format!("arm '{}': {e}", r.arms[arm].label));
             break;
         }
-        let measured = trials.run();
-        if let (Progress::Plain(p), true, Ok(_)) =
-            (&mut progress, plain_line_after(step + 1, total), &measured)
-        {
-            let left = started.elapsed() / (step + 1) as u32 * (total - step - 1) as u32;
-            let _ = writeln!(
-                p,
-                "{}: --experiment: {} of {total} trials done, about {} s left",
-                r.device,
-                step + 1,
-                left.as_secs() + 1
-            );
-        }
-        match measured {
+        match trials.run() {
             Ok(v) => match index {
                 None => {
                     r.warmup = Some(Warmup {
@@ -389,12 +358,12 @@ pub fn run_with(
             }
         }
     }
-    if let Progress::Terminal(p) = progress {
+    if let Some((p, true)) = progress {
         let _ = write!(p, "\r\x1b[K");
         let _ = p.flush();
     }
     for arm in &mut r.arms {
-        arm.summary = stats::summarize(&arm.trials_mib_per_second);
+        arm.summary = stats::summarize_rates(&arm.trials_mib_per_second);
     }
     for i in 1..r.arms.len() {
         if let Some(ratio) = stats::ratio_of_means(
@@ -428,7 +397,9 @@ pub fn run_with(
         Some(w) => match apply_checked(&arm_sets[w], settings) {
             Ok(()) => {
                 r.kept = Some(w);
-                let name = settings.conf_name().unwrap_or_else(|| r.device.clone());
+                // A by-id name outlives the sdX letter, which can change at the next boot.
+                let name = crate::device::system::by_id_name(std::path::Path::new(&request.device))
+                    .unwrap_or_else(|| r.device.clone());
                 r.stanza = Some(report::conf_stanza(&name, &arm_sets[w]));
             }
             Err(e) => {
@@ -530,11 +501,7 @@ pub fn run_experiment(
     let mut settings = real::RealSettings::new(request);
     let mut trials = real::RealTrials::new(request);
     let stop = || stop_handler.requested();
-    let progress = if stderr_is_terminal {
-        Progress::Terminal(&mut *stderr)
-    } else {
-        Progress::Plain(&mut *stderr)
-    };
+    let progress: Progress<'_> = Some((&mut *stderr, stderr_is_terminal));
     let (report, ending) = match run_with(request, &mut settings, &mut trials, &stop, progress) {
         Ok(done) => done,
         Err(text) => return fail(ErrorClass::Failed, text, stdout, stderr),

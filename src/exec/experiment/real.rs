@@ -81,11 +81,6 @@ impl RealSettings {
 }
 
 impl Settings for RealSettings {
-    fn conf_name(&self) -> Option<String> {
-        crate::device::names::by_id(std::path::Path::new(&self.device))
-            .map(|p| p.to_string_lossy().into_owned())
-    }
-
     fn read(&mut self, option: &str) -> Result<String, String> {
         if option == "-X" {
             // hdparm has no get for -X; the drive's IDENTIFY says which mode is selected.

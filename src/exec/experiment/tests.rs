@@ -18,8 +18,6 @@ struct State {
     ignored: Vec<String>,
     /// The apply with this number (from 1) fails.
     fail_apply: Option<usize>,
-    /// The device's /dev/disk/by-id link, where it has one.
-    by_id: Option<String>,
 }
 
 struct FakeSettings(Rc<RefCell<State>>);
@@ -50,26 +48,6 @@ impl Settings for FakeSettings {
         }
         Ok(())
     }
-
-    fn conf_name(&self) -> Option<String> {
-        self.0.borrow().by_id.clone()
-    }
-}
-
-/// The loop over the fake device `state`, with no progress.
-fn run_quiet(
-    req: &ExperimentRequest,
-    state: &Rc<RefCell<State>>,
-    t: &mut dyn Trials,
-    stop: &dyn Fn() -> bool,
-) -> Result<(ExperimentReport, Ending), String> {
-    run_with(
-        req,
-        &mut FakeSettings(state.clone()),
-        t,
-        stop,
-        Progress::Quiet,
-    )
 }
 
 /// Trials whose rate depends on the read-ahead currently set, plus scripted noise.
@@ -174,7 +152,8 @@ fn a_clear_winner_is_named_and_the_originals_come_back() {
     let req = request("--experiment|-a 8|-a 2048|--trials|3|/dev/sdz");
     let state = device(&[("-a", "256")]);
     let mut t = trials(&state, faster_with_big_readahead);
-    let (r, ending) = run_quiet(&req, &state, &mut t, &never).unwrap();
+    let (r, ending) =
+        run_with(&req, &mut FakeSettings(state.clone()), &mut t, &never, None).unwrap();
     assert_eq!(ending, Ending::Done);
     assert_eq!(
         r.originals,
@@ -225,7 +204,8 @@ fn noise_alone_gives_no_winner_and_keep_restores() {
     let state = device(&[("-a", "256")]);
     let mut t = trials(&state, same_for_all);
     t.noise = vec![0.0, 30.0, -25.0, 20.0, -30.0, 25.0, 10.0];
-    let (r, ending) = run_quiet(&req, &state, &mut t, &never).unwrap();
+    let (r, ending) =
+        run_with(&req, &mut FakeSettings(state.clone()), &mut t, &never, None).unwrap();
     assert_eq!(ending, Ending::Done);
     assert!(matches!(
         r.comparisons[0].verdict,
@@ -245,7 +225,8 @@ fn keep_leaves_the_winner_and_gives_its_stanza() {
     let req = request("--experiment|-a 2048|-a 8|--trials|3|--keep|/dev/sdz");
     let state = device(&[("-a", "256")]);
     let mut t = trials(&state, faster_with_big_readahead);
-    let (r, ending) = run_quiet(&req, &state, &mut t, &never).unwrap();
+    let (r, ending) =
+        run_with(&req, &mut FakeSettings(state.clone()), &mut t, &never, None).unwrap();
     assert_eq!(ending, Ending::Done);
     // Arm 1 is the baseline; arm 2 is slower, and arm 1 wins.
     assert_eq!(r.comparisons[0].verdict, stats::Verdict::SecondSmaller);
@@ -258,29 +239,13 @@ fn keep_leaves_the_winner_and_gives_its_stanza() {
     );
 }
 
-/// The stanza names the drive by its by-id link where it has one: /dev/sdX is renumbered
-/// between boots, the link is not.
-#[test]
-fn keep_names_the_drive_by_id_in_its_stanza() {
-    let req = request("--experiment|-a 2048|-a 8|--trials|3|--keep|/dev/sdz");
-    let state = device(&[("-a", "256")]);
-    state.borrow_mut().by_id = Some("/dev/disk/by-id/ata-QEMU_HARDDISK_QM00001".into());
-    let mut t = trials(&state, faster_with_big_readahead);
-    let (r, _) = run_quiet(&req, &state, &mut t, &never).unwrap();
-    assert_eq!(
-        r.stanza.as_deref(),
-        Some("/dev/disk/by-id/ata-QEMU_HARDDISK_QM00001 {\n\tread_ahead_sect = 2048\n}\n")
-    );
-    assert_eq!(r.device, "/dev/sdz");
-}
-
 #[test]
 fn an_unreadable_option_is_refused_before_anything_changes() {
     let req = request("--experiment|-a 8|-a 2048 -W0|/dev/sdz");
     let state = device(&[("-a", "256")]);
     state.borrow_mut().unreadable.push("-W".into());
     let mut t = trials(&state, same_for_all);
-    let err = run_quiet(&req, &state, &mut t, &never).unwrap_err();
+    let err = run_with(&req, &mut FakeSettings(state.clone()), &mut t, &never, None).unwrap_err();
     assert!(err.contains("cannot read -W before changing it"), "{err}");
     assert!(state.borrow().log.is_empty());
     assert_eq!(t.calls, 0);
@@ -292,7 +257,8 @@ fn an_error_mid_run_stops_and_restores() {
     let state = device(&[("-a", "256"), ("-W", "1")]);
     let mut t = trials(&state, same_for_all);
     t.fail_at = Some(3);
-    let (r, ending) = run_quiet(&req, &state, &mut t, &never).unwrap();
+    let (r, ending) =
+        run_with(&req, &mut FakeSettings(state.clone()), &mut t, &never, None).unwrap();
     assert_eq!(ending, Ending::Failed);
     assert_eq!(
         r.stopped.as_deref(),
@@ -325,7 +291,8 @@ fn a_setting_that_does_not_read_back_stops_the_run() {
     let state = device(&[("-a", "256"), ("-W", "1")]);
     state.borrow_mut().ignored.push("-W".into());
     let mut t = trials(&state, same_for_all);
-    let (r, ending) = run_quiet(&req, &state, &mut t, &never).unwrap();
+    let (r, ending) =
+        run_with(&req, &mut FakeSettings(state.clone()), &mut t, &never, None).unwrap();
     assert_eq!(ending, Ending::Failed);
     assert_eq!(
         r.stopped.as_deref(),
@@ -340,7 +307,8 @@ fn a_failed_apply_stops_and_restores() {
     let state = device(&[("-a", "256")]);
     state.borrow_mut().fail_apply = Some(2);
     let mut t = trials(&state, same_for_all);
-    let (r, ending) = run_quiet(&req, &state, &mut t, &never).unwrap();
+    let (r, ending) =
+        run_with(&req, &mut FakeSettings(state.clone()), &mut t, &never, None).unwrap();
     assert_eq!(ending, Ending::Failed);
     assert!(r
         .stopped
@@ -360,7 +328,8 @@ fn a_signal_stops_between_trials_and_restores() {
         checks.set(checks.get() + 1);
         checks.get() > 2
     };
-    let (r, ending) = run_quiet(&req, &state, &mut t, &stop).unwrap();
+    let (r, ending) =
+        run_with(&req, &mut FakeSettings(state.clone()), &mut t, &stop, None).unwrap();
     assert_eq!(ending, Ending::Failed);
     assert_eq!(t.calls, 2);
     assert_eq!(
@@ -384,33 +353,29 @@ fn a_signal_during_the_last_trial_still_restores() {
         checks.set(checks.get() + 1);
         checks.get() > 5
     };
-    let (r, ending) = run_quiet(&req, &state, &mut t, &stop).unwrap();
+    let (r, ending) =
+        run_with(&req, &mut FakeSettings(state.clone()), &mut t, &stop, None).unwrap();
     assert_eq!(ending, Ending::Failed);
     assert_eq!(t.calls, 5);
     assert_eq!(r.kept, None);
     assert_eq!(state.borrow().values["-a"], "256");
 }
 
-/// What a run of `trials` per arm writes as progress, on a terminal or off one.
-fn progress_text(trials_per_arm: u32, terminal: bool) -> String {
-    let req = request(&format!(
-        "--experiment|-a 8|-a 2048|--trials|{trials_per_arm}|/dev/sdz"
-    ));
+#[test]
+fn progress_goes_to_the_terminal_and_is_cleared() {
+    let req = request("--experiment|-a 8|-a 2048|--trials|2|/dev/sdz");
     let state = device(&[("-a", "256")]);
     let mut t = trials(&state, same_for_all);
     let mut err = Vec::new();
-    let progress = if terminal {
-        Progress::Terminal(&mut err)
-    } else {
-        Progress::Plain(&mut err)
-    };
-    run_with(&req, &mut FakeSettings(state), &mut t, &never, progress).unwrap();
-    String::from_utf8(err).unwrap()
-}
-
-#[test]
-fn progress_goes_to_the_terminal_and_is_cleared() {
-    let err = progress_text(2, true);
+    run_with(
+        &req,
+        &mut FakeSettings(state),
+        &mut t,
+        &never,
+        Some((&mut err, true)),
+    )
+    .unwrap();
+    let err = String::from_utf8(err).unwrap();
     assert!(
         err.contains("\r\x1b[K/dev/sdz: warm-up, arm 1 '-a 8'"),
         "{err}"
@@ -424,26 +389,6 @@ fn progress_goes_to_the_terminal_and_is_cleared() {
         "{err}"
     );
     assert!(err.ends_with("\r\x1b[K"));
-}
-
-/// Off a terminal (a log, a pipe, CI) the run says it started and then, after every tenth
-/// of its trials, how far it is: plain lines, no carriage return or escape, at most ten.
-#[test]
-fn progress_off_a_terminal_is_a_plain_line_now_and_then() {
-    let err = progress_text(10, false);
-    assert!(!err.contains('\r') && !err.contains('\x1b'), "{err:?}");
-    let lines: Vec<&str> = err.lines().collect();
-    assert_eq!(
-        lines[0],
-        "/dev/sdz: --experiment: 2 arms, 21 trials (the first a warm-up), one at a time"
-    );
-    assert!(lines[1].starts_with("/dev/sdz: --experiment: 3 of 21 trials done, about "));
-    assert!(lines
-        .last()
-        .unwrap()
-        .starts_with("/dev/sdz: --experiment: 19 of 21 trials done"));
-    assert_eq!(lines.len(), 10, "{err}");
-    assert!(err.ends_with(" s left\n"), "{err:?}");
 }
 
 #[test]
@@ -472,7 +417,7 @@ fn an_original_the_option_cannot_set_is_refused() {
     let req = request("--experiment|-a 8|-a 2048|/dev/sdz");
     let state = device(&[("-a", "5120")]);
     let mut t = trials(&state, same_for_all);
-    let err = run_quiet(&req, &state, &mut t, &never).unwrap_err();
+    let err = run_with(&req, &mut FakeSettings(state.clone()), &mut t, &never, None).unwrap_err();
     assert!(
         err.contains("-a is 5120 now, outside what -a can set (0..2048)"),
         "{err}"
@@ -487,7 +432,8 @@ fn a_failed_restore_is_reported_and_fails_the_run() {
     // 5 trials, each after its apply; the 6th apply is the restore, and the 7th its retry.
     state.borrow_mut().fail_apply = Some(6);
     let mut t = trials(&state, same_for_all);
-    let (r, ending) = run_quiet(&req, &state, &mut t, &never).unwrap();
+    let (r, ending) =
+        run_with(&req, &mut FakeSettings(state.clone()), &mut t, &never, None).unwrap();
     assert_eq!(ending, Ending::Failed);
     assert_eq!(r.stopped, None);
     assert_eq!(r.restore_failed.as_deref(), Some("scripted failure"));
@@ -498,4 +444,36 @@ fn a_failed_restore_is_reported_and_fails_the_run() {
         text.contains(" the restore failed: scripted failure"),
         "{text}"
     );
+}
+
+#[test]
+fn a_log_gets_a_plain_progress_line_at_each_tenth() {
+    // 2 arms x 10 trials + the warm-up: 21 steps, a line at the start and at each tenth.
+    let req = request("--experiment|-a 8|-a 2048|--trials|10|/dev/sdz");
+    let state = device(&[("-a", "256")]);
+    let mut t = trials(&state, faster_with_big_readahead);
+    let mut log = Vec::new();
+    run_with(
+        &req,
+        &mut FakeSettings(state.clone()),
+        &mut t,
+        &never,
+        Some((&mut log, false)),
+    )
+    .unwrap();
+    let log = String::from_utf8(log).unwrap();
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(lines.len(), 10, "{log}");
+    assert_eq!(lines[0], "/dev/sdz: warm-up, arm 1 '-a 8'");
+    assert!(
+        lines[1].starts_with("/dev/sdz: trial 3/20, arm 2 '-a 2048', about "),
+        "{log}"
+    );
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.ends_with(" s left") || l.ends_with('\'')),
+        "{log}"
+    );
+    assert!(!log.contains('\x1b') && !log.contains('\r'), "{log}");
 }

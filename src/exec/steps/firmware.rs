@@ -15,6 +15,7 @@ use crate::ata::fwdownload::{self, after_segment, Next, Plan, SegmentStatus};
 use crate::cli::FwMode;
 use crate::device::files;
 use crate::error::{Error, ErrorClass};
+use crate::exec::lost::Operation as Left;
 
 /// hdparm's line for a partition (instead of the sector commands' advice).
 const NOT_RAW: &str = "--fwdownload requires the raw device, not a partition.";
@@ -86,8 +87,9 @@ fn download(ctx: &mut Ctx, mode: FwMode, path: &std::path::Path, words: &[u16; 2
     let plan = Plan::new(mode, words, file.len);
     ctx.out.note(&plan.banner());
     let segmented = plan.segmented();
+    let segments = plan.segments(file.len).len() as u64;
     let mut sent = 0u64;
-    for (offset, bytes) in plan.segments(file.len) {
+    for (segment, (offset, bytes)) in (1..).zip(plan.segments(file.len)) {
         let tf = plan.segment_command(offset, bytes);
         let start = offset as usize;
         let mut data = file.bytes[start..start + bytes as usize].to_vec();
@@ -100,6 +102,13 @@ fn download(ctx: &mut Ctx, mode: FwMode, path: &std::path::Path, words: &[u16; 2
                     ctx.out.text("\n");
                 }
                 ctx.ata_failed("FAILED", &f);
+                let op = Left::Firmware {
+                    segment,
+                    segments,
+                    at: offset,
+                    total: file.len,
+                };
+                ctx.left_in(op, &f);
                 return false;
             }
         };

@@ -54,6 +54,9 @@ pub struct Ctx<'d, 'o, 'w> {
     /// Set by a step after which hdparm exits (its exclusive operations, a refused raw-device
     /// check, a DCO checksum failure): no later step runs for this device.
     stopped: bool,
+    /// A step said what state a lost drive was left in (`exec/lost.rs`), so the step loop's
+    /// general sentence is not needed.
+    lost_said: bool,
 }
 
 impl<'d, 'o, 'w> Ctx<'d, 'o, 'w> {
@@ -72,6 +75,7 @@ impl<'d, 'o, 'w> Ctx<'d, 'o, 'w> {
             multcount: None,
             sets_done: Vec::new(),
             stopped: false,
+            lost_said: false,
         }
     }
 }
@@ -169,6 +173,13 @@ pub fn run(ctx: &mut Ctx) {
         numbers.sort_unstable();
     }
     numbers.dedup();
+    // The same drive, lost earlier in this run (another path to it, a line of --apply):
+    // nothing is sent to it.
+    if let Some((how, command)) = ctx.dev.lost() {
+        let text = format!("{}: {}", ctx.name, super::lost::not_sent(how, &command));
+        ctx.out.error(&Error::new(how.class(), text));
+        return;
+    }
     for number in numbers {
         let steps: Vec<Step> = match nvme.then(|| nvme::step(number)).flatten() {
             Some(step) => vec![step],
@@ -184,6 +195,14 @@ pub fn run(ctx: &mut Ctx) {
             ctx.out.end_step();
             // An exclusive operation (hdparm exits after it) ends the device's steps.
             if ctx.stopped {
+                return;
+            }
+            // So does a drive lost in this step (hdparm goes on): nothing more is sent to it.
+            if let Some((how, command)) = ctx.dev.lost() {
+                if !ctx.lost_said {
+                    ctx.out
+                        .note(&super::lost::other_sentence(&ctx.name, how, &command));
+                }
                 return;
             }
         }
@@ -321,6 +340,15 @@ impl Ctx<'_, '_, '_> {
         }
     }
 
+    /// After a failed command of a destructive operation: the one sentence that says what
+    /// state `op` left the drive in (`exec/lost.rs`), on stderr and in JSON's messages.
+    fn left_in(&mut self, op: super::lost::Operation, failure: &AtaFailure) {
+        let fault = super::lost::Fault::of(failure.lost);
+        let text = super::lost::sentence(&self.name, op, fault);
+        self.out.note(&text);
+        self.lost_said = true;
+    }
+
     fn ata_failed(&mut self, label: &str, failure: &AtaFailure) {
         let message = format!("{label}: {}", failure.reason);
         self.out.error(&Error {
@@ -364,7 +392,8 @@ impl Ctx<'_, '_, '_> {
                     device: r.device,
                 })
             }
-            Err((f, _)) if f.not_ata => {
+            // Nor after a lost drive: nothing more is sent to it.
+            Err((f, _)) if f.not_ata || f.lost.is_some() => {
                 self.ata_failed(label, &f);
                 return None;
             }

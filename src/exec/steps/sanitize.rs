@@ -16,6 +16,7 @@ use crate::ata::sanitize::{remaining_secs, Reason, State, Status, Sub};
 use crate::ata::security::{oflags, taskfile_flags_dump};
 use crate::cli::SanitizeCommand;
 use crate::error::{Error, ErrorClass};
+use crate::exec::lost::Operation as Left;
 use std::time::{Duration, Instant};
 
 /// How often `--wait` asks for the status.
@@ -158,6 +159,17 @@ fn send(ctx: &mut Ctx, sub: Sub) -> Option<AtaRegisters> {
                 .map_or(Reason::NotReported, Reason::from_registers);
             for line in reason.lines() {
                 ctx.out.note(&line);
+            }
+            // What state the drive is in: after an erasing sub-command, and after a status
+            // request of --wait that lost the drive (a refused status says it with its reason).
+            let waiting = sub == Sub::Status && ctx.flags.sanitize_wait && f.lost.is_some();
+            if matches!(
+                sub,
+                Sub::BlockErase | Sub::CryptoScramble | Sub::Overwrite { .. }
+            ) {
+                ctx.left_in(Left::Sanitize, &f);
+            } else if waiting {
+                ctx.left_in(Left::SanitizeWait, &f);
             }
             ctx.out.section(
                 "sanitize",

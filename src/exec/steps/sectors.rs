@@ -15,6 +15,7 @@ use crate::ata::identify::Identify;
 use crate::ata::{sector_config, trim};
 use crate::error::{strerror, Error, ErrorClass};
 use crate::exec::access::AtaFailure;
+use crate::exec::lost::Operation as Left;
 use std::io;
 
 /// §6.5, and the end of the device when it refuses (hdparm exits 22).
@@ -127,8 +128,10 @@ fn sector_config_log(ctx: &mut Ctx, id: &Identify) -> Result<[u8; 512], ErrorCla
 }
 
 /// One TRIM command for `ranges` (hdparm's `trim_sectors`): the raw-device check, the line,
-/// the flush, then DSM TRIM with the payload. Whether it succeeded.
-fn trim_batch(ctx: &mut Ctx, ranges: &[(u64, u64)]) -> bool {
+/// the flush, then DSM TRIM with the payload. Whether it succeeded. `command` numbers it in
+/// the run (from 1), `before` counts the ranges of the commands before it: a failure says
+/// which ranges are trimmed and which are not.
+fn trim_batch(ctx: &mut Ctx, ranges: &[(u64, u64)], command: u64, before: u64) -> bool {
     if !whole_device(ctx, 0) {
         return false;
     }
@@ -141,7 +144,17 @@ fn trim_batch(ctx: &mut Ctx, ranges: &[(u64, u64)]) -> bool {
     let mut data = trim::payload(ranges);
     let tf = trim::command((data.len() / 512) as u16);
     let result = send(ctx, &tf, &mut data);
-    report(ctx, result)
+    let failure = result.as_ref().err().cloned();
+    let done = report(ctx, result);
+    if let Some(f) = failure {
+        let op = Left::Trim {
+            command,
+            first: before + 1,
+            last: before + ranges.len() as u64,
+        };
+        ctx.left_in(op, &f);
+    }
+    done
 }
 
 /// Step 3: `--trim-sector-ranges-stdin` (exclusive): `lba:count` pairs from stdin, trimmed in
@@ -167,12 +180,15 @@ pub fn trim_ranges_stdin(ctx: &mut Ctx) {
     let mut reader = trim::PairReader::new();
     let mut batch = Vec::with_capacity(max_ranges);
     let mut total = 0usize;
+    let mut commands = 0u64;
     while let Some(pair) = reader.next_pair(capacity, &mut |buf| ctx.dev.stdin_chunk(buf)) {
         match pair {
             Ok(range) => {
                 batch.push(range);
                 if batch.len() == max_ranges {
-                    if !trim_batch(ctx, &batch) {
+                    commands += 1;
+                    let before = (total + 1 - batch.len()) as u64;
+                    if !trim_batch(ctx, &batch, commands, before) {
                         return;
                     }
                     batch.clear();
@@ -195,7 +211,8 @@ pub fn trim_ranges_stdin(ctx: &mut Ctx) {
         return;
     }
     if !batch.is_empty() {
-        trim_batch(ctx, &batch);
+        let before = (total - batch.len()) as u64;
+        trim_batch(ctx, &batch, commands + 1, before);
     }
 }
 
@@ -207,7 +224,7 @@ pub fn trim_ranges(ctx: &mut Ctx) {
     ctx.stop_device();
     ctx.out.action("trim_sector_ranges", "--trim-sector-ranges");
     if whole_device(ctx, 0) {
-        trim_batch(ctx, &ranges);
+        trim_batch(ctx, &ranges, 1, 0);
     }
 }
 

@@ -23,6 +23,7 @@ use crate::ata::security::{
 use crate::cli::{SecurityCommand, SecurityLevel, SecurityUser};
 use crate::error::{Error, ErrorClass};
 use crate::exec::access::{AtaFailure, AtaOutput};
+use crate::exec::lost::Operation as Left;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -273,6 +274,7 @@ fn erase(
     let mut none = [0u8; 0];
     if let Err(f) = ctx.dev.ata(&erase_prepare_taskfile(), &mut none) {
         failed(ctx, "ERASE_PREPARE", &f);
+        ctx.left_in(Left::ErasePrepare, &f);
         return false;
     }
     let mut tf = password_taskfile(crate::ata::command::op::SECURITY_ERASE_UNIT, timeout);
@@ -292,6 +294,7 @@ fn erase(
         Ok(_) => true,
         Err(f) => {
             failed(ctx, "SECURITY_ERASE", &f);
+            ctx.left_in(Left::Erase, &f);
             false
         }
     }

@@ -73,15 +73,20 @@ EOF
 	echo "by-id: /dev/disk/by-id/ata-$_id -> $_dev; APM in IDENTIFY: $_apm"
 }
 
-# oracle_apply TOOL DEV CONF: the step "debian-apply CONF". CONF (a name under
+# oracle_apply TOOL DEV CONF: the step "debian-apply CONF [OPTION...]". CONF (a name under
 # /etc/bench/conf/) becomes /etc/hdparm.conf; hdparm's pass runs what udev runs when the disk
 # appears (DEVNAME=DEV /lib/udev/hdparm, which runs 95hdparm-apm and /sbin/hdparm), ours runs
 # `hdparm --apply`. stdout/stderr/exit are the step's; the model's log says what was sent.
+# CONF may be followed by options for ours only (issue 18: `debian-apply faults.conf --json`).
 oracle_apply() {
-	cp "/etc/bench/conf/$3" /etc/hdparm.conf || return 2
-	if [ "$1" = hdparm ] || [ "${SELFCHECK:-0}" = 1 ]; then
-		DEVNAME=$2 timeout "$TMO" /lib/udev/hdparm
+	_tool=$1 _dev=$2
+	# shellcheck disable=SC2086 # CONF and ours' options, split on purpose
+	set -- $3
+	cp "/etc/bench/conf/$1" /etc/hdparm.conf || return 2
+	shift
+	if [ "$_tool" = hdparm ] || [ "${SELFCHECK:-0}" = 1 ]; then
+		DEVNAME=$_dev timeout "$TMO" /lib/udev/hdparm
 	else
-		timeout "$TMO" /opt/hdparm-rs/hdparm --apply --config /etc/hdparm.conf "$2"
+		timeout "$TMO" /opt/hdparm-rs/hdparm --apply "$@" --config /etc/hdparm.conf "$_dev"
 	fi
 }

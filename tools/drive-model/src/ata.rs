@@ -101,6 +101,11 @@ pub struct LogEntry {
     pub error: String,
     pub out_count: String,
     pub out_lba: String,
+    /// The injected fault that hit the command (`abort`, `delay`, `timeout`, `reset`,
+    /// `unplug`), and `unplugged` for a command that reached a drive already pulled out;
+    /// absent otherwise, so the logs of scenarios without faults are unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault: Option<&'static str>,
 }
 
 pub fn protocol_name(p: u8) -> &'static str {
@@ -121,7 +126,7 @@ pub fn protocol_name(p: u8) -> &'static str {
     }
 }
 
-pub fn log_entry(req: &Request, resp: &Response) -> LogEntry {
+pub fn log_entry(req: &Request, resp: &Response, fault: Option<&'static str>) -> LogEntry {
     LogEntry {
         cdb: format!("ata{}", req.cdb_len),
         command: format!("0x{:02x}", req.tf.command),
@@ -144,6 +149,7 @@ pub fn log_entry(req: &Request, resp: &Response) -> LogEntry {
         error: format!("0x{:02x}", resp.error),
         out_count: format!("0x{:04x}", resp.count),
         out_lba: format!("0x{:012x}", resp.lba),
+        fault,
     }
 }
 

@@ -4,19 +4,40 @@
 
 use crate::ata;
 use crate::scsi;
-use crate::state::{self, Fault, Features, State};
+use crate::state::{self, Fault, FaultKind, Features, State};
+use crate::tcmu::{self, Reply};
 use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 pub struct Model {
     pub state: State,
     pub state_path: PathBuf,
     pub log_path: PathBuf,
     pub log: Vec<String>,
+    /// The backstore's configfs directory, for plugging the drive back in (None in tests).
+    pub backstore: Option<PathBuf>,
+    /// The drive was pulled out (an `unplug` fault): the removal of its LUN, until joined.
+    pub unplugged: Option<std::thread::JoinHandle<Result<(), String>>>,
+    /// Holds the kernel's SYNCHRONIZE CACHE to the pulled-out disk (see `command`).
+    pub removal_hold: Arc<tcmu::Latch>,
 }
 
 impl Model {
+    pub fn new(state: State, state_path: PathBuf, log_path: PathBuf) -> Model {
+        Model {
+            state,
+            state_path,
+            log_path,
+            log: Vec::new(),
+            backstore: None,
+            unplugged: None,
+            removal_hold: Arc::new(tcmu::Latch::default()),
+        }
+    }
+
     pub fn save(&self) {
         if let Ok(t) = serde_json::to_string(&self.state) {
             let tmp = self.state_path.with_extension("tmp");
@@ -25,29 +46,111 @@ impl Model {
             }
         }
     }
+
+    fn log_command(
+        &mut self,
+        req: &ata::Request,
+        resp: &ata::Response,
+        fault: Option<&'static str>,
+    ) {
+        let e = ata::log_entry(req, resp, fault);
+        if let Ok(line) = serde_json::to_string(&e) {
+            if let Ok(mut f) = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&self.log_path)
+            {
+                let _ = writeln!(f, "{line}");
+            }
+            self.log.push(line);
+        }
+    }
+}
+
+/// SPC: ILLEGAL REQUEST, LOGICAL UNIT NOT SUPPORTED (25/00), what a target answers for a LUN
+/// it no longer has.
+fn lun_gone() -> Reply {
+    let mut sense = vec![0u8; 18];
+    sense[0] = 0x70;
+    sense[2] = 0x05;
+    sense[7] = 10;
+    sense[12] = 0x25;
+    Reply {
+        status: scsi::CHECK_CONDITION,
+        sense,
+        ..Default::default()
+    }
 }
 
 impl crate::tcmu::Handler for Model {
-    fn command(&mut self, cdb: &[u8], data_out: &[u8], len: usize) -> (u8, Vec<u8>, Vec<u8>, u64) {
+    fn command(&mut self, cdb: &[u8], data_out: &[u8], len: usize) -> Reply {
+        // The kernel's SYNCHRONIZE CACHE while it deletes the pulled-out disk (sd's shutdown,
+        // after the disk itself is gone): held until the next `ctl load`, so the removal stays
+        // half done, the same for every command of the tool after the fault (their fate would
+        // otherwise depend on how far the removal got: ENODEV, EBADE, EINVAL).
+        if self.unplugged.is_some() && matches!(cdb.first(), Some(0x35 | 0x91)) {
+            return Reply {
+                hold: Some(Arc::clone(&self.removal_hold)),
+                ..Default::default()
+            };
+        }
+        if self.unplugged.is_some() && matches!(cdb.first(), Some(0x85 | 0xA1)) {
+            // Nothing reaches a drive that was pulled out; were a command to come through
+            // anyway, the log says so (the kernel should refuse it first).
+            if let Some(req) = scsi::decode_passthrough(cdb, data_out, len) {
+                self.log_command(&req, &ata::Response::default(), Some("unplugged"));
+            }
+            return lun_gone();
+        }
         let o = scsi::handle(&mut self.state, cdb, data_out, len);
         if let Some((req, resp)) = &o.ata {
-            let e = ata::log_entry(req, resp);
-            if let Ok(line) = serde_json::to_string(&e) {
-                if let Ok(mut f) = std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(&self.log_path)
-                {
-                    let _ = writeln!(f, "{line}");
-                }
-                self.log.push(line);
-            }
+            self.log_command(req, resp, o.fault.map(FaultKind::name));
         }
         if o.dirty {
             self.save();
         }
-        (o.status, o.data_in, o.sense, o.delay_s)
+        let mut reply = Reply {
+            status: o.status,
+            data_in: o.data_in,
+            sense: o.sense,
+            delay_s: o.delay_s,
+            ..Default::default()
+        };
+        if o.fault == Some(FaultKind::Unplug) {
+            // The disk as the kernel has it now; its removal waits for this very command, so
+            // it runs on a thread of its own, and the answer waits until the removal began.
+            reply.after_gone = tcmu::scsi_devices().into_iter().next();
+            self.removal_hold = Arc::new(tcmu::Latch::default());
+            self.unplugged = Some(std::thread::spawn(tcmu::unlink_lun));
+        }
+        reply
     }
+}
+
+/// Plugs a pulled-out drive back in (before `load`): waits for the removal, links the LUN
+/// again and waits for the kernel's disk; its name, None when the drive was not pulled out.
+/// The model's lock is not held meanwhile: the kernel's scan of the disk is served by the
+/// ring thread, which needs it.
+pub fn replug(model: &Mutex<Model>) -> Result<Option<String>, String> {
+    let (removal, backstore) = {
+        let mut m = model.lock().map_err(|_| "model lock poisoned")?;
+        match m.unplugged.take() {
+            Some(h) => {
+                // the removal finishes once its held SYNCHRONIZE CACHE is answered
+                m.removal_hold.open();
+                (h, m.backstore.clone())
+            }
+            None => return Ok(None),
+        }
+    };
+    removal
+        .join()
+        .map_err(|_| "the unplug thread panicked".to_string())??;
+    let backstore = backstore.ok_or("no backstore to plug the drive back into")?;
+    tcmu::link_lun(&backstore)?;
+    tcmu::wait_disk(Duration::from_secs(10))
+        .map(Some)
+        .ok_or_else(|| "the disk did not come back within 10 s of plugging it in".to_string())
 }
 
 fn parse_num(s: &str) -> Result<u64, String> {
@@ -164,6 +267,8 @@ pub fn end_state(s: &State, extra: &[u64]) -> serde_json::Value {
     })
 }
 
+const FAULT_USAGE: &str = "fault abort|delay|timeout|reset|unplug CMD [feat=F] [secs=S] [nth=N] | fault abort CMD [FEAT] | fault delay CMD SECS | fault clear";
+
 /// One control command (a line of words); the answer text, or an error.
 pub fn control(m: &mut Model, words: &[&str]) -> Result<String, String> {
     let s = &mut m.state;
@@ -223,20 +328,37 @@ pub fn control(m: &mut Model, words: &[&str]) -> Result<String, String> {
             s.faults.clear();
             "faults cleared\n".to_string()
         }
-        ["fault", kind @ ("abort" | "delay"), cmd, rest @ ..] => {
-            let command = parse_num(cmd)? as u8;
-            let (feature, delay_s) = match (*kind, rest) {
-                ("abort", []) => (None, 0),
-                ("abort", [f]) => (Some(parse_num(f)? as u16), 0),
-                ("delay", [d]) => (None, parse_num(d)?),
-                _ => return Err("fault abort CMD [FEAT] | fault delay CMD SECS".into()),
+        ["fault", kind, cmd, rest @ ..] => {
+            let kind = match *kind {
+                "abort" => FaultKind::Abort,
+                "delay" => FaultKind::Delay,
+                "timeout" => FaultKind::Timeout,
+                "reset" => FaultKind::Reset,
+                "unplug" => FaultKind::Unplug,
+                _ => return Err(FAULT_USAGE.into()),
             };
-            s.faults.push(Fault {
-                command,
-                feature,
-                abort: *kind == "abort",
-                delay_s,
-            });
+            let mut fault = Fault {
+                command: parse_num(cmd)? as u8,
+                feature: None,
+                kind,
+                secs: if kind == FaultKind::Timeout { 2 } else { 0 },
+                nth: None,
+                seen: 0,
+            };
+            for word in rest {
+                match word.split_once('=') {
+                    Some(("feat", v)) => fault.feature = Some(parse_num(v)? as u16),
+                    Some(("secs", v)) => fault.secs = parse_num(v)?,
+                    Some(("nth", v)) => fault.nth = Some(parse_num(v)? as u32),
+                    // the first forms: `fault abort CMD FEAT`, `fault delay CMD SECS`
+                    None if kind == FaultKind::Abort => {
+                        fault.feature = Some(parse_num(word)? as u16)
+                    }
+                    None if kind == FaultKind::Delay => fault.secs = parse_num(word)?,
+                    _ => return Err(FAULT_USAGE.into()),
+                }
+            }
+            s.faults.push(fault);
             m.save();
             "fault set\n".to_string()
         }
@@ -300,12 +422,11 @@ mod tests {
     fn model() -> Model {
         let dir = std::env::temp_dir().join(format!("drive-model-test-{}", std::process::id()));
         let _ = std::fs::create_dir_all(&dir);
-        Model {
-            state: State::new(vec![0; 256], "t", 4096),
-            state_path: dir.join("state.json"),
-            log_path: dir.join("log.jsonl"),
-            log: Vec::new(),
-        }
+        Model::new(
+            State::new(vec![0; 256], "t", 4096),
+            dir.join("state.json"),
+            dir.join("log.jsonl"),
+        )
     }
 
     #[test]
@@ -318,8 +439,8 @@ mod tests {
         let cdb = [
             0x85, 0x06, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, 0xe5, 0,
         ];
-        let (st, _, sense, _) = crate::tcmu::Handler::command(&mut m, &cdb, &[], 0);
-        assert_eq!((st, sense[0], sense[3]), (2, 0x70, 0x04));
+        let r = crate::tcmu::Handler::command(&mut m, &cdb, &[], 0);
+        assert_eq!((r.status, r.sense[0], r.sense[3]), (2, 0x70, 0x04));
         let end = control(&mut m, &["end"]).unwrap();
         assert!(end.starts_with("# ATA commands received: 1\n"));
         assert!(control(&mut m, &["bogus"]).is_err());
@@ -341,6 +462,48 @@ mod tests {
         assert!(
             cmds[0].contains("\"command\":\"0xef\"") && cmds[1].contains("\"command\":\"0xe0\"")
         );
+    }
+
+    #[test]
+    fn faults_hit_the_nth_command_and_say_what_happened() {
+        let mut m = model();
+        let ata = |cmd: u8, feat: u8| {
+            [
+                0x85, 0x06, 0x20, 0, feat, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, cmd, 0,
+            ]
+        };
+        // the second SET FEATURES 0x02 is reset; the first and third are carried out
+        control(&mut m, &["fault", "reset", "0xef", "feat=0x02", "nth=2"]).unwrap();
+        control(&mut m, &["fault", "timeout", "0xe5", "secs=3"]).unwrap();
+        let r: Vec<_> = (0..3)
+            .map(|_| crate::tcmu::Handler::command(&mut m, &ata(0xef, 0x02), &[], 0))
+            .collect();
+        assert_eq!(r[0].sense[1], 0x01, "the first is answered (CK_COND)");
+        assert_eq!(
+            (r[1].sense[0], r[1].sense[1], r[1].sense[2]),
+            (0x72, 0x06, 0x29)
+        );
+        assert_eq!(r[2].sense[1], 0x01, "the fault fired once");
+        assert_eq!(m.state.power_cycles, 1, "the reset is a hardware reset");
+        let t = crate::tcmu::Handler::command(&mut m, &ata(0xe5, 0), &[], 0);
+        assert_eq!(
+            (t.sense[1], t.sense[2], t.sense[3], t.delay_s),
+            (0x0B, 0x08, 0x01, 3)
+        );
+        let faults: Vec<Option<String>> = m
+            .log
+            .iter()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                v.get("fault").and_then(|f| f.as_str()).map(str::to_string)
+            })
+            .collect();
+        assert_eq!(
+            faults,
+            [None, Some("reset".into()), None, Some("timeout".into())]
+        );
+        assert!(control(&mut m, &["fault", "melt", "0xef"]).is_err());
+        assert!(control(&mut m, &["fault", "reset", "0xef", "bogus"]).is_err());
     }
 
     #[test]

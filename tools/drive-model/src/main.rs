@@ -2,7 +2,7 @@
 //! the kernel's SCSI target and serve the TCMU ring, with a control socket) and `ctl` (send
 //! one control command to a running model).
 
-use drive_model::daemon::{control, Model};
+use drive_model::daemon::{control, replug, Model};
 use drive_model::state::{parse_identify_hex, State, DEFAULT_SECTORS};
 use drive_model::tcmu;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -17,7 +17,8 @@ const USAGE: &str = "usage:
 control commands: load FILE | save FILE | reboot | set KEY=VALUE... (sense=fixed|descriptor,
   inquiry=ata|usb, always_sense=0|1, lacks=FEATURE, has=FEATURE, frozen, power=N,
   sanitize_failed, sanitize_steps=N, checkwords=A,B) |
-  fault abort CMD [FEAT] | fault delay CMD SECS | fault clear | log | dump [LBA...] |
+  fault abort|delay|timeout|reset|unplug CMD [feat=F] [secs=S] [nth=N] | fault abort CMD [FEAT] |
+  fault delay CMD SECS | fault clear | replug | log | dump [LBA...] |
   end [--writes-only] [LBA...] | sector LBA
 features: all security hpa amax dco sanitize trim microcode write-unc sector-config wd";
 
@@ -73,12 +74,7 @@ fn cmd_serve(args: &[String]) -> Result<(), String> {
     let state: State =
         serde_json::from_str(&text).map_err(|e| format!("{}: {e}", state_path.display()))?;
     let bytes = state.factory_sectors * 512;
-    let model = Arc::new(Mutex::new(Model {
-        state,
-        state_path,
-        log_path,
-        log: Vec::new(),
-    }));
+    let model = Arc::new(Mutex::new(Model::new(state, state_path, log_path)));
     // the control socket first, so that `ctl` works as soon as the disk appears
     let _ = std::fs::remove_file(&socket);
     let listener = UnixListener::bind(&socket).map_err(|e| format!("{socket}: {e}"))?;
@@ -89,6 +85,9 @@ fn cmd_serve(args: &[String]) -> Result<(), String> {
         }
     });
     let backstore = tcmu::create_backstore(&name, bytes)?;
+    if let Ok(mut m) = model.lock() {
+        m.backstore = Some(backstore.clone());
+    }
     let (uio, len) = tcmu::find_uio(&name)?;
     let m3 = Arc::clone(&model);
     let ring = std::thread::spawn(move || tcmu::serve(&uio, len, m3));
@@ -110,9 +109,22 @@ fn serve_control(model: &Arc<Mutex<Model>>, conn: UnixStream) {
         return;
     }
     let words: Vec<&str> = line.split_whitespace().collect();
-    let answer = match model.lock() {
-        Ok(mut m) => control(&mut m, &words),
-        Err(_) => Err("model lock poisoned".into()),
+    // A drive pulled out (fault unplug) is plugged back in before a fresh state is loaded,
+    // outside the lock (daemon::replug)
+    let replugged = match words.first() {
+        Some(&"load") | Some(&"replug") => replug(model),
+        _ => Ok(None),
+    };
+    let answer = match (replugged, words.as_slice()) {
+        (Err(e), _) => Err(e),
+        (Ok(disk), ["replug"]) => Ok(match disk {
+            Some(d) => format!("plugged in again: {d}\n"),
+            None => "was not unplugged\n".to_string(),
+        }),
+        (Ok(_), _) => match model.lock() {
+            Ok(mut m) => control(&mut m, &words),
+            Err(_) => Err("model lock poisoned".into()),
+        },
     };
     let mut w = &conn;
     let _ = match answer {

@@ -6,7 +6,7 @@
 
 use crate::ata::{self, Dir, Request, Response, Taskfile};
 use crate::identify;
-use crate::state::{State, SECTOR};
+use crate::state::{FaultKind, State, SECTOR};
 
 pub const GOOD: u8 = 0x00;
 pub const CHECK_CONDITION: u8 = 0x02;
@@ -22,6 +22,8 @@ pub struct Outcome {
     pub delay_s: u64,
     /// The state changed (save it).
     pub dirty: bool,
+    /// The injected fault that hit this command, if any (logged; `Unplug` removes the LUN).
+    pub fault: Option<FaultKind>,
 }
 
 fn fixed_sense(key: u8, asc: u8, ascq: u8) -> Vec<u8> {
@@ -367,17 +369,56 @@ pub fn passthrough_sense(fixed: bool, extend: bool, r: &Response) -> Vec<u8> {
     }
 }
 
+/// Sense without ATA registers for a fault the target reports itself, in the personality's
+/// format (descriptor sense with no descriptor, or fixed).
+fn target_sense(fixed: bool, key: u8, asc: u8, ascq: u8) -> Vec<u8> {
+    if fixed {
+        fixed_sense(key, asc, ascq)
+    } else {
+        vec![0x72, key, asc, ascq, 0, 0, 0, 0]
+    }
+}
+
 fn passthrough(s: &mut State, cdb: &[u8], data_out: &[u8], data_in_len: usize) -> Outcome {
     let Some(req) = decode_passthrough(cdb, data_out, data_in_len) else {
         return check(0x05, 0x24, 0x00);
     };
+    let (command, feature) = (req.tf.command, req.tf.feature);
     let fault = s
         .faults
-        .iter()
-        .find(|f| f.command == req.tf.command && f.feature.is_none_or(|x| x == req.tf.feature))
-        .cloned();
-    let mut resp = match &fault {
-        Some(f) if f.abort => Response {
+        .iter_mut()
+        .map(|f| (f.hits(command, feature), f.clone()))
+        .filter(|(hit, _)| *hit)
+        .map(|(_, f)| f)
+        .next();
+    let fixed = s.personality.sense == "fixed";
+    let kind = fault.as_ref().map(|f| f.kind);
+    // The faults the target reports itself: no ATA registers, the command not carried out.
+    let own = match kind {
+        // SPC: ABORTED COMMAND, LOGICAL UNIT COMMUNICATION TIME-OUT (08/01)
+        Some(FaultKind::Timeout) => Some(target_sense(fixed, 0x0B, 0x08, 0x01)),
+        // SPC: UNIT ATTENTION, POWER ON, RESET, OR BUS DEVICE RESET OCCURRED (29/00)
+        Some(FaultKind::Reset) => {
+            s.power_cycle();
+            Some(target_sense(fixed, 0x06, 0x29, 0x00))
+        }
+        // SPC: ILLEGAL REQUEST, LOGICAL UNIT NOT SUPPORTED (25/00): the LUN is gone
+        Some(FaultKind::Unplug) => Some(target_sense(fixed, 0x05, 0x25, 0x00)),
+        _ => None,
+    };
+    if let Some(sense) = own {
+        return Outcome {
+            status: CHECK_CONDITION,
+            sense,
+            delay_s: fault.map_or(0, |f| f.secs),
+            dirty: true,
+            fault: kind,
+            ata: Some((req, Response::default())),
+            ..Default::default()
+        };
+    }
+    let mut resp = match kind {
+        Some(FaultKind::Abort) => Response {
             status: ata::ST_ERR,
             error: ata::ER_ABRT,
             device: req.tf.device,
@@ -386,7 +427,6 @@ fn passthrough(s: &mut State, cdb: &[u8], data_out: &[u8], data_in_len: usize) -
         _ => ata::execute(s, &req),
     };
     resp.data_in.truncate(data_in_len);
-    let fixed = s.personality.sense == "fixed";
     let with_sense = resp.is_error() || req.ck_cond || s.personality.always_sense;
     let mut o = Outcome {
         status: if with_sense { CHECK_CONDITION } else { GOOD },
@@ -396,8 +436,9 @@ fn passthrough(s: &mut State, cdb: &[u8], data_out: &[u8], data_in_len: usize) -
         } else {
             Vec::new()
         },
-        delay_s: fault.map_or(0, |f| f.delay_s),
+        delay_s: fault.map_or(0, |f| f.secs),
         dirty: true,
+        fault: kind,
         ata: None,
     };
     o.ata = Some((req, resp));

@@ -64,13 +64,66 @@ pub struct Personality {
     pub always_sense: bool,
 }
 
-/// A fault to inject: abort, or delay the answer by `delay_s` seconds (a time-out for the tool).
+/// What an injected fault does to the pass-through command it hits.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum FaultKind {
+    /// The drive aborts the command (ERR, ABRT) without carrying it out.
+    Abort,
+    /// The drive carries the command out and answers `secs` late.
+    Delay,
+    /// The drive never answers: the target holds the command `secs`, then reports what a
+    /// SATL reports for a drive that did not answer (ABORTED COMMAND, LOGICAL UNIT
+    /// COMMUNICATION TIME-OUT). A host whose own time-out is shorter gives up first (the
+    /// kernel's SG_IO time-out: DID_TIME_OUT). Not carried out.
+    Timeout,
+    /// A bus reset interrupts the command: not carried out, the drive is reset (what ACS keeps
+    /// over a hardware reset, as [`State::power_cycle`]), and the command ends with UNIT
+    /// ATTENTION, POWER ON, RESET, OR BUS DEVICE RESET OCCURRED.
+    Reset,
+    /// The drive is pulled out: the LUN is removed from the SCSI target (the kernel deletes
+    /// the disk) and the command ends with LOGICAL UNIT NOT SUPPORTED. Not carried out.
+    Unplug,
+}
+
+impl FaultKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultKind::Abort => "abort",
+            FaultKind::Delay => "delay",
+            FaultKind::Timeout => "timeout",
+            FaultKind::Reset => "reset",
+            FaultKind::Unplug => "unplug",
+        }
+    }
+}
+
+/// A fault to inject into the pass-through commands matching `command` (and `feature`).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Fault {
     pub command: u8,
     pub feature: Option<u16>,
-    pub abort: bool,
-    pub delay_s: u64,
+    pub kind: FaultKind,
+    /// Delay, or how long a time-out holds the command.
+    pub secs: u64,
+    /// Only the nth matching command (1-based), once: "in the middle" of a sequence. None:
+    /// every matching command.
+    #[serde(default)]
+    pub nth: Option<u32>,
+    /// Matching commands seen so far (for `nth`).
+    #[serde(default)]
+    pub seen: u32,
+}
+
+impl Fault {
+    /// Counts a command; whether the fault hits it.
+    pub fn hits(&mut self, command: u8, feature: u16) -> bool {
+        if self.command != command || self.feature.is_some_and(|f| f != feature) {
+            return false;
+        }
+        self.seen += 1;
+        self.nth.is_none_or(|n| n == self.seen)
+    }
 }
 
 /// ACS security: passwords, enabled/locked/frozen, the attempt counter.

@@ -48,19 +48,119 @@ pub fn create_backstore(name: &str, bytes: u64) -> Result<PathBuf, String> {
     Ok(dir)
 }
 
+fn tpg_dir() -> PathBuf {
+    Path::new(LOOP).join("naa.5001405d0d0e0001").join("tpgt_1")
+}
+
+/// The LUN's link to the backstore: made, the kernel adds the disk; removed, it deletes it.
+fn lun_link() -> PathBuf {
+    tpg_dir().join("lun").join("lun_0").join("drive-model")
+}
+
 /// Makes the tcm_loop HBA with LUN 0 on the backstore: the kernel then scans a SCSI disk.
 pub fn create_loopback(backstore: &Path) -> Result<(), String> {
-    let tpg = Path::new(LOOP).join("naa.5001405d0d0e0001").join("tpgt_1");
+    let tpg = tpg_dir();
     let lun = tpg.join("lun").join("lun_0");
     fs::create_dir_all(&lun).map_err(|e| format!("mkdir {}: {e}", lun.display()))?;
     // the I_T nexus first: linking the LUN makes tcm_loop add the SCSI device at once, and
     // without a nexus the kernel's INQUIRY fails ("TCM_Loop I_T Nexus does not exist")
     write_attr(&tpg.join("nexus"), "naa.5001405d0d0e0002")?;
-    let link = lun.join("drive-model");
-    if !link.exists() {
+    link_lun(backstore)
+}
+
+/// Links LUN 0 to the backstore (again, after an unplug): tcm_loop adds the SCSI device.
+pub fn link_lun(backstore: &Path) -> Result<(), String> {
+    let link = lun_link();
+    if fs::symlink_metadata(&link).is_err() {
         symlink(backstore, &link).map_err(|e| format!("ln -s {}: {e}", link.display()))?;
     }
     Ok(())
+}
+
+/// The hot-unplug: removes LUN 0's link. tcm_loop then removes the SCSI device, which waits
+/// for the commands in flight, so this blocks until the model has answered them.
+pub fn unlink_lun() -> Result<(), String> {
+    let link = lun_link();
+    fs::remove_file(&link).map_err(|e| format!("rm {}: {e}", link.display()))
+}
+
+/// The SCSI devices (`/sys/bus/scsi/devices/H:C:T:L`) on tcm_loop's host.
+pub fn scsi_devices() -> Vec<PathBuf> {
+    let Ok(rd) = fs::read_dir("/sys/bus/scsi/devices") else {
+        return Vec::new();
+    };
+    rd.flatten()
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let host = name.split(':').next().unwrap_or("");
+            name.matches(':').count() == 3
+                && fs::read_to_string(format!("/sys/class/scsi_host/host{host}/proc_name"))
+                    .is_ok_and(|p| p.trim() == "tcm_loopback")
+        })
+        .map(|e| e.path())
+        .collect()
+}
+
+/// Waits (up to `limit`) until the kernel deleting the SCSI device `dir` has reached its
+/// disk: del_gendisk sets the capacity to 0 just before it stops new I/O and waits for the
+/// commands in flight. Answering only then gives every later command of the tool the same
+/// fate (refused by the kernel, never sent), whatever the timing.
+pub fn wait_disk_deleting(dir: &Path, limit: std::time::Duration) {
+    let start = std::time::Instant::now();
+    while start.elapsed() < limit {
+        let size = fs::read_dir(dir.join("block"))
+            .ok()
+            .and_then(|mut rd| rd.next())
+            .and_then(Result::ok)
+            .and_then(|e| fs::read_to_string(e.path().join("size")).ok());
+        match size {
+            Some(s) if s.trim() != "0" => {}
+            _ => return,
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// A latch the ring thread waits on (an answer held until the model lets it go).
+#[derive(Debug, Default)]
+pub struct Latch {
+    open: Mutex<bool>,
+    changed: std::sync::Condvar,
+}
+
+impl Latch {
+    pub fn open(&self) {
+        if let Ok(mut o) = self.open.lock() {
+            *o = true;
+        }
+        self.changed.notify_all();
+    }
+
+    /// Waits until the latch is opened, or `limit` passed.
+    pub fn wait(&self, limit: std::time::Duration) {
+        let Ok(guard) = self.open.lock() else {
+            return;
+        };
+        let _ = self.changed.wait_timeout_while(guard, limit, |open| !*open);
+    }
+}
+
+/// Waits (up to `limit`) until a disk of tcm_loop's has its block device; its name.
+pub fn wait_disk(limit: std::time::Duration) -> Option<String> {
+    let start = std::time::Instant::now();
+    while start.elapsed() < limit {
+        for dev in scsi_devices() {
+            if let Some(e) = fs::read_dir(dev.join("block"))
+                .ok()
+                .and_then(|mut rd| rd.next())
+                .and_then(Result::ok)
+            {
+                return Some(e.file_name().to_string_lossy().into_owned());
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    None
 }
 
 /// Finds /dev/uioN whose name is the backstore's ("tcm-user/<hba>/<name>/<config>").
@@ -161,15 +261,26 @@ fn le64(b: &[u8], o: usize) -> u64 {
     u64::from_le_bytes(a)
 }
 
+/// The answer to one command, and when to give it.
+#[derive(Debug, Default)]
+pub struct Reply {
+    pub status: u8,
+    pub data_in: Vec<u8>,
+    pub sense: Vec<u8>,
+    /// Seconds to wait before answering (a slow drive, or one that does not answer).
+    pub delay_s: u64,
+    /// Answer only once the kernel deleting this SCSI device (its sysfs directory) reached
+    /// its disk: the command in flight when the drive was pulled out.
+    pub after_gone: Option<PathBuf>,
+    /// Answer only once this latch opens (at most 30 s): the kernel's last command to a
+    /// pulled-out drive, held so that the removal stays where it is until the next `ctl load`.
+    pub hold: Option<Arc<Latch>>,
+}
+
 /// What the front-end asks of the model for each command.
 pub trait Handler: Send {
-    /// cdb, data out, bytes of data in offered → (status, data in, sense, delay seconds).
-    fn command(
-        &mut self,
-        cdb: &[u8],
-        data_out: &[u8],
-        data_in_len: usize,
-    ) -> (u8, Vec<u8>, Vec<u8>, u64);
+    /// cdb, data out, bytes of data in offered → the reply.
+    fn command(&mut self, cdb: &[u8], data_out: &[u8], data_in_len: usize) -> Reply;
 }
 
 /// Serves the ring until an error.
@@ -257,15 +368,28 @@ fn serve_one<H: Handler>(
     for &(b, l) in &iov {
         data_out.extend(ring.read(b, l)?);
     }
-    let (status, data_in, sense, delay) = {
+    // the lock is not held while the answer waits: control commands go on meanwhile
+    let reply = {
         let mut h = handler
             .lock()
             .map_err(|_| "model lock poisoned".to_string())?;
         h.command(&cdb, &data_out, total)
     };
-    if delay > 0 {
-        std::thread::sleep(std::time::Duration::from_secs(delay));
+    if reply.delay_s > 0 {
+        std::thread::sleep(std::time::Duration::from_secs(reply.delay_s));
     }
+    if let Some(dev) = &reply.after_gone {
+        wait_disk_deleting(dev, std::time::Duration::from_secs(5));
+    }
+    if let Some(latch) = &reply.hold {
+        latch.wait(std::time::Duration::from_secs(30));
+    }
+    let Reply {
+        status,
+        data_in,
+        sense,
+        ..
+    } = reply;
     // data in: scattered over the same iovecs
     let mut done = 0;
     for &(b, l) in &iov {
@@ -295,17 +419,17 @@ mod tests {
 
     struct Echo;
     impl Handler for Echo {
-        fn command(
-            &mut self,
-            cdb: &[u8],
-            data_out: &[u8],
-            len: usize,
-        ) -> (u8, Vec<u8>, Vec<u8>, u64) {
+        fn command(&mut self, cdb: &[u8], data_out: &[u8], len: usize) -> Reply {
             // answers CHECK CONDITION with the CDB as sense, and the data out reversed
             let mut d = data_out.to_vec();
             d.reverse();
             d.truncate(len);
-            (2, d, cdb.to_vec(), 0)
+            Reply {
+                status: 2,
+                data_in: d,
+                sense: cdb.to_vec(),
+                ..Default::default()
+            }
         }
     }
 

@@ -7,6 +7,7 @@
 
 mod dry_run;
 mod explanations;
+mod faults;
 mod features;
 mod firmware;
 mod hpa;

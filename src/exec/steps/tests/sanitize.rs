@@ -134,7 +134,8 @@ fn a_failure_gives_the_drives_reason() {
     );
     assert_eq!(
         o.stderr,
-        "SANITIZE failed: ATA command 0xb4 failed: status 0x51 (error), error 0x04 (aborted)\nSANITIZE device error reason: Device in FROZEN state\n"
+        "SANITIZE failed: ATA command 0xb4 failed: status 0x51 (error), error 0x04 (aborted)\nSANITIZE device error reason: Device in FROZEN state\n\
+         /dev/x: the drive refused the sanitize, so it did not start and nothing was erased: --sanitize-status /dev/x shows the drive's sanitize state\n"
     );
     assert_eq!(o.exit, 5);
     let fake = sanitizer()
