@@ -851,3 +851,22 @@ fn the_modes_print_their_plans_or_refuse() {
         assert_eq!(stdout, "", "{words:?}");
     }
 }
+
+/// The --bench plan counts its trials in words a user reads: "1 trial", not "1 trials"
+/// (issue 19). A plain file is enough: a dry run reads no data.
+#[test]
+fn the_bench_plan_says_one_trial() {
+    let file = std::env::temp_dir().join(format!("hdparm-rs-dry-bench-{}", std::process::id()));
+    std::fs::write(&file, vec![0u8; 1 << 20]).expect("scratch file");
+    let path = file.to_string_lossy().into_owned();
+    for (trials, want) in [
+        ("1", "--bench: 1 trial of 3.0 s"),
+        ("2", "--bench: 2 trials of"),
+    ] {
+        let (stdout, stderr, status) =
+            ours(&["--dry-run", "--bench", "--bench-trials", trials, &path]);
+        assert_eq!(status, Some(0), "{stdout}{stderr}");
+        assert!(stdout.contains(want), "{want:?} not in\n{stdout}");
+    }
+    let _ = std::fs::remove_file(&file);
+}

@@ -476,8 +476,9 @@ pub fn timed_reads(f: &crate::cli::Flags) -> Vec<Planned> {
     }
     if let Some(b) = &f.bench {
         reads.push(Planned::Reads(format!(
-            "O_DIRECT reads at a queue depth (--bench: {} trials of {:.1} s, {} reads of {} bytes in flight, {})",
+            "O_DIRECT reads at a queue depth (--bench: {} trial{} of {:.1} s, {} reads of {} bytes in flight, {})",
             b.trials,
+            if b.trials == 1 { "" } else { "s" },
             b.trial_duration.as_secs_f64(),
             b.depth,
             b.block_size,
