@@ -121,6 +121,20 @@ fn scenario_list_suits_the_harness_and_the_profile() {
     ] {
         assert!(seen.iter().any(|s| s == job), "demo.tsv lacks {job}");
     }
+    // The NVMe drive under TCG on a busy host: its driver waits 120 s for a read, not 30 s,
+    // before it aborts and resets the controller, passed on to insmod as modprobe would; and a
+    // step may run 300 s, so that it outlives that wait (at 60 s it was killed, exit 143)
+    assert!(
+        run_sh.contains("APPEND_PROFILE=\" nvme_core.io_timeout=120\""),
+        "run.sh's demo profile sets the NVMe driver's timeout"
+    );
+    let init = std::fs::read_to_string(repo().join("tests/vm/guest/init")).unwrap();
+    assert!(
+        init.contains("insmod \"/lib/modules/$m\" $_args"),
+        "guest/init hands MODULE.PARAM= kernel arguments to insmod"
+    );
+    let script = std::fs::read_to_string(repo().join("scripts/demo")).unwrap();
+    assert!(script.contains("--cmd-timeout 300"), "scripts/demo's step limit");
 }
 
 fn write(dir: &Path, rel: &str, text: &str) {
