@@ -134,7 +134,10 @@ fn scenario_list_suits_the_harness_and_the_profile() {
         "guest/init hands MODULE.PARAM= kernel arguments to insmod"
     );
     let script = std::fs::read_to_string(repo().join("scripts/demo")).unwrap();
-    assert!(script.contains("--cmd-timeout 300"), "scripts/demo's step limit");
+    assert!(
+        script.contains("--cmd-timeout 300"),
+        "scripts/demo's step limit"
+    );
 }
 
 fn write(dir: &Path, rel: &str, text: &str) {
