@@ -19,6 +19,8 @@
 #                     | tune (IDE, AHCI and virtio disks: --experiment, --advise, --surface over
 #                     a dm table: tests/vm_tune.rs) | hotplug (AHCI disk, IDE CD-ROM and a SCSI
 #                     disk hot-plugged mid-run: --apply from mdev, the resume hook: tests/vm_tune.rs)
+#                     | scsi (SCSI disks: virtio-scsi, an LSI SAS 1068 HBA (mptsas), scsi_debug;
+#                     sg3_utils and sdparm in the guest as the oracle: tests/vm_scsi.rs)
 #   --scenarios FILE  scenario list (default tests/vm/scenarios/<profile>.tsv)
 #   --out DIR         results (default tests/vm/out/<profile>); emptied first
 #   --accel A         auto (default) | tcg | kvm; auto takes KVM only when /dev/kvm is usable
@@ -188,6 +190,32 @@ if [ "$PROFILE" = hotplug ]; then
 	chmod 755 "$R/lib/systemd/system-sleep/hdparm-rs" "$R/lib/mdev/hdparm-rs-rule"
 fi
 # ---- end tune and hotplug ----
+# ---- profile scsi (issue 22; tests/vm_scsi.rs): sg3_utils and sdparm (the oracle: every
+# ELF sg_* program, sdparm, libsgutils2 through ldd), the mptsas modules from the kernel
+# cache's scsi/ set (loaded in order after the storage list), scsi_debug (loaded by
+# guest/scsi.sh with its parameters), guest/scsi.sh, strace with guest/sgio (the wire) and
+# guest/bench-scsi (the scenarios' helpers) ----
+if [ "$PROFILE" = scsi ]; then
+	if ! command -v sg_inq > /dev/null || ! command -v sdparm > /dev/null; then
+		[ "$(id -u)" = 0 ] && env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -y \
+			install sg3-utils sdparm >&2 || true
+	fi
+	command -v sg_inq > /dev/null && command -v sdparm > /dev/null ||
+		{ echo "run.sh: UNAVAILABLE: no sg3_utils or sdparm on the host (Debian: sg3-utils, sdparm)" >&2; exit 77; }
+	for f in $(dirname "$(command -v sg_inq)")/sg_* "$(command -v sdparm)"; do
+		head -c 4 "$f" | grep -q ELF && put_exe "$f" "/usr/bin/${f##*/}"
+	done
+	[ -f "$KDIR/scsi/ready" ] || { echo "run.sh: the kernel cache has no scsi/ module set (tests/vm/setup.sh)" >&2; exit 1; }
+	cp "$KDIR"/scsi/modules/*.ko "$R/lib/modules/"
+	grep -v '^scsi_debug\.ko$' "$KDIR/scsi/modules.load" >> "$R/etc/bench/modules.load"
+	cp "$HERE/guest/scsi.sh" "$R/etc/bench/scsi.sh"
+	# strace: guest/sgio logs every SG_IO a program makes (the CDB, the data out, the answer)
+	STRACE=$(command -v strace || true)
+	[ -n "$STRACE" ] || { echo "run.sh: UNAVAILABLE: no strace on the host (Debian: strace)" >&2; exit 77; }
+	put_exe "$STRACE" /usr/bin/strace
+	for f in sgio bench-scsi; do cp "$HERE/guest/$f" "$R/usr/bin/$f"; chmod 755 "$R/usr/bin/$f"; done
+fi
+# ---- end profile scsi ----
 INITRD=$WORK/initrd.gz
 (cd "$R" && find . | LC_ALL=C sort | busybox cpio -o -H newc 2>/dev/null | gzip -1 > "$INITRD")
 log "initramfs: $(($(stat -c %s "$INITRD") / 1024)) KiB (ours: $BIN, reference: $REF)"
@@ -256,6 +284,20 @@ virtio_blk() { mkimg virtio-blk 1G; EXPECT+=(virtio-blk)
 # scenario plugs into it (`!ours-host device_add scsi-hd,drive=hot0,...`)
 hot_spare() { mkimg hot 256M
 	Q+=(-device virtio-scsi-pci,id=vscsi -drive "if=none,id=hot0,format=raw,file=$IMG/hot.raw"); }
+# ---- profile scsi (issue 22): two disks on QEMU's scsi-hd, each with the identity a real
+# disk reports (vendor, product, serial, WWN for VPD 83h, rotation rate for B1h): one on
+# virtio-scsi with 4096-byte physical blocks and discards passed to the image (UNMAP punches
+# holes: the blocks read back as zeros, though LBPRZ does not promise it); one on an LSI SAS
+# 1068 HBA, which Linux drives with its real mptsas driver and the SAS transport class,
+# discards ignored (UNMAP is accepted and the data stays). Kinds: virtio-scsi, sas-hd; the
+# guest adds scsi-debug (the kernel's scsi_debug, guest/scsi.sh).
+scsi_disks() { mkimg virtio-scsi 1G; mkimg sas-hd 1G; EXPECT+=(virtio-scsi sas-hd scsi-debug)
+	Q+=(-device virtio-scsi-pci,id=vscsi
+	    -drive "if=none,id=vscsihd,format=raw,discard=unmap,file=$IMG/virtio-scsi.raw"
+	    -device "scsi-hd,drive=vscsihd,bus=vscsi.0,vendor=HDPARMRS,product=VSCSI DISK,ver=1.0,serial=HRS-VSCSI-0001,wwn=0x5000c500a1b2c3e5,rotation_rate=7200,physical_block_size=4096"
+	    -device mptsas1068,id=sas,sas_address=0x5000c500a1b2c300
+	    -drive "if=none,id=sashd,format=raw,file=$IMG/sas-hd.raw"
+	    -device "scsi-hd,drive=sashd,bus=sas.0,scsi-id=0,vendor=HDPARMRS,product=SAS DISK,ver=1.0,serial=HRS-SAS-0001,wwn=0x5000c500a1b2c3f6,rotation_rate=15000"); }
 case $PROFILE in
 main) ide_hd; ide_cd; ahci; ahci_hd; ahci_cd; nvme; virtio_scsi; virtio_blk;;
 # libata retries a failed read and lowers the link speed for the rest of the boot, so the
@@ -282,6 +324,8 @@ clients) ide_hd; ide_cd; ahci; ahci_hd; ahci_cd; nvme; virtio_scsi; virtio_blk
 # and resume, and by a CD-ROM that rejects a setting ----
 tune) ide_hd; ahci; ahci_hd; virtio_blk;;
 hotplug) ide_cd; ahci; ahci_hd; hot_spare;;
+# ---- issue 22: SCSI disks with sg3_utils and sdparm as the oracle (tests/vm_scsi.rs)
+scsi) scsi_disks;;
 *) echo "run.sh: unknown profile $PROFILE" >&2; exit 1;;
 esac
 KINDS=$(IFS=,; echo "${EXPECT[*]}")

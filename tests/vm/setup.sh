@@ -96,43 +96,86 @@ if [ -f "$KDIR/ready" ] && [ "$(cat "$KDIR/roots" 2>/dev/null)" != "$ROOT_MODULE
 	say "the cached kernel has other modules than ROOT_MODULES: making it again"
 	rm -f "$KDIR/ready"
 fi
+# fetch_kernel DIR: the kernel package, unpacked into DIR/root with a modules.dep; sets KREL
+fetch_kernel() {
+	say "fetching $KPKG"
+	mkdir -p "$1/deb"
+	(cd "$1/deb" && apt-get download "$KPKG" >&2 2>"$1/apt.err") || {
+		cat "$1/apt.err" >&2; unavailable "apt-get download $KPKG failed"; }
+	dpkg-deb -x "$1"/deb/*.deb "$1/root"
+	KREL=$(ls "$1/root/lib/modules")
+	# The .deb has no modules.dep (its postinst runs depmod); busybox makes one. Its lines:
+	# "kernel/drivers/ata/ahci.ko: kernel/drivers/ata/libahci.ko kernel/drivers/ata/libata.ko ..."
+	busybox depmod -b "$1/root" "$KREL"
+}
+# keep_modules MODDIR ROOTS OUTDIR [HAVE]: the modules ROOTS need, in load order, copied into
+# OUTDIR/modules with their names in OUTDIR/modules.load; those listed in the file HAVE (a
+# modules.load kept before) are left out
+keep_modules() {
+	local moddir=$1 roots=$2 out=$3 have=${4:-/dev/null} m
+	mkdir -p "$out/modules"
+	# Depth-first over modules.dep from the roots: every module after all it depends on.
+	awk -v roots="$roots" '
+		function base(p,  n) { n = p; sub(/^.*\//, "", n); sub(/\.ko.*$/, "", n); gsub(/-/, "_", n); return n }
+		function visit(n,  k, i, d) {
+			if (n in done) return
+			done[n] = 1
+			if (!(n in file)) { print "setup: module " n " not in modules.dep" > "/dev/stderr"; bad = 1; return }
+			k = split(deps[n], d, " ")
+			for (i = 1; i <= k; i++) visit(base(d[i]))
+			print file[n]
+		}
+		FILENAME == ARGV[1] { done[base($1)] = 1; next }
+		{ f = $1; sub(/:$/, "", f); n = base(f); file[n] = f; $1 = ""; deps[n] = $0 }
+		END { k = split(roots, r, " "); for (i = 1; i <= k; i++) visit(r[i]); exit bad }
+	' "$have" "$moddir/modules.dep" > "$out/modules.order"
+	: >> "$out/modules.load"
+	while read -r m; do
+		case $m in *.ko) ;; *) unavailable "module $m is compressed; busybox insmod cannot load it";; esac
+		cp "$moddir/$m" "$out/modules/"
+		basename "$m" >> "$out/modules.load"
+	done < "$out/modules.order"
+	rm -f "$out/modules.order"
+}
+# ---- profile scsi (issue 22): the LSI SAS HBA's driver (mptsas, with mptscsih, mptbase and
+# the SAS transport class) and scsi_debug, kept apart in KDIR/scsi/ (modules, modules.load,
+# roots, ready) so that the storage list above, which every profile loads and other branches
+# check, stays as it was and a cache made before gains the directory without being made again
+SCSI_MODULES="mptsas scsi_debug"
+scsi_extra() {
+	local kdir=$1 moddir=$2
+	rm -rf "$kdir/scsi"
+	keep_modules "$moddir" "$SCSI_MODULES" "$kdir/scsi" "$kdir/modules.load"
+	echo "$SCSI_MODULES" > "$kdir/scsi/roots"
+	touch "$kdir/scsi/ready"
+}
 if [ -f "$KDIR/ready" ]; then
-	echo "$KDIR"
-	exit 0
+	if [ ! -f "$KDIR/scsi/ready" ] || [ "$(cat "$KDIR/scsi/roots")" != "$SCSI_MODULES" ]; then
+		rm -rf "$KDIR.scsi.tmp"; mkdir -p "$KDIR.scsi.tmp"
+		fetch_kernel "$KDIR.scsi.tmp"
+		# modules of another build of the package would not load into the cached kernel
+		if [ "$(dpkg-deb -f "$KDIR.scsi.tmp"/deb/*.deb Version)" = "$(cat "$KDIR/version")" ]; then
+			scsi_extra "$KDIR" "$KDIR.scsi.tmp/root/lib/modules/$KREL"
+			say "kernel $KREL: $(wc -l < "$KDIR/scsi/modules.load") modules of profile scsi added to $KDIR/scsi"
+		else
+			say "$KPKG is now another build than the cached kernel: making the cache again"
+			rm -f "$KDIR/ready"
+		fi
+		rm -rf "$KDIR.scsi.tmp"
+	fi
+	if [ -f "$KDIR/ready" ]; then
+		echo "$KDIR"
+		exit 0
+	fi
 fi
+# ---- end profile scsi
 
-say "fetching $KPKG"
 rm -rf "$KDIR" "$KDIR.tmp"
-mkdir -p "$KDIR.tmp/deb"
-(cd "$KDIR.tmp/deb" && apt-get download "$KPKG" >&2 2>"$KDIR.tmp/apt.err") || {
-	cat "$KDIR.tmp/apt.err" >&2; unavailable "apt-get download $KPKG failed"; }
-dpkg-deb -x "$KDIR.tmp"/deb/*.deb "$KDIR.tmp/root"
-KREL=$(ls "$KDIR.tmp/root/lib/modules")
+mkdir -p "$KDIR.tmp"
+fetch_kernel "$KDIR.tmp"
 MODDIR=$KDIR.tmp/root/lib/modules/$KREL
-# The .deb has no modules.dep (its postinst runs depmod); busybox makes one. Its lines:
-# "kernel/drivers/ata/ahci.ko: kernel/drivers/ata/libahci.ko kernel/drivers/ata/libata.ko ..."
-busybox depmod -b "$KDIR.tmp/root" "$KREL"
-
-# Depth-first over modules.dep from the roots: every module after all it depends on.
-mkdir -p "$KDIR.tmp/modules"
-awk -v roots="$ROOT_MODULES" '
-	function base(p,  n) { n = p; sub(/^.*\//, "", n); sub(/\.ko.*$/, "", n); gsub(/-/, "_", n); return n }
-	function visit(n,  k, i, d) {
-		if (n in done) return
-		done[n] = 1
-		if (!(n in file)) { print "setup: module " n " not in modules.dep" > "/dev/stderr"; bad = 1; return }
-		k = split(deps[n], d, " ")
-		for (i = 1; i <= k; i++) visit(base(d[i]))
-		print file[n]
-	}
-	{ f = $1; sub(/:$/, "", f); n = base(f); file[n] = f; $1 = ""; deps[n] = $0 }
-	END { k = split(roots, r, " "); for (i = 1; i <= k; i++) visit(r[i]); exit bad }
-' "$MODDIR/modules.dep" > "$KDIR.tmp/modules.order"
-while read -r m; do
-	case $m in *.ko) ;; *) unavailable "module $m is compressed; busybox insmod cannot load it";; esac
-	cp "$MODDIR/$m" "$KDIR.tmp/modules/"
-	basename "$m" >> "$KDIR.tmp/modules.load"
-done < "$KDIR.tmp/modules.order"
+keep_modules "$MODDIR" "$ROOT_MODULES" "$KDIR.tmp"
+scsi_extra "$KDIR.tmp" "$MODDIR"
 
 # vmlinuz is a bzImage whose payload is one xz stream; the ELF inside boots through PVH
 # with qboot, skipping real-mode setup and decompression (about 5 s under TCG).
@@ -148,7 +191,7 @@ if ! head -c 4 "$KDIR.tmp/vmlinux" 2>/dev/null | grep -q ELF; then
 fi
 echo "$KREL" > "$KDIR.tmp/release"
 dpkg-deb -f "$KDIR.tmp"/deb/*.deb Version > "$KDIR.tmp/version"
-rm -rf "$KDIR.tmp/root" "$KDIR.tmp/deb" "$KDIR.tmp/modules.order" "$KDIR.tmp/apt.err"
+rm -rf "$KDIR.tmp/root" "$KDIR.tmp/deb" "$KDIR.tmp/apt.err"
 echo "$ROOT_MODULES" > "$KDIR.tmp/roots"
 touch "$KDIR.tmp/ready"
 mv "$KDIR.tmp" "$KDIR"
