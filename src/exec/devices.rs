@@ -13,8 +13,10 @@ use super::guards::{self, DeviceFacts};
 use super::output::{Output, SharedStderr};
 use super::real::RealDevice;
 use super::steps::{self, Ctx};
+use super::stop::Stop;
 use crate::cli::DeviceRun;
 use crate::error::{Error, ErrorClass};
+use crate::report::stop::{DeviceTurn, State, StopReport};
 use std::io;
 
 /// Where the devices of a run come from.
@@ -83,12 +85,29 @@ impl Opener for RealOpener {
 }
 
 /// Runs every device of the invocation on the real devices.
+///
+/// A run with a destructive operation is stopped by SIGINT, SIGTERM, SIGHUP or SIGQUIT
+/// between two commands instead of being killed (`exec/stop.rs`): the handler is installed
+/// for the whole run, so no later handler can make it forget a stop.
 pub fn run_devices(runs: &[DeviceRun], out: &mut Output) {
-    run_devices_with(runs, out, &mut RealOpener::default());
+    let destructive = runs
+        .iter()
+        .any(|r| !r.flags.dry_run && guards::destructive_option(&r.flags, None).is_some());
+    let handler = destructive
+        .then(crate::device::sys::signal::StopHandler::install)
+        .and_then(Result::ok);
+    let stop = if handler.is_some() {
+        Stop::on_signals()
+    } else {
+        Stop::never()
+    };
+    run_devices_with(runs, out, &mut RealOpener::default(), stop);
+    drop(handler);
 }
 
-/// Runs every device of the invocation, opening each through `opener`.
-pub fn run_devices_with(runs: &[DeviceRun], out: &mut Output, opener: &mut dyn Opener) {
+/// Runs every device of the invocation, opening each through `opener`; `stop` is looked at
+/// before each device (and by the steps before each step and command).
+pub fn run_devices_with(runs: &[DeviceRun], out: &mut Output, opener: &mut dyn Opener, stop: Stop) {
     if runs.len() > 1 {
         out.name_devices_in_errors();
     }
@@ -114,8 +133,18 @@ pub fn run_devices_with(runs: &[DeviceRun], out: &mut Output, opener: &mut dyn O
         }
         all_facts.push(facts);
     }
+    let mut turns = Vec::with_capacity(runs.len());
     for (index, run) in runs.iter().enumerate() {
         let name = run.path.to_string_lossy().into_owned();
+        if stop.requested() {
+            turns.push(DeviceTurn {
+                name,
+                state: State::NotStarted,
+                detail: None,
+            });
+            continue;
+        }
+        let errors_before = out.errors().len();
         let mut opened = match opener.open(run, out.trace_writer()) {
             Ok(opened) => opened,
             Err(e) => {
@@ -137,18 +166,56 @@ pub fn run_devices_with(runs: &[DeviceRun], out: &mut Output, opener: &mut dyn O
                 }
                 out.error(&error);
                 out.end_device();
+                turns.push(DeviceTurn {
+                    name,
+                    state: State::Failed,
+                    detail: None,
+                });
                 continue;
             }
         };
         out.begin_device(&name, run.flags.quiet);
         out.device_kind(&opened.kind, &opened.description);
+        let mut at_stop = None;
         if run.flags.dry_run {
-            dry_run(run, &all_facts[index], name, opened.dev.as_mut(), out);
+            dry_run(
+                run,
+                &all_facts[index],
+                name.clone(),
+                opened.dev.as_mut(),
+                out,
+            );
         } else {
-            let mut ctx = Ctx::new(name, run.flags.clone(), opened.dev.as_mut(), out);
+            let mut ctx = Ctx::new(
+                name.clone(),
+                run.flags.clone(),
+                opened.dev.as_mut(),
+                out,
+                stop,
+            );
             steps::run(&mut ctx);
+            at_stop = ctx.turn_at_stop();
         }
         out.end_device();
+        let failed = out.errors().len() > errors_before;
+        let (state, detail) = match at_stop {
+            Some((State::Done, detail)) if failed => (State::Failed, detail),
+            Some(turn) => turn,
+            None if failed => (State::Failed, None),
+            None => (State::Done, None),
+        };
+        turns.push(DeviceTurn {
+            name,
+            state,
+            detail,
+        });
+    }
+    if let Some(signal) = stop.signal() {
+        out.stop_report(&StopReport {
+            signal,
+            signal_name: crate::device::sys::signal::name(signal),
+            devices: turns,
+        });
     }
 }
 

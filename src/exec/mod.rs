@@ -307,6 +307,7 @@ mod quiet;
 mod real;
 mod sectors;
 mod steps;
+mod stop;
 mod surface;
 pub mod timing;
 mod timing_steps;

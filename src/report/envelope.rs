@@ -2,7 +2,7 @@
 //!
 //! ```json
 //! {
-//!   "json_format_version": [3, 0],
+//!   "json_format_version": [3, 1],
 //!   "hdparm_rs": { "version": "0.1.0", "argv": ["hdparm", "--json", "-I", "/dev/sda"],
 //!                  "exit_status": 0 },
 //!   "devices": [
@@ -17,6 +17,7 @@
 //!       "messages": [ {"severity": "error", "class": "not_applicable", "text": "..."} ] }
 //!   ],
 //!   "help": "...",                      // -h, --help, --security-help: the text
+//!   "stop": { ... },                    // a run a signal stopped: see report::stop
 //!   "messages": [ ... ]                 // messages not tied to one device (usage errors...)
 //! }
 //! ```
@@ -39,7 +40,8 @@
 //! the device (version 1 nested them under `other`); `--apply`'s messages have this file's
 //! shape (they were `{class, message}`). Version 3 (from 2): a `--surface` zone's read errors
 //! are `error_blocks` and at most 16 `error_ranges` (`error_lbas` listed every failed block,
-//! without bound), and the scan says how it `ended`. In `argv` a password word reads
+//! without bound), and the scan says how it `ended`. Version 3.1: a run a signal stopped has
+//! `stop` (`report::stop`). In `argv` a password word reads
 //! `(password)`. Keys are
 //! snake_case with units in their names. A key whose value is unknown is left out rather than
 //! set to null, except where the section documents null. Messages are kept apart from data;
@@ -50,7 +52,7 @@ use super::settings::Outcome;
 use serde::Serialize;
 
 /// `[major, minor]` of the JSON format.
-pub const JSON_FORMAT_VERSION: [u32; 2] = [3, 0];
+pub const JSON_FORMAT_VERSION: [u32; 2] = [3, 1];
 
 /// A warning or an error, as data.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
@@ -120,6 +122,10 @@ pub struct Envelope {
     /// The help text (`-h`, `--help`, `--security-help`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
+    /// A run that a signal stopped: which devices were done, interrupted, never started
+    /// (`report::stop`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop: Option<serde_json::Value>,
     pub messages: Vec<Message>,
 }
 
@@ -145,6 +151,7 @@ impl Envelope {
             },
             devices: Vec::new(),
             help: None,
+            stop: None,
             messages: Vec::new(),
         }
     }

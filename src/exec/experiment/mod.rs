@@ -17,8 +17,9 @@
 //!    ratio of means with its bootstrap interval, and a winner only when the best arm's
 //!    interval against every other arm lies above 1;
 //! 6. the restore: the originals are set again and read back, after a normal end, an error
-//!    or a stop by SIGINT/SIGTERM (the handler only sets a flag; the loop checks it between
-//!    trials). `--keep` instead leaves the winner applied, when there is one.
+//!    or a stop by SIGINT, SIGTERM, SIGHUP or SIGQUIT (the handler only sets a flag; the loop
+//!    checks it between trials; the process then dies of the signal, after its report).
+//!    `--keep` instead leaves the winner applied, when there is one.
 //!
 //! # The order: ABBA blocks
 //!
@@ -479,7 +480,7 @@ pub fn run_experiment(
         Err(e) => {
             return fail(
                 ErrorClass::Failed,
-                format!("--experiment: cannot install the SIGINT/SIGTERM handler that restores the settings: {e}"),
+                format!("--experiment: cannot install the signal handler that restores the settings after a stop: {e}"),
                 stdout,
                 stderr,
             )
@@ -497,8 +498,14 @@ pub fn run_experiment(
         Ok(done) => done,
         Err(text) => return fail(ErrorClass::Failed, text, stdout, stderr),
     };
+    // A stop signal ends the process once the settings are back (main raises it again): the
+    // class says which signal, so that a parent sees the process killed by it.
+    let signal = stop_handler.signal().filter(|_| report.stopped.is_some());
     drop(stop_handler);
     let mut class = (ending == Ending::Failed).then_some(ErrorClass::Failed);
+    if let Some(signal) = signal {
+        class = Some(ErrorClass::Stopped(signal));
+    }
     let mut messages = Vec::new();
     // `--plot -`: the SVG is standard output, and the text report goes to stderr.
     let plot_to_stdout = request.plot.as_deref() == Some(std::path::Path::new("-"));
@@ -523,11 +530,22 @@ pub fn run_experiment(
         }
     }
     if let Some(why) = &report.stopped {
-        let text = format!("{device}: --experiment stopped early: {why}");
+        let text = match signal {
+            Some(signal) => format!(
+                "{device}: --experiment stopped early by {}: {why}{}",
+                crate::device::sys::signal::name(signal),
+                if report.restore_failed.is_none() {
+                    "; the original settings were restored"
+                } else {
+                    ""
+                }
+            ),
+            None => format!("{device}: --experiment stopped early: {why}"),
+        };
         let _ = writeln!(stderr, "{text}");
         messages.push(Message {
             severity: "error",
-            class: Some("failed"),
+            class: Some(signal.map_or("failed", |s| ErrorClass::Stopped(s).name())),
             text,
         });
     }
