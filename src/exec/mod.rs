@@ -473,7 +473,7 @@ mod tests {
 
     /// The schema's validator over documents (Python's `jsonschema`, as tests/json_schema.rs
     /// uses it): the failures, or `None` when the validator is not installed.
-    fn schema_failures(docs: &[(String, Value)]) -> Option<Vec<String>> {
+    pub(super) fn schema_failures(docs: &[(String, Value)]) -> Option<Vec<String>> {
         use std::io::Write;
         let script = r#"
 import json, sys, jsonschema

@@ -96,6 +96,20 @@ fn the_report_is_in_the_json_document_too() {
         .unwrap_or_default();
     assert_eq!(states, ["done", "not_started", "not_started"]);
     assert_eq!(doc["messages"][0]["class"], "stopped");
+    // The document, an interrupted device's detail included, is one the schema allows.
+    let first = secured().signal_during(op::SECURITY_ERASE_PREPARE, 1, libc::SIGTERM);
+    let (interrupted, _) = run(vec![first, secured()], "--json --security-erase pw");
+    let docs = [
+        ("done".to_string(), doc),
+        ("interrupted".to_string(), document(&interrupted)),
+    ];
+    match crate::exec::tests::schema_failures(&docs) {
+        Some(failures) => assert!(failures.is_empty(), "{failures:?}"),
+        None => assert!(
+            std::env::var("HDPARM_RS_REQUIRE_ALL").as_deref() != Ok("1"),
+            "Python's jsonschema is not installed"
+        ),
+    }
 }
 
 #[test]
