@@ -12,13 +12,14 @@
 //! timings would read from.
 
 use super::access::{AtaFailure, AtaOutput, DeviceAccess, Geometry, HdioSetting};
-use super::devices::{run_devices_with, Opened, Opener};
+use super::devices::{run_devices_with, Held, Opened, Opener};
 use super::guards::DeviceFacts;
 use super::output::Output;
 use super::output::SharedStderr;
 use super::stop::Stop;
 use crate::ata::command::{AtaRegisters, TaskFile};
 use crate::cli::{DeviceRun, Invocation};
+use crate::device::lock::{Denied, Mode, Wait};
 use std::cell::RefCell;
 use std::ffi::OsString;
 use std::io;
@@ -178,6 +179,8 @@ pub struct FakeDevice {
     data_out: Rc<RefCell<Vec<Vec<u8>>>>,
     /// NVMe (issue 10): the controller behind an NVMe node.
     pub nvme: Option<super::fake_nvme::FakeNvme>,
+    /// Issue 18: what holds the disk's lock when its turn comes (`device::lock`).
+    pub locked_by: Option<Denied>,
     /// Issue 18: a signal that comes while the ATA command with this opcode is being sent
     /// (its `nth` time, from 1), as a user's Ctrl-C or systemd's SIGTERM would; the run's
     /// [`Stop`] sees it from then on (see [`run_on_all`]).
@@ -279,6 +282,7 @@ impl FakeDevice {
             data_out: Rc::new(RefCell::new(Vec::new())),
             nvme: None,
             signal_during: None,
+            locked_by: None,
         }
     }
 
@@ -859,6 +863,17 @@ impl Opener for FakeOpener {
                 Some(crate::ata::identify::Identify::from_words(*words).capacity_sectors())
             }),
             nvme: fake.is_some_and(|f| f.nvme.is_some()),
+        }
+    }
+
+    fn claim(&mut self, _run: &DeviceRun, _mode: Mode, _wait: Wait<'_>) -> Result<Held, Denied> {
+        match self.fakes.first().and_then(|f| f.locked_by.clone()) {
+            Some(denied) => {
+                // The device's turn ends here: the next one is the next fake.
+                self.fakes.remove(0);
+                Err(denied)
+            }
+            None => Ok(Box::new(())),
         }
     }
 

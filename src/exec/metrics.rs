@@ -10,8 +10,12 @@
 //! FILE is written through a temporary file and a rename, so the collector never reads half of
 //! it. A first word that does not start with `/dev/` is FILE; with none, the metrics go to stdout.
 //!
-//! Exit status: 0 when every drive answered; 3 when `--no-wake` skipped one (and nothing worse
-//! happened); otherwise the worst class of the failures (5 a drive that did not answer, 2 one
+//! A drive that another run holds exclusively (`device::lock`: an erase, a TRIM, an
+//! `--experiment`) is asked nothing: `hdparm_query_skipped{device,reason="busy"} 1`, a line on
+//! stderr, exit 3.
+//!
+//! Exit status: 0 when every drive answered; 3 when `--no-wake` or a busy disk skipped one (and
+//! nothing worse happened); otherwise the worst class of the failures (5 a drive that did not answer, 2 one
 //! that could not be opened, 25 a device that is not an ATA drive).
 
 use super::access::DeviceAccess;
@@ -223,6 +227,20 @@ fn query_device(device: &str, no_wake: bool, time_device: bool) -> (DriveMetrics
             };
             let text = format!("{device}: {}", strerror(&e));
             return (metrics, Some((ErrorClass::CannotOpen, text)));
+        }
+    };
+    // A drive another run holds exclusively (an erase, a TRIM, an experiment) is not asked
+    // anything: its answer could wait hours behind the erase.
+    let _held = match super::devices::reader_lock(device) {
+        Ok(held) => held,
+        Err(e) => {
+            let metrics = DriveMetrics {
+                device: device.to_string(),
+                skipped: Some("busy".into()),
+                success: true,
+                ..DriveMetrics::default()
+            };
+            return (metrics, Some((e.class, e.message)));
         }
     };
     let mut metrics = query(device, &mut dev, no_wake);

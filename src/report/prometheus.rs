@@ -3,7 +3,9 @@
 //! One family per fact, each with `# HELP` and `# TYPE`, no timestamps (the collector stamps the
 //! file when it reads it), every series labelled with `device`. A fact that could not be read is
 //! left out rather than given a made-up value; `hdparm_query_success` says whether the drive
-//! answered at all, and `hdparm_query_skipped` whether `--no-wake` left it alone.
+//! answered at all, and `hdparm_query_skipped` whether `--no-wake` left it alone (reason
+//! `standby`) or another run held it exclusively (reason `busy`: an erase, a TRIM, an
+//! `--experiment`).
 //!
 //! The families (all gauges):
 //! - `hdparm_drive_info{device,model,serial,firmware,wwn}` 1;
@@ -190,7 +192,7 @@ pub fn render(drives: &[DriveMetrics]) -> String {
     );
     family(
         "hdparm_query_skipped",
-        "Queries left out so as not to wake the drive (--no-wake), with the state it was in.",
+        "Queries left out: so as not to wake the drive (--no-wake, reason standby), or because another run held the disk exclusively (reason busy).",
         drives
             .iter()
             .filter_map(|d| {

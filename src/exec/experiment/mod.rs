@@ -486,6 +486,35 @@ pub fn run_experiment(
             )
         }
     };
+    // The disk is the experiment's for the whole run (issue 18): a second --experiment, an
+    // --apply (udev's or resume's) or a destructive operation would change what the trials
+    // measure, or take a trial value for the original and leave it behind. The command lines
+    // the experiment runs inside itself get the disk through this lock.
+    let held = crate::device::lock::lock(
+        std::path::Path::new(&request.device),
+        crate::device::lock::Mode::ExclusiveLock,
+        crate::device::lock::Wait {
+            limit: crate::device::lock::LOCK_WAIT,
+            stop: &|| stop_handler.requested(),
+            waiting: &mut |holder: &str| {
+                let _ = writeln!(stderr, "{}", super::devices::waiting_line(&device, holder));
+            },
+        },
+    );
+    let _held = match held {
+        Ok(held) => held,
+        Err(denied) => {
+            let class = stop_handler
+                .signal()
+                .map_or(ErrorClass::Busy, ErrorClass::Stopped);
+            let text = super::devices::denied_error(&device, Some("--experiment"), denied)
+                .map_or_else(
+                    || format!("{device}: --experiment: stopped while waiting for the disk's lock; nothing was changed"),
+                    |e| e.message,
+                );
+            return fail(class, text, stdout, stderr);
+        }
+    };
     let mut settings = real::RealSettings::new(request);
     let mut trials = real::RealTrials::new(request);
     let stop = || stop_handler.requested();
