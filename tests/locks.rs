@@ -61,18 +61,52 @@ fn bytes(lo: &common::Loop) -> Vec<u8> {
     std::fs::read(&lo.dev).expect("read the loop device")
 }
 
-/// `flock -s DEV sleep 600`: a shared lock on the disk, as udevd takes while it probes it;
-/// returned once /proc/locks shows it.
-fn hold_shared(dev: &str) -> Child {
-    let child = Command::new("flock")
-        .args(["-s", dev, "sleep", "600"])
-        .spawn()
-        .expect("flock");
-    let pid = format!(" {} ", child.id());
-    while !std::fs::read_to_string("/proc/locks").is_ok_and(|t| t.contains(&pid)) {
-        std::thread::sleep(std::time::Duration::from_millis(10));
+/// `flock -s DEV sleep 600` in a process group of its own: a shared lock on the disk, as
+/// udevd takes while it probes it. The lock goes with the group (the sleep inherits the
+/// locked descriptor), which is killed on drop.
+struct SharedHolder(Child);
+
+impl SharedHolder {
+    /// Returned once /proc/locks shows the lock.
+    fn on(dev: &str) -> SharedHolder {
+        use std::os::unix::process::CommandExt;
+        let child = Command::new("flock")
+            .args(["-s", dev, "sleep", "600"])
+            .process_group(0)
+            .spawn()
+            .expect("flock");
+        let pid = format!(" {} ", child.id());
+        while !std::fs::read_to_string("/proc/locks").is_ok_and(|t| t.contains(&pid)) {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        SharedHolder(child)
     }
-    child
+
+    fn pid(&self) -> u32 {
+        self.0.id()
+    }
+
+    /// Releases the lock: the whole group ends.
+    fn release(mut self) {
+        self.end();
+    }
+
+    fn end(&mut self) {
+        if self.0.try_wait().is_ok_and(|ended| ended.is_some()) {
+            return;
+        }
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", self.0.id())])
+            .stderr(Stdio::null())
+            .status();
+        let _ = self.0.wait();
+    }
+}
+
+impl Drop for SharedHolder {
+    fn drop(&mut self) {
+        self.end();
+    }
 }
 
 /// Our binary running, its stderr read line by line by a thread of its own.
@@ -165,7 +199,7 @@ fn a_stop_signal_mid_run_sends_nothing_more_reports_each_disk_and_ends_the_proce
         ("HUP", libc::SIGHUP),
         ("QUIT", libc::SIGQUIT),
     ] {
-        let mut holder = hold_shared(&b.dev);
+        let holder = SharedHolder::on(&b.dev);
         let json = name == "HUP";
         let mut args = vec![KNOW, "--make-bad-sector", "8", &a.dev, &b.dev, &c.dev];
         if json {
@@ -180,9 +214,9 @@ fn a_stop_signal_mid_run_sends_nothing_more_reports_each_disk_and_ends_the_proce
         if seen {
             run.signal(name);
         }
-        let _ = holder.kill();
-        let _ = holder.wait();
+        // Released once the run has ended: it must end on the signal, not on the lock.
         let (status, stdout, stderr) = run.finish();
+        holder.release();
         assert!(
             seen,
             "SIG{name}: the run never waited for {}'s lock:\n{stderr}",
@@ -211,4 +245,144 @@ fn a_stop_signal_mid_run_sends_nothing_more_reports_each_disk_and_ends_the_proce
         }
         assert_eq!([bytes(&a), bytes(&b), bytes(&c)], before, "SIG{name}");
     }
+}
+
+#[test]
+fn a_mount_while_the_trim_waits_for_its_turn_fails_with_ebusy() {
+    let test = "a_mount_while_the_trim_waits_for_its_turn_fails_with_ebusy";
+    if !ready(test) {
+        return;
+    }
+    let Some(lo) = common::Loop::new("mount-busy", 32) else {
+        return common::skip(test, "losetup could not attach a loop device");
+    };
+    if !Command::new("mkfs.ext4")
+        .args(["-q", "-F", &lo.dev])
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        return common::skip(test, "mkfs.ext4 failed (e2fsprogs)");
+    }
+    let point = std::env::temp_dir().join(format!("hdparm-rs-locks-{}", std::process::id()));
+    std::fs::create_dir_all(&point).expect("mount point");
+    let mount = || {
+        Command::new("mount")
+            .args(["-o", "ro"])
+            .arg(&lo.dev)
+            .arg(&point)
+            .output()
+            .expect("mount")
+    };
+    let holder = SharedHolder::on(&lo.dev);
+    let mut run = Running::start(&[
+        "--please-destroy-my-drive",
+        "--trim-sector-ranges",
+        "8:8",
+        &lo.dev,
+    ]);
+    let seen = run.wait_for(&format!("{}: waiting for the disk's lock", lo.dev));
+    // The in-use check is behind the run; the TRIM is ahead of it. A mount now must fail.
+    let mounted = seen.then(mount);
+    holder.release();
+    let (status, _, stderr) = run.finish();
+    let after = mount();
+    let _ = Command::new("umount").arg(&point).status();
+    let _ = std::fs::remove_dir(&point);
+    assert!(seen, "the run never waited for the lock:\n{stderr}");
+    let mounted = mounted.expect("tried");
+    assert!(
+        !mounted.status.success(),
+        "the disk was mounted while the run held it for its TRIM"
+    );
+    let why = String::from_utf8_lossy(&mounted.stderr);
+    assert!(why.contains("busy"), "not EBUSY: {why}");
+    // The run went on once the lock was free (a loop device takes no ATA command).
+    assert_eq!(status.code(), Some(25), "{stderr}");
+    // And the disk could be mounted again afterwards: the failure was the run's hold.
+    assert!(
+        after.status.success(),
+        "{}",
+        String::from_utf8_lossy(&after.stderr)
+    );
+}
+
+#[test]
+fn a_lock_held_for_the_whole_wait_is_refused_as_busy() {
+    let test = "a_lock_held_for_the_whole_wait_is_refused_as_busy";
+    if !ready(test) {
+        return;
+    }
+    let Some(lo) = disk("busy-wait") else {
+        return common::skip(test, "losetup could not attach a loop device");
+    };
+    let holder = SharedHolder::on(&lo.dev);
+    let (status, _, stderr) = Running::start(&[KNOW, "--make-bad-sector", "8", &lo.dev]).finish();
+    let pid = holder.pid();
+    holder.release();
+    assert_eq!(status.code(), Some(16), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{}: refusing --make-bad-sector: the disk is locked by flock, pid {}, shared and was still locked after 10 s",
+            lo.dev, pid
+        )),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_second_instance_is_refused_and_readers_skip_while_an_experiment_runs() {
+    let test = "a_second_instance_is_refused_and_readers_skip_while_an_experiment_runs";
+    if !ready(test) {
+        return;
+    }
+    let Some(lo) = common::Loop::new("experiment-lock", 64) else {
+        return common::skip(test, "losetup could not attach a loop device");
+    };
+    let first = Running::start(&["--experiment", "-a 8", "-a 2048", "--trials", "3", &lo.dev]);
+    // Its trials have begun once an arm's read-ahead shows.
+    while lo.readahead() == "256" {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let holder = format!(
+        "the disk is locked by hdparm, pid {}, exclusive",
+        first.child.id()
+    );
+    let second = Running::start(&["--experiment", "-a 16", "-a 32", "--trials", "3", &lo.dev]);
+    let (second_status, _, second_err) = second.finish();
+    let destructive = Running::start(&[KNOW, "--make-bad-sector", "8", &lo.dev]);
+    let (destructive_status, _, destructive_err) = destructive.finish();
+    let reader = Running::start(&["-a", &lo.dev]);
+    let (reader_status, reader_out, reader_err) = reader.finish();
+    let metrics = Running::start(&["--prometheus", &lo.dev]);
+    let (metrics_status, metrics_out, _) = metrics.finish();
+    // Done with it: the first run restores and ends.
+    first.signal("TERM");
+    let (first_status, first_out, first_err) = first.finish();
+    assert_eq!(second_status.code(), Some(16), "{second_err}");
+    assert!(
+        second_err.contains(&format!("{}: refusing --experiment: {holder}", lo.dev)),
+        "{second_err}"
+    );
+    assert_eq!(destructive_status.code(), Some(16), "{destructive_err}");
+    assert!(destructive_err.contains(&holder), "{destructive_err}");
+    assert_eq!(reader_status.code(), Some(3), "{reader_out}{reader_err}");
+    assert!(
+        reader_err.contains(&format!("{}: skipped: {holder}", lo.dev)),
+        "{reader_err}"
+    );
+    assert_eq!(metrics_status.code(), Some(3));
+    assert!(
+        metrics_out.contains(&format!(
+            "hdparm_query_skipped{{device=\"{}\",reason=\"busy\"}} 1",
+            lo.dev
+        )),
+        "{metrics_out}"
+    );
+    // The first experiment's own reads and sets went through its lock, and it restored.
+    assert_eq!(first_status.signal(), Some(libc::SIGTERM), "{first_err}");
+    assert!(
+        first_out.contains(" restored: -a 256 (reads back 256)"),
+        "{first_out}"
+    );
+    assert_eq!(lo.readahead(), "256");
 }

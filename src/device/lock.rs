@@ -186,6 +186,10 @@ pub fn lock(path: &Path, mode: Mode, wait: Wait<'_>) -> Result<DiskLock, Denied>
             (wait.waiting)(&holder);
         }
         std::thread::sleep(RETRY);
+        // A stop that came during the sleep: the disk is not taken for a turn that ends.
+        if (wait.stop)() {
+            return Err(Denied::Stopped);
+        }
     }
     register().push(dev);
     Ok(DiskLock {
