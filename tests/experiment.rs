@@ -245,38 +245,65 @@ fn experiment_json_holds_every_trial_and_keep_keeps_only_a_winner() {
     }
 }
 
+/// Every stop signal restores the read-ahead and then ends the process with that signal
+/// (issue 18: SIGHUP and SIGQUIT left it at the trial value, exit 129; SIGTERM exited 5).
 #[test]
-fn experiment_restores_on_sigterm() {
+fn experiment_restores_on_every_stop_signal_and_dies_of_it() {
+    use std::os::unix::process::ExitStatusExt;
     let Some(d) = loop_dev("experiment_signal") else {
         return;
     };
-    d.set_ra(256);
-    let child = Command::new(common::our_hdparm())
-        .args(["--experiment", "-a 8", "-a 2048", "--trials", "3", &d.dev])
+    for (name, number) in [
+        ("TERM", libc::SIGTERM),
+        ("HUP", libc::SIGHUP),
+        ("QUIT", libc::SIGQUIT),
+        ("INT", libc::SIGINT),
+    ] {
+        d.set_ra(256);
+        let child = common::take_stop_signals(Command::new(common::our_hdparm()).args([
+            "--experiment",
+            "-a 8",
+            "-a 2048",
+            "--trials",
+            "3",
+            &d.dev,
+        ]))
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("spawn our hdparm");
-    // Into the first trials: the arms are being applied by now.
-    std::thread::sleep(std::time::Duration::from_secs(4));
-    let killed = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(killed);
-    let out = child.wait_with_output().expect("wait for our hdparm");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(5), "{stdout}\n{stderr}");
-    assert!(
-        stdout.contains(" stopped early: interrupted by a signal after "),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains(" restored: -a 256 (reads back 256)"),
-        "{stdout}"
-    );
-    assert_eq!(d.ra(), 256);
+        // Into the trials: an arm's read-ahead is applied.
+        while d.ra() == 256 {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let killed = Command::new("kill")
+            .args([&format!("-{name}"), &child.id().to_string()])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(killed);
+        let out = child.wait_with_output().expect("wait for our hdparm");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.signal(),
+            Some(number),
+            "SIG{name}: {:?}\n{stdout}\n{stderr}",
+            out.status
+        );
+        assert!(
+            stdout.contains(" stopped early: interrupted by a signal after "),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains(" restored: -a 256 (reads back 256)"),
+            "{stdout}"
+        );
+        assert!(
+            stderr.contains(&format!("--experiment stopped early by SIG{name}: ")),
+            "{stderr}"
+        );
+        assert_eq!(d.ra(), 256, "SIG{name}: the read-ahead was not restored");
+    }
 }
 
 #[test]

@@ -14,6 +14,7 @@ pub mod filemap;
 pub mod files;
 pub mod geometry;
 pub mod kind;
+pub mod lock;
 pub mod nvme;
 pub mod reader;
 pub mod sys;

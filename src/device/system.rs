@@ -282,22 +282,30 @@ pub fn raid_arrays(device: &Path) -> Vec<String> {
     arrays
 }
 
-/// A writer of its own on this process's stderr (fd 2, reopened for appending, so a
-/// redirected file is not overwritten), for a thread that must write while `main()` holds
-/// `std::io::stderr()`'s lock; a sink when fd 2 cannot be reopened.
+/// A writer of its own on this process's stderr, for a thread that must write while `main()`
+/// holds `std::io::stderr()`'s lock (see [`writer_sharing`]); a sink when there is none.
 pub fn own_stderr() -> Box<dyn std::io::Write + Send> {
-    match std::fs::OpenOptions::new()
-        .append(true)
-        .open("/proc/self/fd/2")
-    {
+    use std::os::fd::AsFd;
+    match writer_sharing(std::io::stderr().as_fd()) {
         Ok(f) => Box::new(f),
         Err(_) => Box::new(std::io::sink()),
     }
 }
 
+/// A second descriptor for the open file behind `fd` (dup, close-on-exec): the same open file
+/// description, so both write at one shared offset. A file reopened through
+/// `/proc/self/fd/N` would be a new description with an offset of its own, and in a
+/// redirected stderr file (`2> log`, not appending) the run's next line would overwrite what
+/// it wrote.
+pub fn writer_sharing(fd: std::os::fd::BorrowedFd<'_>) -> std::io::Result<std::fs::File> {
+    fd.try_clone_to_owned().map(std::fs::File::from)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
+    use std::os::fd::AsFd;
 
     #[test]
     fn the_by_id_name_is_the_readable_link_to_the_same_device() {
@@ -324,5 +332,29 @@ mod tests {
         std::fs::write(dir.join("sdd"), b"").unwrap();
         assert_eq!(by_id_name_in(&links, &dir.join("sdd")), None);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// `hdparm --security-erase ... 2> log`: the shell opens the log for writing (not
+    /// appending), the run writes through fd 2 and the erase's watcher through its own
+    /// descriptor. Its "cannot be stopped" line must survive the run's next line (issue 18:
+    /// a descriptor reopened with O_APPEND had an offset of its own, which the run's next write
+    /// overwrote).
+    #[test]
+    fn a_writer_of_its_own_shares_the_offset_of_a_redirected_stderr() -> std::io::Result<()> {
+        let path =
+            std::env::temp_dir().join(format!("hdparm-rs-own-stderr-{}", std::process::id()));
+        let mut stderr = std::fs::File::create(&path)?;
+        stderr.write_all(b"before the erase\n")?;
+        let mut watcher = writer_sharing(stderr.as_fd())?;
+        watcher.write_all(b"the erase cannot be stopped\n")?;
+        stderr.write_all(b"after the erase\n")?;
+        drop((stderr, watcher));
+        let text = std::fs::read_to_string(&path)?;
+        std::fs::remove_file(&path)?;
+        assert_eq!(
+            text,
+            "before the erase\nthe erase cannot be stopped\nafter the erase\n"
+        );
+        Ok(())
     }
 }

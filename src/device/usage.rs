@@ -3,7 +3,8 @@
 //! exclusively. hdparm checks none of this before a destructive command; we refuse such a
 //! drive (DIFFERENCES.md, "in use").
 //!
-//! Owns: finding the whole disk behind a node (a partition, or a SCSI generic node), reading
+//! Owns: finding the whole disk behind a node (a partition, or a SCSI generic node; the lock of
+//! `device::lock` is taken on it too), reading
 //! `/proc/self/mountinfo`, `/proc/swaps` and sysfs `holders/`, and the `O_EXCL` probe. The
 //! answer is one sentence naming the first user found. Must not: print, or decide what is
 //! destructive (the executor does).
@@ -45,12 +46,7 @@ pub fn in_use(path: &Path) -> Option<String> {
     // What sysfs does not show (a program holding the disk open exclusively, a file system
     // mounted in another mount namespace) shows as EBUSY here. Our own descriptor on the
     // device is not exclusive, so it does not count.
-    let node = Path::new("/dev").join(&disk.name);
-    let node = if node.exists() {
-        node
-    } else {
-        path.to_path_buf()
-    };
+    let node = disk_node(&disk, path);
     let exclusive = OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_EXCL | libc::O_NONBLOCK)
@@ -61,6 +57,23 @@ pub fn in_use(path: &Path) -> Option<String> {
             node.display()
         )),
         _ => None,
+    }
+}
+
+/// The node of the whole disk behind `path` (`/dev/sdb` for `/dev/sdb1` or the SCSI generic
+/// node `/dev/sg1`), or None when `path` is not a block device we can place (a regular file).
+pub fn whole_disk_node(path: &Path) -> Option<PathBuf> {
+    let disk = whole_disk(path)?;
+    Some(disk_node(&disk, path))
+}
+
+/// `/dev/<disk>`, or `path` itself where udev named the disk otherwise.
+fn disk_node(disk: &Disk, path: &Path) -> PathBuf {
+    let node = Path::new("/dev").join(&disk.name);
+    if node.exists() {
+        node
+    } else {
+        path.to_path_buf()
     }
 }
 

@@ -309,6 +309,18 @@ pub fn run_apply(
             reports.push(report);
             continue;
         }
+        // Shared, as udevd holds it while it runs our rule (an exclusive lock could never be
+        // had there): an --apply or --check never overlaps another run's destructive operation
+        // or --experiment on the disk, and never waits behind one either. The lines run
+        // below get the disk through this lock.
+        let _held = match super::devices::reader_lock(device) {
+            Ok(held) => held,
+            Err(e) => {
+                s.fail(e.class, e.message);
+                reports.push(report);
+                continue;
+            }
+        };
         if request.check {
             check_device(&mut s, device, &mut report);
         } else {

@@ -56,7 +56,13 @@ pub fn plan_device(
     let errors = {
         let (mut dropped_out, mut dropped_err) = (Vec::new(), Vec::new());
         let mut scratch = Output::new(false, Vec::new(), &mut dropped_out, &mut dropped_err);
-        let mut ctx = Ctx::new(name, flags, &mut recorder, &mut scratch);
+        let mut ctx = Ctx::new(
+            name,
+            flags,
+            &mut recorder,
+            &mut scratch,
+            super::stop::Stop::never(),
+        );
         steps::run(&mut ctx);
         scratch.errors().to_vec()
     };

@@ -12,12 +12,14 @@
 //! timings would read from.
 
 use super::access::{AtaFailure, AtaOutput, DeviceAccess, Geometry, HdioSetting, Lost};
-use super::devices::{run_devices_with, Opened, Opener};
+use super::devices::{run_devices_with, Held, Opened, Opener};
 use super::guards::DeviceFacts;
 use super::output::Output;
 use super::output::SharedStderr;
+use super::stop::Stop;
 use crate::ata::command::{AtaRegisters, TaskFile};
 use crate::cli::{DeviceRun, Invocation};
+use crate::device::lock::{Denied, Mode, Wait};
 use std::cell::RefCell;
 use std::ffi::OsString;
 use std::io;
@@ -180,6 +182,35 @@ pub struct FakeDevice {
     /// Set by a scripted failure that lost the drive (see [`lost`]); unlike the real device,
     /// the fake still answers later commands, so that a test sees every command a step sent.
     lost: Option<(Lost, String)>,
+    /// Issue 18: what holds the disk's lock when its turn comes (`device::lock`).
+    pub locked_by: Option<Denied>,
+    /// Issue 18: a signal that comes while the ATA command with this opcode is being sent
+    /// (its `nth` time, from 1), as a user's Ctrl-C or systemd's SIGTERM would; the run's
+    /// [`Stop`] sees it from then on (see [`run_on_all`]).
+    pub signal_during: Option<SignalDuring>,
+}
+
+/// A signal scripted to come during a command (see [`FakeDevice::signal_during`]).
+#[derive(Clone, Copy, Debug)]
+pub struct SignalDuring {
+    pub command: u8,
+    pub nth: usize,
+    pub signal: i32,
+}
+
+thread_local! {
+    /// The signal a fake's command let in, for this test thread's run ([`stop_of_fakes`]).
+    static SIGNALLED: std::cell::Cell<Option<i32>> = const { std::cell::Cell::new(None) };
+}
+
+/// The [`Stop`] of a run over fakes: the signal one of them let in.
+fn stop_of_fakes() -> Option<i32> {
+    SIGNALLED.with(std::cell::Cell::get)
+}
+
+/// A signal comes before the run starts its first device (during the guard checks).
+pub fn signal_before_the_run(signal: i32) {
+    SIGNALLED.with(|s| s.set(Some(signal)));
 }
 
 /// A failure as the real device reports a command the drive aborted (ERR in status).
@@ -266,6 +297,8 @@ impl FakeDevice {
             data_out: Rc::new(RefCell::new(Vec::new())),
             nvme: None,
             lost: None,
+            signal_during: None,
+            locked_by: None,
         }
     }
 
@@ -459,6 +492,30 @@ fn copy<T: Copy>(r: &io::Result<T>) -> io::Result<T> {
 }
 
 impl FakeDevice {
+    /// Sets the signal of [`FakeDevice::signal_during`] when its command is sent.
+    fn let_signal_in(&mut self, command: u8) {
+        if let Some(during) = self.signal_during.as_mut() {
+            if during.command == command {
+                during.nth = during.nth.saturating_sub(1);
+                if during.nth == 0 {
+                    let signal = during.signal;
+                    SIGNALLED.with(|s| s.set(Some(signal)));
+                    self.signal_during = None;
+                }
+            }
+        }
+    }
+
+    /// A signal comes during the `nth` ATA command `command` sent to this device.
+    pub fn signal_during(mut self, command: u8, nth: usize, signal: i32) -> Self {
+        self.signal_during = Some(SignalDuring {
+            command,
+            nth,
+            signal,
+        });
+        self
+    }
+
     /// The scripted answer to an ATA command already recorded: the data length (and what a
     /// data-out command sent), then the rule's answer.
     fn answer_ata(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure> {
@@ -529,6 +586,7 @@ impl DeviceAccess for FakeDevice {
         // Recorded even on a device that cannot take ATA: the step asked (the real device then
         // sends nothing and answers as below).
         let _ = self.record(Call::Ata(tf.clone()));
+        self.let_signal_in(tf.command);
         self.answer_ata(tf, data)
     }
     fn identify(&mut self) -> Result<[u16; 256], AtaFailure> {
@@ -835,6 +893,17 @@ impl Opener for FakeOpener {
         }
     }
 
+    fn claim(&mut self, _run: &DeviceRun, _mode: Mode, _wait: Wait<'_>) -> Result<Held, Denied> {
+        match self.fakes.first().and_then(|f| f.locked_by.clone()) {
+            Some(denied) => {
+                // The device's turn ends here: the next one is the next fake.
+                self.fakes.remove(0);
+                Err(denied)
+            }
+            None => Ok(Box::new(())),
+        }
+    }
+
     fn open<'w>(&mut self, _run: &DeviceRun, _trace: SharedStderr<'w>) -> io::Result<Opened<'w>> {
         if self.fakes.is_empty() {
             return Err(errno(libc::ENOENT));
@@ -861,6 +930,8 @@ pub fn run_on_terminal(fake: FakeDevice, command_line: &str) -> Outcome {
 }
 
 fn run_on_all_with(fakes: Vec<FakeDevice>, command_line: &str, terminal: bool) -> Outcome {
+    // A signal set by signal_before_the_run is this run's; one a fake lets in comes later.
+    let stop = Stop::from_fn(stop_of_fakes);
     let logs: Vec<_> = fakes.iter().map(FakeDevice::log).collect();
     let data_outs: Vec<_> = fakes.iter().map(|f| Rc::clone(&f.data_out)).collect();
     let argv: Vec<OsString> = std::iter::once("hdparm")
@@ -890,9 +961,10 @@ fn run_on_all_with(fakes: Vec<FakeDevice>, command_line: &str, terminal: bool) -
             fakes,
             facts_next: 0,
         };
-        run_devices_with(&runs, &mut out, &mut opener);
+        run_devices_with(&runs, &mut out, &mut opener, stop);
         out.finish()
     };
+    SIGNALLED.with(|s| s.set(None));
     Outcome {
         stdout: String::from_utf8_lossy(&stdout).into_owned(),
         stderr: String::from_utf8_lossy(&stderr).into_owned(),

@@ -15,11 +15,15 @@
 //! FILE is written through a temporary file and a rename, so the collector never reads half of
 //! it. A first word that does not start with `/dev/` is FILE; with none, the metrics go to stdout.
 //!
+//! A drive that another run holds exclusively (`device::lock`: an erase, a TRIM, an
+//! `--experiment`) is asked nothing: `hdparm_query_skipped{device,reason="busy"} 1`, a line on
+//! stderr, exit 3.
+//!
 //! Exit status: 0 when every drive answered, and when `--no-wake` left a sleeping drive alone:
 //! on a NAS the disks sleep most of the time, and a timer unit that ran this must not fail each
-//! time one does (`hdparm_query_skipped` says it). Otherwise the worst class of the failures (5 a
-//! drive that did not answer, 2 one that could not be opened, 25 a device that is not an ATA
-//! drive).
+//! time one does (`hdparm_query_skipped` says it); 3 when a busy disk skipped one (and nothing
+//! worse happened). Otherwise the worst class of the failures (5 a drive that did not answer, 2
+//! one that could not be opened, 25 a device that is not an ATA drive).
 
 use super::access::DeviceAccess;
 use super::output::Output;
@@ -283,6 +287,20 @@ fn query_device(
             };
             let text = format!("{device}: {}", strerror(&e));
             return (metrics, Some((ErrorClass::CannotOpen, text)));
+        }
+    };
+    // A drive another run holds exclusively (an erase, a TRIM, an experiment) is not asked
+    // anything: its answer could wait hours behind the erase.
+    let _held = match super::devices::reader_lock(device) {
+        Ok(held) => held,
+        Err(e) => {
+            let metrics = DriveMetrics {
+                device: label.to_string(),
+                skipped: Some("busy".into()),
+                success: true,
+                ..DriveMetrics::default()
+            };
+            return (metrics, Some((e.class, e.message)));
         }
     };
     let mut metrics = query(label, &mut dev, no_wake);

@@ -308,6 +308,7 @@ mod quiet;
 mod real;
 mod sectors;
 mod steps;
+mod stop;
 mod surface;
 pub mod timing;
 mod timing_steps;
@@ -473,7 +474,7 @@ mod tests {
 
     /// The schema's validator over documents (Python's `jsonschema`, as tests/json_schema.rs
     /// uses it): the failures, or `None` when the validator is not installed.
-    fn schema_failures(docs: &[(String, Value)]) -> Option<Vec<String>> {
+    pub(super) fn schema_failures(docs: &[(String, Value)]) -> Option<Vec<String>> {
         use std::io::Write;
         let script = r#"
 import json, sys, jsonschema

@@ -274,6 +274,14 @@ impl<'a> Output<'a> {
         self.message("error", Some(error.class), &error.message);
     }
 
+    /// The report of a run that a signal stopped, after its last device: the lines on stderr,
+    /// the document's `stop` object and a message of class stopped (the exit status).
+    pub fn stop_report(&mut self, report: &crate::report::stop::StopReport) {
+        let error = Error::new(ErrorClass::Stopped(report.signal), report.headline());
+        self.error_with_text(&error, &report.text());
+        self.envelope.stop = Some(report.json());
+    }
+
     /// Every error reported so far: its class and its line.
     pub fn errors(&self) -> &[(ErrorClass, String)] {
         &self.errors

@@ -7,8 +7,9 @@
 //!
 //! Exit status: 0 when every block read; 5 when some did not (the scan still covers the rest),
 //! or when the device went away (shrank, or was removed) before the end: the scan stops there
-//! and says so; 2 when the device cannot be opened; stopped (SIGINT) when a signal ended the
-//! scan, after the zones read so far were reported.
+//! and says so; 2 when the device cannot be opened; stopped (128+N, the process then dies of
+//! signal N) when SIGINT, SIGTERM, SIGHUP or SIGQUIT ended the scan, after the zones read so far
+//! were reported.
 //!
 //! `--dry-run`: the device is opened as the scan opens it (read-only, O_DIRECT) and its size
 //! asked (a seek to its end), and the plan says how much would be read, in which zones, and
@@ -56,6 +57,8 @@ fn scan_device(
     stderr: &mut dyn Write,
     stderr_is_terminal: bool,
 ) -> Result<Scan, Error> {
+    // A reader: a disk another run holds exclusively (an erase) is skipped, not read.
+    let _held = super::devices::reader_lock(&request.device.to_string_lossy())?;
     let file = open_direct(Path::new(&request.device))?;
     let os = |e: std::io::Error| Error::os(ErrorClass::Failed, "", &e);
     let size_bytes = match size_sectors_by_seek(file.as_fd()).map_err(os)? {
@@ -80,8 +83,9 @@ fn scan_device(
         let _ = stderr.flush();
     };
     let buf = &mut buffer.as_mut_slice()[..BLOCK_BYTES];
-    // SIGINT or SIGTERM ends the scan between two blocks, and the zones read so far are
-    // reported (the handler is dropped, and the previous one back, when the scan returns).
+    // A stop signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT) ends the scan between two blocks, and
+    // the zones read so far are reported (the handler is dropped, and the previous one back,
+    // when the scan returns; the flag keeps which signal it was).
     let handler = StopHandler::install().ok();
     let stop = || handler.as_ref().is_some_and(StopHandler::requested);
     Ok(scan(
@@ -256,12 +260,19 @@ pub fn run_surface(
                 format!("{device}: device went away at sector {lba}; the scan stopped there"),
                 stderr,
             ),
-            // StopHandler does not say which signal came; SIGINT is the one a user sends.
-            (Ending::Stopped, Some(lba)) => failures.fail(
-                ErrorClass::Stopped(libc::SIGINT),
-                format!("{device}: --surface stopped by a signal at sector {lba}"),
-                stderr,
-            ),
+            // The signal that came (the flag keeps it after the handler is gone), so that the
+            // process dies of SIGTERM when SIGTERM stopped it.
+            (Ending::Stopped, Some(lba)) => {
+                let signal = crate::device::sys::signal::received().unwrap_or(libc::SIGINT);
+                failures.fail(
+                    ErrorClass::Stopped(signal),
+                    format!(
+                        "{device}: --surface stopped by {} at sector {lba}",
+                        crate::device::sys::signal::name(signal)
+                    ),
+                    stderr,
+                )
+            }
             _ => {}
         }
         let files = [

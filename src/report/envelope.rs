@@ -17,6 +17,7 @@
 //!       "messages": [ {"severity": "error", "class": "not_applicable", "text": "..."} ] }
 //!   ],
 //!   "help": "...",                      // -h, --help, --security-help: the text
+//!   "stop": { ... },                    // a run a signal stopped: see report::stop
 //!   "messages": [ ... ]                 // messages not tied to one device (usage errors...)
 //! }
 //! ```
@@ -42,7 +43,8 @@
 //! without bound), and the scan says how it `ended`. In `argv` a password word reads
 //! `(password)`. Version 3.1: the `--apply`/`--check` document has `dropped` (blocks that apply to
 //! nothing), and each device `settings_digest`, `dropped`, `unverified`, `last_apply`, and
-//! `recorded`/`reason` where the record of the last `--apply` decided a setting. Keys are
+//! `recorded`/`reason` where the record of the last `--apply` decided a setting; a run a signal
+//! stopped has `stop` (`report::stop`). Keys are
 //! snake_case with units in their names. A key whose value is unknown is left out rather than
 //! set to null, except where the section documents null. Messages are kept apart from data;
 //! every message also goes to stderr as text. `-q` hides text only: in JSON every value and
@@ -130,6 +132,10 @@ pub struct Envelope {
     /// The help text (`-h`, `--help`, `--security-help`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
+    /// A run that a signal stopped: which devices were done, interrupted, never started
+    /// (`report::stop`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop: Option<serde_json::Value>,
     pub messages: Vec<Message>,
 }
 
@@ -155,6 +161,7 @@ impl Envelope {
             },
             devices: Vec::new(),
             help: None,
+            stop: None,
             messages: Vec::new(),
         }
     }

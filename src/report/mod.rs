@@ -14,4 +14,5 @@ pub mod kernel_identity;
 pub mod nvme;
 pub mod prometheus;
 pub mod settings;
+pub mod stop;
 pub mod surface;

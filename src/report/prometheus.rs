@@ -6,8 +6,10 @@
 //! `device`. The caller passes one entry per disk (a disk named twice, or by a by-id link and by
 //! `sda`, is one entry), so no series appears twice. A fact that could not be read is left out
 //! rather than given a made-up value; `hdparm_query_success` says whether the drive answered at
-//! all, and `hdparm_query_skipped` whether `--no-wake` left it alone. Values are in base units
-//! (bytes, bytes per second, degrees Celsius), as Prometheus's naming practice asks.
+//! all, and `hdparm_query_skipped` whether `--no-wake` left it alone (reason `standby`) or
+//! another run held it exclusively (reason `busy`: an erase, a TRIM, an `--experiment`). Values
+//! are in base units (bytes, bytes per second, degrees Celsius), as Prometheus's naming practice
+//! asks.
 //!
 //! The families (all gauges):
 //! - `hdparm_drive_info{device,model,serial,firmware,wwn}` 1;
@@ -205,7 +207,7 @@ pub fn render(drives: &[DriveMetrics]) -> String {
     );
     family(
         "hdparm_query_skipped",
-        "Queries left out so as not to wake the drive (--no-wake), with the state it was in.",
+        "Queries left out: so as not to wake the drive (--no-wake, reason standby), or because another run held the disk exclusively (reason busy).",
         drives
             .iter()
             .filter_map(|d| {

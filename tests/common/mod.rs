@@ -306,6 +306,30 @@ impl Drop for Loop {
     }
 }
 
+/// Makes `command`'s process take the stop signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT) with
+/// their default actions, whatever this test process inherited (a shell runs background jobs
+/// with SIGINT and SIGQUIT ignored, nohup ignores SIGHUP, and a program keeps what it was
+/// started with ignored), and dump no core (SIGQUIT's default action would).
+#[allow(unsafe_code)]
+pub fn take_stop_signals(command: &mut std::process::Command) -> &mut std::process::Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec only async-signal-safe calls are made (signal,
+    // setrlimit), on values owned by the closure; nothing is allocated.
+    unsafe {
+        command.pre_exec(|| {
+            for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
+                libc::signal(signal, libc::SIG_DFL);
+            }
+            let none = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            libc::setrlimit(libc::RLIMIT_CORE, &none);
+            Ok(())
+        })
+    }
+}
+
 /// Runs blockdev; its stdout, trimmed.
 pub fn blockdev(args: &[&str]) -> String {
     std::process::Command::new("blockdev")

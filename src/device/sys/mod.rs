@@ -11,6 +11,7 @@
 pub mod fs;
 pub mod fsmap;
 pub mod ioc;
+pub mod lock;
 pub mod mem;
 pub mod nvme;
 pub mod reraise;

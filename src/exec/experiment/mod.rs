@@ -17,8 +17,9 @@
 //!    ratio of means with its bootstrap interval, and a winner only when the best arm's
 //!    interval against every other arm lies above 1;
 //! 6. the restore: the originals are set again and read back, after a normal end, an error
-//!    or a stop by SIGINT/SIGTERM (the handler only sets a flag; the loop checks it between
-//!    trials). `--keep` instead leaves the winner applied, when there is one.
+//!    or a stop by SIGINT, SIGTERM, SIGHUP or SIGQUIT (the handler only sets a flag; the loop
+//!    checks it between trials; the process then dies of the signal, after its report).
+//!    `--keep` instead leaves the winner applied, when there is one.
 //!
 //! # The order: ABBA blocks
 //!
@@ -492,10 +493,39 @@ pub fn run_experiment(
         Err(e) => {
             return fail(
                 ErrorClass::Failed,
-                format!("--experiment: cannot install the SIGINT/SIGTERM handler that restores the settings: {e}"),
+                format!("--experiment: cannot install the signal handler that restores the settings after a stop: {e}"),
                 stdout,
                 stderr,
             )
+        }
+    };
+    // The disk is the experiment's for the whole run (issue 18): a second --experiment, an
+    // --apply (udev's or resume's) or a destructive operation would change what the trials
+    // measure, or take a trial value for the original and leave it behind. The command lines
+    // the experiment runs inside itself get the disk through this lock.
+    let held = crate::device::lock::lock(
+        std::path::Path::new(&request.device),
+        crate::device::lock::Mode::ExclusiveLock,
+        crate::device::lock::Wait {
+            limit: crate::device::lock::LOCK_WAIT,
+            stop: &|| stop_handler.requested(),
+            waiting: &mut |holder: &str| {
+                let _ = writeln!(stderr, "{}", super::devices::waiting_line(&device, holder));
+            },
+        },
+    );
+    let _held = match held {
+        Ok(held) => held,
+        Err(denied) => {
+            let class = stop_handler
+                .signal()
+                .map_or(ErrorClass::Busy, ErrorClass::Stopped);
+            let text = super::devices::denied_error(&device, Some("--experiment"), denied)
+                .map_or_else(
+                    || format!("{device}: --experiment: stopped while waiting for the disk's lock; nothing was changed"),
+                    |e| e.message,
+                );
+            return fail(class, text, stdout, stderr);
         }
     };
     let mut settings = real::RealSettings::new(request);
@@ -506,8 +536,14 @@ pub fn run_experiment(
         Ok(done) => done,
         Err(text) => return fail(ErrorClass::Failed, text, stdout, stderr),
     };
+    // A stop signal ends the process once the settings are back (main raises it again): the
+    // class says which signal, so that a parent sees the process killed by it.
+    let signal = stop_handler.signal().filter(|_| report.stopped.is_some());
     drop(stop_handler);
     let mut class = (ending == Ending::Failed).then_some(ErrorClass::Failed);
+    if let Some(signal) = signal {
+        class = Some(ErrorClass::Stopped(signal));
+    }
     let mut messages = Vec::new();
     // `--plot -`: the SVG is standard output, and the text report goes to stderr.
     let plot_to_stdout = request.plot.as_deref() == Some(std::path::Path::new("-"));
@@ -532,11 +568,22 @@ pub fn run_experiment(
         }
     }
     if let Some(why) = &report.stopped {
-        let text = format!("{device}: --experiment stopped early: {why}");
+        let text = match signal {
+            Some(signal) => format!(
+                "{device}: --experiment stopped early by {}: {why}{}",
+                crate::device::sys::signal::name(signal),
+                if report.restore_failed.is_none() {
+                    "; the original settings were restored"
+                } else {
+                    ""
+                }
+            ),
+            None => format!("{device}: --experiment stopped early: {why}"),
+        };
         let _ = writeln!(stderr, "{text}");
         messages.push(Message {
             severity: "error",
-            class: Some("failed"),
+            class: Some(signal.map_or("failed", |s| ErrorClass::Stopped(s).name())),
             text,
         });
     }

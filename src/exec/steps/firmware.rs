@@ -36,6 +36,13 @@ fn whole_device(ctx: &mut Ctx) -> bool {
     }
 }
 
+/// What a drive holds after a download stopped between two segments (the stop report).
+pub fn partial_image(sent: u64, len: u64) -> String {
+    format!(
+        "the drive holds a partial firmware image ({sent} of {len} bytes sent); it keeps running its current firmware until it gets a whole image: run --fwdownload again with the whole file before resetting or power-cycling it"
+    )
+}
+
 /// Step 41.
 pub fn fwdownload(ctx: &mut Ctx) {
     let Some((mode, path)) = ctx.flags.fwdownload.clone() else {
@@ -90,6 +97,19 @@ fn download(ctx: &mut Ctx, mode: FwMode, path: &std::path::Path, words: &[u16; 2
     let segments = plan.segments(file.len).len() as u64;
     let mut sent = 0u64;
     for (segment, (offset, bytes)) in (1..).zip(plan.segments(file.len)) {
+        // The current command of a download is the segment being sent: a stop is honoured
+        // before each one.
+        if ctx.stop_requested() {
+            if segmented {
+                ctx.out.text("\n");
+            }
+            if sent == 0 {
+                ctx.stopped_before("DOWNLOAD MICROCODE");
+            } else {
+                ctx.interrupted(partial_image(sent, file.len));
+            }
+            return false;
+        }
         let tf = plan.segment_command(offset, bytes);
         let start = offset as usize;
         let mut data = file.bytes[start..start + bytes as usize].to_vec();

@@ -47,6 +47,9 @@ pub fn dco_restore(ctx: &mut Ctx) {
         return;
     }
     ctx.out.action("dco_restore", "--dco-restore");
+    if ctx.stopped_before("DEVICE CONFIGURATION RESTORE") {
+        return;
+    }
     if !ctx.flags.quiet {
         ctx.out.text(" issuing DCO restore command\n");
     }
@@ -106,6 +109,9 @@ pub fn dco_setmax(ctx: &mut Ctx) {
         ctx.out.text(&sector_dump(&dco::to_le_bytes(&new)));
     }
     // hdparm sets only the command and feature registers: count and LBA stay 0.
+    if ctx.stopped_before("DEVICE CONFIGURATION SET") {
+        return;
+    }
     let mut tf = TaskFile::new(op::DCO, 0, 0);
     tf.feature = u16::from(feature::SET);
     tf.protocol = Protocol::PioOut;
@@ -146,6 +152,11 @@ pub fn set_max_sectors(ctx: &mut Ctx) {
     let lba48 = id.supports_48bit();
     let set = SetMax::new(amax, lba48, count - 1, permanent);
     let mut none = [0u8; 0];
+    // READ NATIVE MAX changes nothing; SET MAX, which must follow it at once, is the command
+    // the stop is honoured before (after the read, nothing is lost by not sending it).
+    if ctx.stopped_before("SET MAX ADDRESS") {
+        return;
+    }
     if set.needs_native_read_first {
         // ATA-8: SET MAX ADDRESS must immediately follow READ NATIVE MAX ADDRESS.
         let read = NativeMaxKind::of(false, lba48);
@@ -161,6 +172,9 @@ pub fn set_max_sectors(ctx: &mut Ctx) {
                 return;
             }
         }
+    }
+    if ctx.stopped_before("SET MAX ADDRESS") {
+        return;
     }
     if let Err(f) = ctx.dev.ata(&set.taskfile, &mut none) {
         ctx.ata_failed(set.failure_label, &f);

@@ -35,7 +35,10 @@ use crate::ata::identify::Identify;
 use crate::cli::Flags;
 use crate::error::{strerror, Error, ErrorClass};
 use crate::report::settings::{Outcome, SettingsItem};
+use crate::report::stop::State;
 use std::io;
+
+use super::stop::Stop;
 
 pub use power::flush_drive_cache;
 
@@ -57,6 +60,13 @@ pub struct Ctx<'d, 'o, 'w> {
     /// A step said what state a lost drive was left in (`exec/lost.rs`), so the step loop's
     /// general sentence is not needed.
     lost_said: bool,
+    /// Whether a signal asked the run to stop (see `exec/stop.rs`).
+    pub stop: Stop,
+    /// What a step said about this device when a stop cut its operation, or came during its
+    /// last command: the state and the sentence of the stop report.
+    turn: Option<(State, String)>,
+    /// The step before which the steps loop saw a stop, when no step had said more.
+    stop_seen_before: Option<u8>,
 }
 
 impl<'d, 'o, 'w> Ctx<'d, 'o, 'w> {
@@ -66,6 +76,7 @@ impl<'d, 'o, 'w> Ctx<'d, 'o, 'w> {
         flags: Flags,
         dev: &'d mut dyn DeviceAccess,
         out: &'o mut Output<'w>,
+        stop: Stop,
     ) -> Self {
         Ctx {
             name,
@@ -76,6 +87,9 @@ impl<'d, 'o, 'w> Ctx<'d, 'o, 'w> {
             sets_done: Vec::new(),
             stopped: false,
             lost_said: false,
+            stop,
+            turn: None,
+            stop_seen_before: None,
         }
     }
 }
@@ -190,6 +204,12 @@ pub fn run(ctx: &mut Ctx) {
                 .collect(),
         };
         for step in steps {
+            // A stop is honoured before each step; a step that sends several commands looks
+            // again before each of them ([`Ctx::stopped_before`]).
+            if ctx.stop.requested() {
+                ctx.stop_seen_before = Some(number);
+                return;
+            }
             step(ctx);
             // An error belongs to the set or action of its own step (JSON's `outcome`).
             ctx.out.end_step();
@@ -207,6 +227,54 @@ pub fn run(ctx: &mut Ctx) {
             }
         }
     }
+}
+
+/// The steps of the operations that change the drive's data, configuration or firmware
+/// asked for by `flags` (the in-use refusal's list, `-N` included), by their §3 number: what
+/// the stop report says was done or not sent when a stop came between two steps.
+fn destructive_steps(f: &Flags) -> Vec<(u8, &'static str)> {
+    use crate::cli::{SanitizeCommand, SecurityCommand};
+    let security = match f.security.as_ref().map(|(command, _)| *command) {
+        Some(SecurityCommand::SetPass) => Some("--security-set-pass"),
+        Some(SecurityCommand::Erase) => Some("--security-erase"),
+        Some(SecurityCommand::EraseEnhanced) => Some("--security-erase-enhanced"),
+        Some(SecurityCommand::Unlock | SecurityCommand::Disable) | None => None,
+    };
+    let sanitize = match f.sanitize {
+        Some(SanitizeCommand::BlockErase) => Some("--sanitize-block-erase"),
+        Some(SanitizeCommand::CryptoScramble) => Some("--sanitize-crypto-scramble"),
+        Some(SanitizeCommand::Overwrite { .. }) => Some("--sanitize-overwrite"),
+        _ => None,
+    };
+    let asked = [
+        (
+            2,
+            f.set_sector_size.is_some().then_some("--set-sector-size"),
+        ),
+        (
+            3,
+            f.trim_ranges_stdin.then_some("--trim-sector-ranges-stdin"),
+        ),
+        (28, security),
+        (29, sanitize),
+        (31, f.dco_restore.then_some("--dco-restore")),
+        (33, f.dco_setmax.is_some().then_some("--dco-setmax")),
+        (37, f.max_sectors.set.then_some("-N")),
+        (
+            38,
+            f.make_bad_sector.is_some().then_some("--make-bad-sector"),
+        ),
+        (
+            39,
+            f.trim_ranges.is_some().then_some("--trim-sector-ranges"),
+        ),
+        (40, f.write_sector.is_some().then_some("--write-sector")),
+        (41, f.fwdownload.is_some().then_some("--fwdownload")),
+    ];
+    asked
+        .into_iter()
+        .filter_map(|(step, name)| Some((step, name?)))
+        .collect()
 }
 
 /// Step 42: `--read-sector`.
@@ -439,6 +507,72 @@ impl Ctx<'_, '_, '_> {
     /// No later step runs for this device (hdparm exits here).
     fn stop_device(&mut self) {
         self.stopped = true;
+    }
+
+    /// Whether a signal asked the run to stop.
+    fn stop_requested(&self) -> bool {
+        self.stop.requested()
+    }
+
+    /// A stop cut this device's operation: `state` says what was sent and in what state the
+    /// drive is left. No later step runs.
+    fn interrupted(&mut self, state: String) {
+        self.turn = Some((State::Interrupted, state));
+        self.stopped = true;
+    }
+
+    /// The stop came during the operation's last command, which ran to its end: `what` says
+    /// what that left. No later step runs.
+    fn finished_at_stop(&mut self, what: String) {
+        self.turn = Some((State::Done, what));
+        self.stopped = true;
+    }
+
+    /// Before a command that changes the drive: when a stop was asked, says that `command` was
+    /// not sent (nothing before it changed the drive) and returns true; the step then returns.
+    fn stopped_before(&mut self, command: &str) -> bool {
+        if !self.stop_requested() {
+            return false;
+        }
+        self.interrupted(format!("{command} was not sent: the drive is as it was"));
+        true
+    }
+
+    /// How this device's turn ended, for the stop report: what a step said, or, when the
+    /// steps loop saw the stop between two steps, whether the operations asked for came
+    /// before that point (done) or not (not sent). None when no stop came during the turn.
+    pub fn turn_at_stop(&self) -> Option<(State, Option<String>)> {
+        if let Some((state, detail)) = &self.turn {
+            return Some((*state, Some(detail.clone())));
+        }
+        let before = self.stop_seen_before?;
+        let operations = destructive_steps(&self.flags);
+        let (done, not_sent): (Vec<_>, Vec<_>) =
+            operations.iter().partition(|(step, _)| *step < before);
+        let names = |list: &[&(u8, &str)]| {
+            list.iter()
+                .map(|(_, name)| *name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        Some(match (done.is_empty(), not_sent.is_empty()) {
+            (_, true) => (State::Done, None),
+            (true, false) => (
+                State::Interrupted,
+                Some(format!(
+                    "stopped before {}: nothing that changes the drive was sent",
+                    names(&not_sent)
+                )),
+            ),
+            (false, false) => (
+                State::Interrupted,
+                Some(format!(
+                    "{} was done; {} was not sent",
+                    names(&done),
+                    names(&not_sent)
+                )),
+            ),
+        })
     }
 
     /// Records that the set of `option` went through without an error.

@@ -724,6 +724,10 @@ fn deallocate(ctx: &mut Ctx, ranges: &[(u64, u64)]) -> bool {
     let nsid = ctx.nvme_nsid();
     let _ = ctx.dev.flush_buffer_cache();
     for batch in ranges.chunks(cmd::DSM_MAX_RANGES) {
+        // The current command of a TRIM is the batch being sent.
+        if ctx.stopped_before("Dataset Management (deallocate)") {
+            return false;
+        }
         let list: Vec<(u64, u32)> = batch.iter().map(|&(l, n)| (l, n as u32)).collect();
         let mut data = cmd::dsm_ranges(&list);
         let c = NvmeCommand::dsm_deallocate(nsid, list.len());
@@ -783,6 +787,9 @@ fn write_sector(ctx: &mut Ctx) {
         return;
     }
     ctx.out.action("write_sector", "--write-sector");
+    if ctx.stopped_before("Write") {
+        return;
+    }
     let _ = ctx.dev.flush_buffer_cache();
     let nsid = ctx.nvme_nsid();
     let mut data = vec![0u8; block_bytes(ctx)];
@@ -846,6 +853,9 @@ fn security(ctx: &mut Ctx) {
         return;
     };
     ctx.out.action("security_erase", option);
+    if ctx.stopped_before("FORMAT NVM") {
+        return;
+    }
     ctx.out.text(&format!(
         " Issuing FORMAT NVM command (secure erase: {words}), namespace {nsid}, LBA format {}\n",
         ns.lbaf_in_use()
@@ -908,6 +918,9 @@ fn sanitize(ctx: &mut Ctx) {
         return;
     }
     ctx.out.action("sanitize", "--sanitize");
+    if ctx.stopped_before("Sanitize") {
+        return;
+    }
     ctx.out.text(&format!("Issuing SANITIZE_{name} command\n"));
     let mut command = NvmeCommand::sanitize(action);
     if let SanitizeAction::Overwrite { passes: 16, .. } = action {
@@ -985,6 +998,13 @@ fn wait_for_sanitize(
     let mut seen: Option<(f64, f64)> = None;
     let mut st = first;
     while st.state() == crate::nvme::log::SanitizeState::InProgress {
+        if ctx.stop_requested() {
+            ctx.finished_at_stop(format!(
+                "the drive goes on sanitizing in the background ({}% done); --sanitize-status shows its progress",
+                st.percent() as u32
+            ));
+            return None;
+        }
         let now = (start.elapsed().as_secs_f64(), st.percent() / 100.0);
         let first_seen = *seen.get_or_insert(now);
         if terminal {
@@ -1065,12 +1085,27 @@ fn fwdownload(ctx: &mut Ctx) {
     ));
     for (i, piece) in image.chunks(chunk).enumerate() {
         let offset = (i * chunk) as u32;
+        // The current command of a download is the chunk being sent.
+        if ctx.stop_requested() {
+            if offset == 0 {
+                ctx.stopped_before("Firmware Image Download");
+            } else {
+                ctx.interrupted(format!(
+                    "{}; no Firmware Commit was sent",
+                    super::firmware::partial_image(u64::from(offset), image.len() as u64)
+                ));
+            }
+            return;
+        }
         let mut data = piece.to_vec();
         let d = NvmeCommand::fw_download(offset, data.len() as u32);
         let label = format!("Firmware Image Download at byte {offset} FAILED");
         if ctx.nvme_cmd(&d, &mut data, &label).is_none() {
             return;
         }
+    }
+    if ctx.stopped_before("Firmware Commit") {
+        return;
     }
     let commit = NvmeCommand::fw_commit(0, cmd::FW_COMMIT_REPLACE_ACTIVATE_AT_RESET);
     if ctx

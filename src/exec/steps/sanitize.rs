@@ -58,6 +58,13 @@ pub fn sanitize(ctx: &mut Ctx) {
         return;
     }
     ctx.out.action(action_name(sub), option);
+    if matches!(
+        sub,
+        Sub::BlockErase | Sub::Overwrite { .. } | Sub::CryptoScramble
+    ) && ctx.stopped_before(&format!("SANITIZE ({})", sub.name()))
+    {
+        return;
+    }
     ctx.out.text(&format!("Issuing {} command\n", sub.name()));
     let Some(registers) = send(ctx, sub) else {
         return;
@@ -77,6 +84,11 @@ pub fn sanitize(ctx: &mut Ctx) {
             ctx.out.section("sanitize", status_json(sub, &status));
         }
         Sub::BlockErase | Sub::Overwrite { .. } | Sub::CryptoScramble => {
+            if ctx.stop_requested() {
+                ctx.finished_at_stop(
+                    "the drive started the sanitize, which a signal cannot stop: it goes on in the background; --sanitize-status shows its progress".into(),
+                );
+            }
             ctx.out.text("Operation started in background\n");
             ctx.out
                 .text("You may use `--sanitize-status` to check progress\n");
@@ -188,6 +200,14 @@ fn wait(ctx: &mut Ctx, first: Status) -> Option<Status> {
     let mut seen: Option<(f64, f64)> = None;
     let mut status = first;
     while status.state == State::InProgress {
+        // A stop ends the wait (the status queries change nothing); the drive goes on.
+        if ctx.stop_requested() {
+            ctx.finished_at_stop(format!(
+                "the drive goes on sanitizing in the background ({}% done); --sanitize-status shows its progress",
+                status.percent()
+            ));
+            return None;
+        }
         let now = start.elapsed().as_secs_f64();
         let fraction = status.fraction().unwrap_or(0.0);
         let first_seen = *seen.get_or_insert((now, fraction));

@@ -90,6 +90,9 @@ pub fn set_sector_size(ctx: &mut Ctx) {
         )));
         return;
     };
+    if ctx.stopped_before("SET SECTOR CONFIGURATION EXT") {
+        return;
+    }
     ctx.out
         .text(&format!("changing sector size configuration to {size}: "));
     let tf = sector_config::command(index, checkword);
@@ -127,11 +130,32 @@ fn sector_config_log(ctx: &mut Ctx, id: &Identify) -> Result<[u8; 512], ErrorCla
     })
 }
 
+/// What the TRIM commands of one step have sent so far, for the stop report.
+#[derive(Default)]
+struct Trimmed {
+    commands: u64,
+    sectors: u64,
+    /// The ranges of the commands sent, in the order given.
+    ranges: u64,
+}
+
 /// One TRIM command for `ranges` (hdparm's `trim_sectors`): the raw-device check, the line,
-/// the flush, then DSM TRIM with the payload. Whether it succeeded. `command` numbers it in
-/// the run (from 1), `before` counts the ranges of the commands before it: a failure says
-/// which ranges are trimmed and which are not.
-fn trim_batch(ctx: &mut Ctx, ranges: &[(u64, u64)], command: u64, before: u64) -> bool {
+/// the flush, then DSM TRIM with the payload. Whether it succeeded. A stop is honoured before
+/// the command (the current command of a TRIM is the batch being sent); `sent` counts what
+/// went out before it, so that a stop or a failure says which ranges are trimmed and which are
+/// not.
+fn trim_batch(ctx: &mut Ctx, ranges: &[(u64, u64)], sent: &mut Trimmed) -> bool {
+    if ctx.stop_requested() {
+        if sent.commands == 0 {
+            ctx.stopped_before("DATA SET MANAGEMENT (TRIM)");
+        } else {
+            ctx.interrupted(format!(
+                "{} TRIM command(s) were sent ({} sectors trimmed); the ranges after them were not trimmed",
+                sent.commands, sent.sectors
+            ));
+        }
+        return false;
+    }
     if !whole_device(ctx, 0) {
         return false;
     }
@@ -145,6 +169,10 @@ fn trim_batch(ctx: &mut Ctx, ranges: &[(u64, u64)], command: u64, before: u64) -
     let tf = trim::command((data.len() / 512) as u16);
     let result = send(ctx, &tf, &mut data);
     let failure = result.as_ref().err().cloned();
+    let (command, before) = (sent.commands + 1, sent.ranges);
+    sent.commands += 1;
+    sent.sectors += sectors;
+    sent.ranges += ranges.len() as u64;
     let done = report(ctx, result);
     if let Some(f) = failure {
         let op = Left::Trim {
@@ -180,15 +208,13 @@ pub fn trim_ranges_stdin(ctx: &mut Ctx) {
     let mut reader = trim::PairReader::new();
     let mut batch = Vec::with_capacity(max_ranges);
     let mut total = 0usize;
-    let mut commands = 0u64;
+    let mut sent = Trimmed::default();
     while let Some(pair) = reader.next_pair(capacity, &mut |buf| ctx.dev.stdin_chunk(buf)) {
         match pair {
             Ok(range) => {
                 batch.push(range);
                 if batch.len() == max_ranges {
-                    commands += 1;
-                    let before = (total + 1 - batch.len()) as u64;
-                    if !trim_batch(ctx, &batch, commands, before) {
+                    if !trim_batch(ctx, &batch, &mut sent) {
                         return;
                     }
                     batch.clear();
@@ -211,8 +237,7 @@ pub fn trim_ranges_stdin(ctx: &mut Ctx) {
         return;
     }
     if !batch.is_empty() {
-        let before = (total - batch.len()) as u64;
-        trim_batch(ctx, &batch, commands + 1, before);
+        trim_batch(ctx, &batch, &mut sent);
     }
 }
 
@@ -224,7 +249,7 @@ pub fn trim_ranges(ctx: &mut Ctx) {
     ctx.stop_device();
     ctx.out.action("trim_sector_ranges", "--trim-sector-ranges");
     if whole_device(ctx, 0) {
-        trim_batch(ctx, &ranges, 1, 0);
+        trim_batch(ctx, &ranges, &mut Trimmed::default());
     }
 }
 
@@ -276,6 +301,13 @@ This operation will probably fail (continuing regardless).\n",
     };
     let mut tf = tf;
     tf.timeout_secs = 60;
+    if ctx.stopped_before(if tf.command == op::WRITE_UNC_EXT {
+        "WRITE UNCORRECTABLE EXT"
+    } else {
+        "WRITE LONG"
+    }) {
+        return;
+    }
     // The kernel must not keep the sector in its cache.
     flush(ctx);
     let result = send(ctx, &tf, &mut data);
@@ -301,6 +333,9 @@ pub fn write_sector(ctx: &mut Ctx) {
     };
     let mut tf = TaskFile::sector_command(command, lba, 1, Protocol::PioOut, false);
     tf.timeout_secs = 60;
+    if ctx.stopped_before("WRITE SECTOR(S)") {
+        return;
+    }
     ctx.out.text(&format!("re-writing sector {lba}: "));
     flush(ctx);
     let mut zeros = vec![0u8; bytes];

@@ -24,6 +24,7 @@ use crate::cli::{SecurityCommand, SecurityLevel, SecurityUser};
 use crate::error::{Error, ErrorClass};
 use crate::exec::access::{AtaFailure, AtaOutput};
 use crate::exec::lost::Operation as Left;
+use crate::exec::stop::Stop;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -93,6 +94,9 @@ pub fn security(ctx: &mut Ctx) {
             // hdparm unlocks first, with the same data, then disables.
             send(ctx, op_unlock(), &data, "SECURITY_UNLOCK")
                 && send(ctx, operation.opcode(), &data, "SECURITY_DISABLE")
+        }
+        _ if operation == Operation::SetPassword && ctx.stopped_before("SECURITY SET PASSWORD") => {
+            false
         }
         _ => send(ctx, operation.opcode(), &data, operation.name()),
     };
@@ -237,7 +241,7 @@ pub fn progress_line(elapsed: Duration, estimate: Option<EraseEstimate>) -> Stri
     }
 }
 
-/// What SIGINT or SIGTERM during the erase means (ours).
+/// What a stop signal during the erase means (ours).
 pub fn interrupt_line(name: &str) -> String {
     format!(
         "{name}: the erase cannot be stopped: the drive keeps erasing, and stays locked with this password until the erase ends (a power cycle does not end it); waiting for it to finish"
@@ -271,10 +275,21 @@ fn erase(
     if ctx.dev.ata_capable() {
         ctx.out.note(&estimate_line(&ctx.name, estimate, timeout));
     }
+    // The stop is honoured before each of the two commands; ERASE UNIT, once sent, runs to
+    // its end (the drive goes on whatever the host does).
+    if ctx.stopped_before("SECURITY ERASE PREPARE") {
+        return false;
+    }
     let mut none = [0u8; 0];
     if let Err(f) = ctx.dev.ata(&erase_prepare_taskfile(), &mut none) {
         failed(ctx, "ERASE_PREPARE", &f);
         ctx.left_in(Left::ErasePrepare, &f);
+        return false;
+    }
+    if ctx.stop_requested() {
+        ctx.interrupted(
+            "SECURITY ERASE PREPARE was sent, SECURITY ERASE UNIT was not: nothing was erased, and the drive keeps its password (the next command it gets ends the prepared state)".into(),
+        );
         return false;
     }
     let mut tf = password_taskfile(crate::ata::command::op::SECURITY_ERASE_UNIT, timeout);
@@ -285,34 +300,55 @@ fn erase(
     // The watcher thread cannot write through std::io::stderr(): main() holds its lock for
     // the whole run, so the first progress line would block the watcher, and joining it
     // would hang the erase for good (seen on a terminal in the VM). A writer of its own on
-    // fd 2 (append: a redirected stderr file is not overwritten) has no lock to wait for.
+    // the same open file as fd 2 (so that its lines and the run's share one offset in a
+    // redirected stderr file) has no lock to wait for.
     let err = crate::device::system::own_stderr();
-    let result = watched(terminal, &name, estimate, err, || {
+    let result = watched(terminal, &name, estimate, ctx.stop, err, || {
         ctx.dev.ata(&tf, data.as_mut_bytes())
     });
-    match result {
+    let done = match &result {
         Ok(_) => true,
         Err(f) => {
-            failed(ctx, "SECURITY_ERASE", &f);
-            ctx.left_in(Left::Erase, &f);
+            failed(ctx, "SECURITY_ERASE", f);
+            ctx.left_in(Left::Erase, f);
             false
         }
+    };
+    if ctx.stop_requested() {
+        match result {
+            Ok(_) => ctx.finished_at_stop(
+                "the stop came during SECURITY ERASE UNIT, which cannot be stopped; the drive finished it: erased, and its user password is cleared".into(),
+            ),
+            Err(f) => {
+                let unlock = if ctx.flags.security_user == SecurityUser::Master {
+                    "--user-master m --security-unlock"
+                } else {
+                    "--security-unlock"
+                };
+                ctx.interrupted(format!(
+                    "the stop came during SECURITY ERASE UNIT, which ended in an error ({}): the drive may still be erasing, and it stays locked with the password until an erase completes; unlock it with {unlock} PASSWORD {name}, or erase it again",
+                    f.reason
+                ));
+            }
+        }
     }
+    done
 }
 
 /// Runs the blocking `command` on this thread while a watcher thread draws the progress line
-/// on `err` (when it is a terminal) and says what a SIGINT or SIGTERM means. The signals are
-/// blocked in this thread during the command so that the kernel delivers them to the
-/// process-wide handler at once, not after the ioctl returns. `err` is the process's stderr:
-/// the watcher thread cannot share the run's writer, which is not `Send`.
+/// on `err` (when it is a terminal) and says, when `stop` sees a signal, that the erase cannot
+/// be stopped. The stop signals are blocked in this thread during the command so that the
+/// kernel delivers them to the process-wide handler (installed by the device loop for the
+/// whole run) at once, not after the ioctl returns. `err` is the process's stderr: the
+/// watcher thread cannot share the run's writer, which is not `Send`.
 pub fn watched(
     terminal: bool,
     name: &str,
     estimate: Option<EraseEstimate>,
+    stop: Stop,
     mut err: impl Write + Send,
     command: impl FnOnce() -> Result<AtaOutput, AtaFailure>,
 ) -> Result<AtaOutput, AtaFailure> {
-    let stop = StopWatch::install();
     let done = AtomicBool::new(false);
     let start = Instant::now();
     std::thread::scope(|s| {
@@ -337,52 +373,11 @@ pub fn watched(
                 let _ = err.flush();
             }
         });
-        let blocked = stop.block_here();
+        let blocked = crate::device::sys::signal::StopSignalsBlocked::here().ok();
         let result = command();
         drop(blocked);
         done.store(true, Ordering::SeqCst);
         let _ = watcher.join();
         result
     })
-}
-
-/// SIGINT and SIGTERM during the erase. Signal dispositions are process-wide, and the unit
-/// tests run in threads of one process (the signal module's own test raises SIGTERM), so the
-/// test build installs nothing; the texts are tested as pure functions.
-struct StopWatch {
-    #[cfg(not(test))]
-    handler: Option<crate::device::sys::signal::StopHandler>,
-}
-
-impl StopWatch {
-    fn install() -> StopWatch {
-        StopWatch {
-            #[cfg(not(test))]
-            handler: crate::device::sys::signal::StopHandler::install().ok(),
-        }
-    }
-
-    fn requested(&self) -> bool {
-        #[cfg(not(test))]
-        {
-            self.handler.as_ref().is_some_and(|h| h.requested())
-        }
-        #[cfg(test)]
-        {
-            false
-        }
-    }
-
-    /// Blocks the signals in the calling thread while the guard lives.
-    fn block_here(&self) -> Option<impl Drop> {
-        #[cfg(not(test))]
-        {
-            self.handler.as_ref()?;
-            crate::device::sys::signal::StopSignalsBlocked::here().ok()
-        }
-        #[cfg(test)]
-        {
-            None::<crate::device::sys::signal::StopSignalsBlocked>
-        }
-    }
 }

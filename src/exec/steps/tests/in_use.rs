@@ -60,3 +60,73 @@ fn settings_and_reports_do_not_look_at_the_use() {
     assert_eq!(o.exit, 0, "{}", o.stderr);
     assert!(!o.stderr.contains("refusing"));
 }
+
+// ---- issue 18: each device taken when its turn comes (`device::lock`) ----
+
+fn locked_by_another_run(mut fake: FakeDevice) -> FakeDevice {
+    fake.locked_by = Some(crate::device::lock::Denied::Locked {
+        holder: "hdparm, pid 812, exclusive".into(),
+        exclusive: true,
+    });
+    fake
+}
+
+/// The log of each fake, to see what each device got.
+fn logs(
+    fakes: &[FakeDevice],
+) -> Vec<std::rc::Rc<std::cell::RefCell<Vec<crate::exec::fake::Call>>>> {
+    fakes.iter().map(FakeDevice::log).collect()
+}
+
+#[test]
+fn a_drive_another_run_holds_is_refused_at_its_turn_and_the_next_still_runs() {
+    let fakes = vec![sata(), locked_by_another_run(sata()), sata()];
+    let logs = logs(&fakes);
+    let o = crate::exec::fake::run_on_all(
+        fakes,
+        "--yes-i-know-what-i-am-doing --make-bad-sector 8 /dev/x /dev/y /dev/z",
+    );
+    assert_eq!(o.exit, 16, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("/dev/y: refusing --make-bad-sector: the disk is locked by hdparm, pid 812, exclusive: another run is erasing, writing or testing it"),
+        "{}",
+        o.stderr
+    );
+    assert!(!logs[0].borrow().is_empty() && !logs[2].borrow().is_empty());
+    assert!(logs[1].borrow().is_empty(), "{:?}", logs[1].borrow());
+}
+
+#[test]
+fn a_drive_mounted_after_the_start_is_refused_when_its_turn_comes() {
+    let mut second = sata();
+    second.locked_by = Some(crate::device::lock::Denied::InUse(
+        "/dev/y1 is mounted on /mnt".into(),
+    ));
+    let fakes = vec![sata(), second];
+    let logs = logs(&fakes);
+    let o = crate::exec::fake::run_on_all(
+        fakes,
+        "--yes-i-know-what-i-am-doing --make-bad-sector 8 /dev/x /dev/y",
+    );
+    assert_eq!(o.exit, 16);
+    assert!(
+        o.stderr
+            .contains("/dev/y: refusing --make-bad-sector: /dev/y1 is mounted on /mnt."),
+        "{}",
+        o.stderr
+    );
+    assert!(logs[1].borrow().is_empty());
+}
+
+#[test]
+fn a_reader_skips_a_drive_another_run_holds_and_says_so() {
+    let o = run_on(locked_by_another_run(sata()), "-I /dev/x");
+    assert_eq!(o.exit, 3, "skipped");
+    assert!(o.calls.is_empty(), "{:?}", o.calls);
+    assert!(
+        o.stderr
+            .starts_with("/dev/x: skipped: the disk is locked by hdparm, pid 812, exclusive"),
+        "{}",
+        o.stderr
+    );
+}

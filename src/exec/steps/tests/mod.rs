@@ -20,6 +20,7 @@ mod sanitize;
 mod sectors;
 mod security;
 mod settings;
+mod stop;
 mod vendor;
 mod wire;
 

@@ -7,6 +7,7 @@ use crate::ata::security::EraseEstimate;
 use crate::exec::steps::security::{
     estimate_line, interrupt_line, progress_line, watched, UNFREEZE_HINT,
 };
+use crate::exec::stop::Stop;
 use std::time::Duration;
 
 /// A SATA disk with the Security feature set, supported and not frozen, and the erase times
@@ -314,6 +315,7 @@ fn the_erase_progress_is_drawn_on_a_terminal_while_the_command_waits() {
         true,
         "/dev/x",
         Some(EraseEstimate::Minutes(120)),
+        Stop::never(),
         err.clone(),
         || {
             std::thread::sleep(Duration::from_millis(1300));
@@ -336,7 +338,7 @@ fn the_erase_progress_is_drawn_on_a_terminal_while_the_command_waits() {
 
     // Not a terminal: nothing at all.
     let err = Shared::default();
-    let result = watched(false, "/dev/x", None, err.clone(), || {
+    let result = watched(false, "/dev/x", None, Stop::never(), err.clone(), || {
         std::thread::sleep(Duration::from_millis(250));
         Err(aborted(0xF4))
     });
