@@ -142,8 +142,7 @@ impl Running {
             }
             std::thread::yield_now();
         };
-        let running = Running { child, fd };
-        running
+        Running { child, fd }
     }
 
     /// The descriptor's offset: the end of the last read.
