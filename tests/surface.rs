@@ -151,11 +151,7 @@ impl Running {
     }
 
     fn signal(&self, name: &str) {
-        let sent = Command::new("kill")
-            .args([&format!("-{name}"), &self.child.id().to_string()])
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(sent, "kill -{name}");
+        common::send_signal(&self.child, name);
     }
 }
 
