@@ -276,11 +276,7 @@ fn experiment_restores_on_every_stop_signal_and_dies_of_it() {
         while d.ra() == 256 {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
-        let killed = Command::new("kill")
-            .args([&format!("-{name}"), &child.id().to_string()])
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(killed);
+        common::send_signal(&child, name);
         let out = child.wait_with_output().expect("wait for our hdparm");
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);

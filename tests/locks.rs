@@ -157,7 +157,7 @@ impl Running {
     }
 
     fn signal(&self, name: &str) {
-        kill(&self.child, name);
+        common::send_signal(&self.child, name);
     }
 
     /// Waits for the end: the status, stdout, and all of stderr.
@@ -173,14 +173,6 @@ impl Running {
         }
         (status, stdout, self.stderr)
     }
-}
-
-fn kill(child: &Child, signal: &str) {
-    let sent = Command::new("kill")
-        .args([&format!("-{signal}"), &child.id().to_string()])
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(sent, "kill -{signal}");
 }
 
 #[test]

@@ -103,6 +103,18 @@ struct Running {
     fd: String,
 }
 
+/// The offset of descriptor `fd` of process `pid` (0 when it cannot be read).
+fn position_of(pid: u32, fd: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/fdinfo/{fd}"))
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("pos:"))
+                .and_then(|p| p.trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
 impl Running {
     fn start(lo: &common::Loop, zones: &str) -> Running {
         let child = Command::new(common::our_hdparm())
@@ -112,47 +124,34 @@ impl Running {
             .spawn()
             .expect("run");
         let pid = child.id();
-        // The descriptor that names the device, once the binary has opened it.
+        // The descriptor the scan reads through: of those that name the device (the run also
+        // holds the disk's shared lock on one of its own, which it never reads), the one that
+        // has read the first block.
         let fd = loop {
-            let found = std::fs::read_dir(format!("/proc/{pid}/fd"))
+            let reading = std::fs::read_dir(format!("/proc/{pid}/fd"))
                 .into_iter()
                 .flatten()
                 .flatten()
-                .find(|e| {
+                .filter(|e| {
                     std::fs::read_link(e.path()).is_ok_and(|l| l == std::path::Path::new(&lo.dev))
                 })
-                .map(|e| e.file_name().to_string_lossy().into_owned());
-            if let Some(fd) = found {
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .find(|fd| position_of(pid, fd) > 0);
+            if let Some(fd) = reading {
                 break fd;
             }
             std::thread::yield_now();
         };
-        let running = Running { child, fd };
-        // Until the first block has been read.
-        while running.position() == 0 {
-            std::thread::yield_now();
-        }
-        running
+        Running { child, fd }
     }
 
     /// The descriptor's offset: the end of the last read.
     fn position(&self) -> u64 {
-        std::fs::read_to_string(format!("/proc/{}/fdinfo/{}", self.child.id(), self.fd))
-            .ok()
-            .and_then(|t| {
-                t.lines()
-                    .find_map(|l| l.strip_prefix("pos:"))
-                    .and_then(|p| p.trim().parse().ok())
-            })
-            .unwrap_or(0)
+        position_of(self.child.id(), &self.fd)
     }
 
     fn signal(&self, name: &str) {
-        let sent = Command::new("kill")
-            .args([&format!("-{name}"), &self.child.id().to_string()])
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(sent, "kill -{name}");
+        common::send_signal(&self.child, name);
     }
 }
 

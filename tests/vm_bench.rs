@@ -811,6 +811,9 @@ fn model_checks(id: &str, ours: &[Step]) -> Vec<String> {
     if id.starts_with("mid-") {
         return fault_checks(id, ours);
     }
+    if id == "security-erase-sigterm" {
+        return sigterm_checks(ours);
+    }
     if id != "no-wake" && id != "wake" {
         return problems;
     }
@@ -959,6 +962,41 @@ fn fault_checks(id: &str, ours: &[Step]) -> Vec<String> {
     problems
 }
 // ---- end issue 18
+/// Issue 18, scenario `security-erase-sigterm`: `--security-erase abc DEV /tmp/model2` (the
+/// same drive by a second name), SIGTERM once the model logged ERASE UNIT. Ours must finish
+/// that command and send nothing more, to either name (the model's log ends with the one
+/// ERASE UNIT), die of SIGTERM (the shell's 143), keep the erase's "cannot be stopped" line in
+/// its stderr file, and report the second name as not started. Problems found.
+fn sigterm_checks(ours: &[Step]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let (Some(erase), Some(end)) = (ours.get(3), ours.last()) else {
+        return vec!["ours: steps missing".to_string()];
+    };
+    let log = logged_commands(end);
+    let count = |c: &str| log.iter().filter(|l| *l == c).count();
+    if count("0xf3") != 1 || count("0xf4") != 1 || log.last().map(String::as_str) != Some("0xf4") {
+        problems.push(format!(
+            "after the SIGTERM during ERASE UNIT the drive got more: {log:?}"
+        ));
+    }
+    if erase.exit != 128 + 15 {
+        problems.push(format!(
+            "the erase exited {}, not killed by SIGTERM (143)",
+            erase.exit
+        ));
+    }
+    let err = String::from_utf8_lossy(&erase.stderr);
+    for want in [
+        "the erase cannot be stopped",
+        "stopped by SIGTERM: nothing more was sent to any device",
+        " /tmp/model2: not started",
+    ] {
+        if !err.contains(want) {
+            problems.push(format!("no '{want}' in the erase's stderr:\n{err}"));
+        }
+    }
+    problems
+}
 
 /// The scenarios of the profiles in the repository's tests/vm/scenarios/ that this run did not
 /// compare: rows whose evidence lies there are not judged stale.
@@ -1308,6 +1346,34 @@ mod unit {
         assert!(model_checks("wake", &woke).is_empty());
         assert_eq!(model_checks("wake", &good).len(), 1);
         assert!(model_checks("I", &[]).is_empty());
+        // issue 18: nothing after the ERASE UNIT the signal came during
+        let cmd = |c: &str| format!(r#"{{"command":"{c}"}}"#);
+        let erase = |stderr: &str, exit: i32| Step {
+            stderr: stderr.as_bytes().to_vec(),
+            exit,
+            ..Step::default()
+        };
+        let said = "/dev/sda: the erase cannot be stopped: ...\nstopped by SIGTERM: nothing more was sent to any device\n /dev/sda: done: ...\n /tmp/model2: not started\n";
+        let log = |cmds: &[&str]| {
+            let lines: Vec<String> = cmds.iter().map(|c| cmd(c)).collect();
+            step(&format!("# log\n{}\n", lines.join("\n")), 0)
+        };
+        let run = |log_end: Step, stderr: &str, exit: i32| {
+            [
+                step("", 0),
+                step("", 0),
+                step("", 0),
+                erase(stderr, exit),
+                step("", 0),
+                log_end,
+            ]
+        };
+        let stopped = run(log(&["0xf1", "0xf3", "0xf4"]), said, 143);
+        assert!(model_checks("security-erase-sigterm", &stopped).is_empty());
+        let went_on = run(log(&["0xf1", "0xf3", "0xf4", "0xf3", "0xf4"]), said, 0);
+        assert_eq!(model_checks("security-erase-sigterm", &went_on).len(), 2);
+        let lost_line = run(log(&["0xf1", "0xf3", "0xf4"]), "", 143);
+        assert_eq!(model_checks("security-erase-sigterm", &lost_line).len(), 3);
     }
 
     #[test]

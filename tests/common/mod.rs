@@ -330,6 +330,15 @@ pub fn take_stop_signals(command: &mut std::process::Command) -> &mut std::proce
     }
 }
 
+/// Sends signal `name` (`TERM`, `INT`...) to `child` with kill(1); asserts that it was sent.
+pub fn send_signal(child: &std::process::Child, name: &str) {
+    let sent = std::process::Command::new("kill")
+        .args([&format!("-{name}"), &child.id().to_string()])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(sent, "kill -{name}");
+}
+
 /// Runs blockdev; its stdout, trimmed.
 pub fn blockdev(args: &[&str]) -> String {
     std::process::Command::new("blockdev")

@@ -71,20 +71,11 @@ fn locked_by_another_run(mut fake: FakeDevice) -> FakeDevice {
     fake
 }
 
-/// The log of each fake, to see what each device got.
-fn logs(
-    fakes: &[FakeDevice],
-) -> Vec<std::rc::Rc<std::cell::RefCell<Vec<crate::exec::fake::Call>>>> {
-    fakes.iter().map(FakeDevice::log).collect()
-}
-
 #[test]
 fn a_drive_another_run_holds_is_refused_at_its_turn_and_the_next_still_runs() {
-    let fakes = vec![sata(), locked_by_another_run(sata()), sata()];
-    let logs = logs(&fakes);
-    let o = crate::exec::fake::run_on_all(
-        fakes,
-        "--yes-i-know-what-i-am-doing --make-bad-sector 8 /dev/x /dev/y /dev/z",
+    let (o, sent) = super::stop::run(
+        vec![sata(), locked_by_another_run(sata()), sata()],
+        "--yes-i-know-what-i-am-doing --make-bad-sector 8",
     );
     assert_eq!(o.exit, 16, "{}", o.stderr);
     assert!(
@@ -92,8 +83,8 @@ fn a_drive_another_run_holds_is_refused_at_its_turn_and_the_next_still_runs() {
         "{}",
         o.stderr
     );
-    assert!(!logs[0].borrow().is_empty() && !logs[2].borrow().is_empty());
-    assert!(logs[1].borrow().is_empty(), "{:?}", logs[1].borrow());
+    assert!(!sent[0].is_empty() && !sent[2].is_empty(), "{sent:02x?}");
+    assert!(sent[1].is_empty(), "{sent:02x?}");
 }
 
 #[test]
@@ -102,11 +93,9 @@ fn a_drive_mounted_after_the_start_is_refused_when_its_turn_comes() {
     second.locked_by = Some(crate::device::lock::Denied::InUse(
         "/dev/y1 is mounted on /mnt".into(),
     ));
-    let fakes = vec![sata(), second];
-    let logs = logs(&fakes);
-    let o = crate::exec::fake::run_on_all(
-        fakes,
-        "--yes-i-know-what-i-am-doing --make-bad-sector 8 /dev/x /dev/y",
+    let (o, sent) = super::stop::run(
+        vec![sata(), second],
+        "--yes-i-know-what-i-am-doing --make-bad-sector 8",
     );
     assert_eq!(o.exit, 16);
     assert!(
@@ -115,7 +104,7 @@ fn a_drive_mounted_after_the_start_is_refused_when_its_turn_comes() {
         "{}",
         o.stderr
     );
-    assert!(logs[1].borrow().is_empty());
+    assert!(sent[1].is_empty(), "{sent:02x?}");
 }
 
 #[test]

@@ -41,8 +41,8 @@ fn commands(logs: &[Rc<RefCell<Vec<Call>>>]) -> Vec<Vec<u8>> {
 }
 
 /// Runs `line` over `fakes` (device names /dev/x, /dev/y, /dev/z appended); the outcome and
-/// what each device got.
-fn run(fakes: Vec<FakeDevice>, line: &str) -> (Outcome, Vec<Vec<u8>>) {
+/// the ATA commands each device got.
+pub(super) fn run(fakes: Vec<FakeDevice>, line: &str) -> (Outcome, Vec<Vec<u8>>) {
     let logs: Vec<_> = fakes.iter().map(FakeDevice::log).collect();
     let names = ["/dev/x", "/dev/y", "/dev/z"][..fakes.len()].join(" ");
     let o = run_on_all(fakes, &format!("{line} {names}"));
