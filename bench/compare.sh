@@ -33,7 +33,7 @@
 # smallest difference the run could resolve). CPU time is the whole process's user + system
 # (bash's `time`, or getrusage of the children in the start-up harness).
 #
-# "Ours" is the shipped binary, target/release/hdparm (built here with cargo build --release),
+# "Ours" is the shipped binary (built here with scripts/build-release: a static PIE on glibc),
 # or OURS=PATH (another build: the figures before a change, say).
 #
 # Needs root (run it from a root shell: it never calls sudo), losetup, hdparm, fio, python3.
@@ -52,7 +52,7 @@
 #   IDENTIFY=FILE      the dump for --Istdin (default: the first of ../shared/identify/*.hex,
 #                      else of tests/fixtures/identify/*.hex)
 #   KEEP_RESULTS=FILE  keep the runs file
-#   OURS=PATH          the hdparm-rs binary to time (default target/release/hdparm)
+#   OURS=PATH          the hdparm-rs binary to time (default: scripts/build-release's)
 set -euo pipefail
 
 ROUNDS=${ROUNDS:-10}
@@ -75,8 +75,8 @@ for tool in losetup hdparm fio python3; do command -v "$tool" >/dev/null || die 
 IDENTIFY=${IDENTIFY:-$(ls "$here"/../shared/identify/*.hex "$here"/tests/fixtures/identify/*.hex 2>/dev/null | head -1 || true)}
 
 target_dir=${CARGO_TARGET_DIR:-$here/target}
-(cd "$here" && cargo build --release --quiet --bin hdparm -p hdparm && cargo build --release --quiet -p bench-report)
-ours_bin=${OURS:-$target_dir/release/hdparm}
+(cd "$here" && cargo build --release --quiet -p bench-report)
+ours_bin=${OURS:-$(cd "$here" && scripts/build-release --quiet)}
 report_bin="$target_dir/release/bench-report"
 theirs_hdparm=$(command -v hdparm)
 echo "ours:   $ours_bin ($(stat -c %s "$ours_bin") bytes)"

@@ -10,7 +10,7 @@
 # The devices are loop devices over sparse files in $WORKDIR (holes read as zeros, so the
 # quick scans cost no disk), all detached and deleted at the end. Needs root, losetup, strace,
 # GNU time (/usr/bin/time: the peak RSS).
-# "Ours" is target/release/hdparm (built here).
+# "Ours" is the shipped binary (built here with scripts/build-release).
 #
 # Settings (environment): WORKDIR=/tmp, REPEAT=5, COUNTS="1 8 32 64",
 # SIZES_GIB="64 256 1024 2048".
@@ -24,8 +24,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "growth.sh: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (loop devices)"
 for tool in losetup strace python3 /usr/bin/time; do command -v "$tool" >/dev/null || die "$tool is not installed"; done
-(cd "$here" && cargo build --release --quiet --bin hdparm -p hdparm)
-ours="${CARGO_TARGET_DIR:-$here/target}/release/hdparm"
+ours=$(cd "$here" && scripts/build-release --quiet)
 
 scratch=$(mktemp -d "$WORKDIR/hdparm-rs-growth.XXXXXX")
 loops=()
