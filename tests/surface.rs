@@ -4,6 +4,8 @@
 
 mod common;
 
+use std::ffi::CString;
+use std::path::PathBuf;
 use std::process::Command;
 
 #[test]
@@ -115,14 +117,92 @@ fn position_of(pid: u32, fd: &str) -> u64 {
         .unwrap_or(0)
 }
 
+/// Reads of one block device held to a rate for the processes that join it: a cgroup of the
+/// blkio controller (cgroup v1) or of io.max (v2). Why: a scan of a 1 GiB loop device takes
+/// under a second, and on a loaded machine the test's thread may not run again before the
+/// scan has ended, so a signal meant for the middle of the scan came after it (seen in CI).
+struct ReadThrottle {
+    dir: PathBuf,
+    /// The group's `cgroup.procs`, for the child to join between fork and exec.
+    procs: CString,
+}
+
+impl ReadThrottle {
+    /// The group for `dev`'s reads at `bytes_per_second`; the reason where this
+    /// kernel or container offers neither controller.
+    fn new(tag: &str, dev: &str, bytes_per_second: u64) -> Result<ReadThrottle, String> {
+        let name = dev.rsplit('/').next().unwrap_or(dev);
+        let number = std::fs::read_to_string(format!("/sys/class/block/{name}/dev"))
+            .map_err(|e| format!("no device number for {dev}: {e}"))?;
+        let number = number.trim();
+        let group = format!("hdparm-rs-{tag}-{}", std::process::id());
+        let v1 = PathBuf::from("/sys/fs/cgroup/blkio");
+        let v2 = PathBuf::from("/sys/fs/cgroup");
+        let (dir, file, rule) = if v1.join("blkio.throttle.read_bps_device").exists() {
+            let rule = format!("{number} {bytes_per_second}");
+            (v1.join(group), "blkio.throttle.read_bps_device", rule)
+        } else if std::fs::read_to_string(v2.join("cgroup.subtree_control"))
+            .is_ok_and(|c| c.split_whitespace().any(|c| c == "io"))
+        {
+            (
+                v2.join(group),
+                "io.max",
+                format!("{number} rbps={bytes_per_second}"),
+            )
+        } else {
+            return Err(
+                "no blkio (cgroup v1) or io (cgroup v2) controller to slow the reads".into(),
+            );
+        };
+        std::fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let throttle = ReadThrottle {
+            procs: CString::new(dir.join("cgroup.procs").display().to_string())
+                .expect("no NUL in a path"),
+            dir,
+        };
+        std::fs::write(throttle.dir.join(file), rule)
+            .map_err(|e| format!("{}: {e}", throttle.dir.join(file).display()))?;
+        Ok(throttle)
+    }
+
+    /// Makes `command`'s process join the group before it runs.
+    #[allow(unsafe_code)]
+    fn join(&self, command: &mut Command) {
+        use std::os::unix::process::CommandExt;
+        let procs = self.procs.clone();
+        // SAFETY: between fork and exec only async-signal-safe calls are made (open, write,
+        // close) on a path allocated before the fork; "0" names the writing process.
+        unsafe {
+            command.pre_exec(move || {
+                let fd = libc::open(procs.as_ptr(), libc::O_WRONLY);
+                if fd < 0 || libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                libc::close(fd);
+                Ok(())
+            });
+        }
+    }
+}
+
+impl Drop for ReadThrottle {
+    fn drop(&mut self) {
+        // Empty by now: its one process has been waited for.
+        let _ = std::fs::remove_dir(&self.dir);
+    }
+}
+
 impl Running {
-    fn start(lo: &common::Loop, zones: &str) -> Running {
-        let child = Command::new(common::our_hdparm())
+    /// `--surface` of `lo`, its reads held to 256 MB/s (a 1 GiB scan then takes 4 s, long
+    /// enough for the test to act in its middle whatever the load).
+    fn start(lo: &common::Loop, zones: &str, throttle: &ReadThrottle) -> Running {
+        let mut command = Command::new(common::our_hdparm());
+        command
             .args(["--surface", "--zones", zones, &lo.dev])
             .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("run");
+            .stderr(std::process::Stdio::piped());
+        throttle.join(&mut command);
+        let child = command.spawn().expect("run");
         let pid = child.id();
         // The descriptor the scan reads through: of those that name the device (the run also
         // holds the disk's shared lock on one of its own, which it never reads), the one that
@@ -166,7 +246,14 @@ fn a_device_that_shrinks_under_the_scan_ends_it_where_it_went_away() {
         common::skip(test, "losetup could not attach a loop device");
         return;
     };
-    let running = Running::start(&lo, "8");
+    let throttle = match ReadThrottle::new("shrink", &lo.dev, 256 << 20) {
+        Ok(t) => t,
+        Err(why) => {
+            common::skip(test, &why);
+            return;
+        }
+    };
+    let running = Running::start(&lo, "8", &throttle);
     // Held still while the device shrinks behind it: a little past where it reads now, as
     // `truncate` and `losetup -c` do it to a loop device (a disk resized or pulled out alike).
     running.signal("STOP");
@@ -231,8 +318,15 @@ fn a_stop_signal_during_the_scan_reports_the_zones_read_and_ends_the_process_wit
         common::skip(test, "losetup could not attach a loop device");
         return;
     };
+    let throttle = match ReadThrottle::new("signal", &lo.dev, 256 << 20) {
+        Ok(t) => t,
+        Err(why) => {
+            common::skip(test, &why);
+            return;
+        }
+    };
     for (name, number) in [("INT", libc::SIGINT), ("TERM", libc::SIGTERM)] {
-        let running = Running::start(&lo, "64");
+        let running = Running::start(&lo, "64", &throttle);
         running.signal(name);
         let out = running.child.wait_with_output().expect("wait");
         let text = String::from_utf8_lossy(&out.stdout);
