@@ -186,6 +186,17 @@ impl OptionDef {
     }
 }
 
+/// A definition is the key of the tables outside `cli/` (the step rows, the guards, the
+/// hdparm.conf keys): two are the same option when they have the same spellings. (The
+/// definitions are constants, so their addresses say nothing.)
+impl PartialEq for OptionDef {
+    fn eq(&self, other: &Self) -> bool {
+        (self.short, self.long) == (other.short, other.long)
+    }
+}
+
+impl Eq for OptionDef {}
+
 /// The definition of a short letter.
 pub fn by_letter(letter: u8) -> Option<&'static OptionDef> {
     OPTIONS.iter().copied().find(|d| d.short == Some(letter))

@@ -2,6 +2,7 @@
 //! any device: a refused invocation changes nothing anywhere. The list of guarded operations is
 //! exactly hdparm 9.65's, so boot scripts that work with hdparm keep working.
 
+use crate::cli::defs::{self as d, OptionDef};
 use crate::cli::{DeviceRun, SanitizeCommand, SecurityCommand};
 
 /// A refusal: the text hdparm prints (several lines, no final newline).
@@ -159,40 +160,55 @@ pub fn check(run: &DeviceRun, facts: &DeviceFacts) -> Option<Refusal> {
 
 /// The destructive operation asked for, by the name the refusal gives it, or None. `-N` is
 /// destructive only when it shrinks what IDENTIFY shows (`visible_sectors`), or that is not known.
-pub fn destructive_option(
+pub fn destructive_option(f: &crate::cli::Flags, visible_sectors: Option<u64>) -> Option<String> {
+    destructive_operations(f, visible_sectors)
+        .first()
+        .map(|def| def.spelling())
+}
+
+/// The operations asked for that change the drive's data, configuration or firmware, in the
+/// order the in-use refusal looks at them. `-N` counts only when it shrinks what IDENTIFY
+/// shows (`visible_sectors`), or that is not known.
+pub fn destructive_operations(
     f: &crate::cli::Flags,
     visible_sectors: Option<u64>,
-) -> Option<&'static str> {
-    use crate::cli::SecurityCommand;
+) -> Vec<&'static OptionDef> {
     let security = match f.security.as_ref().map(|(command, _)| *command) {
-        Some(SecurityCommand::SetPass) => Some("--security-set-pass"),
-        Some(SecurityCommand::Erase) => Some("--security-erase"),
-        Some(SecurityCommand::EraseEnhanced) => Some("--security-erase-enhanced"),
+        Some(SecurityCommand::SetPass) => Some(&d::SECURITY_SET_PASS),
+        Some(SecurityCommand::Erase) => Some(&d::SECURITY_ERASE),
+        Some(SecurityCommand::EraseEnhanced) => Some(&d::SECURITY_ERASE_ENHANCED),
         _ => None,
     };
     let sanitize = match f.sanitize {
-        Some(SanitizeCommand::BlockErase) => Some("--sanitize-block-erase"),
-        Some(SanitizeCommand::CryptoScramble) => Some("--sanitize-crypto-scramble"),
-        Some(SanitizeCommand::Overwrite { .. }) => Some("--sanitize-overwrite"),
+        Some(SanitizeCommand::BlockErase) => Some(&d::SANITIZE_BLOCK_ERASE),
+        Some(SanitizeCommand::CryptoScramble) => Some(&d::SANITIZE_CRYPTO_SCRAMBLE),
+        Some(SanitizeCommand::Overwrite { .. }) => Some(&d::SANITIZE_OVERWRITE),
         _ => None,
     };
     // A size not known (no IDENTIFY) counts as shrinking: refusing a drive in use costs nothing.
     let shrinks =
         f.max_sectors.set && !visible_sectors.is_some_and(|visible| f.max_sectors.value >= visible);
-    let asked = [
-        (security.is_some(), security.unwrap_or_default()),
-        (sanitize.is_some(), sanitize.unwrap_or_default()),
-        (f.trim_ranges.is_some(), "--trim-sector-ranges"),
-        (f.trim_ranges_stdin, "--trim-sector-ranges-stdin"),
-        (f.write_sector.is_some(), "--write-sector"),
-        (f.make_bad_sector.is_some(), "--make-bad-sector"),
-        (f.set_sector_size.is_some(), "--set-sector-size"),
-        (f.fwdownload.is_some(), "--fwdownload"),
-        (shrinks, "-N"),
-        (f.dco_restore, "--dco-restore"),
-        (f.dco_setmax.is_some(), "--dco-setmax"),
+    let asked: [(bool, &'static OptionDef); 9] = [
+        (f.trim_ranges.is_some(), &d::TRIM_SECTOR_RANGES),
+        (f.trim_ranges_stdin, &d::TRIM_SECTOR_RANGES_STDIN),
+        (f.write_sector.is_some(), &d::WRITE_SECTOR),
+        (f.make_bad_sector.is_some(), &d::MAKE_BAD_SECTOR),
+        (f.set_sector_size.is_some(), &d::SET_SECTOR_SIZE),
+        (f.fwdownload.is_some(), &d::FWDOWNLOAD),
+        (shrinks, &d::MAX_SECTORS),
+        (f.dco_restore, &d::DCO_RESTORE),
+        (f.dco_setmax.is_some(), &d::DCO_SETMAX),
     ];
-    asked.iter().find(|(yes, _)| *yes).map(|(_, name)| *name)
+    security
+        .into_iter()
+        .chain(sanitize)
+        .chain(
+            asked
+                .into_iter()
+                .filter(|(yes, _)| *yes)
+                .map(|(_, def)| def),
+        )
+        .collect()
 }
 
 /// The guard flags a real run of `run` needs (for `--dry-run`'s plan): those hdparm checks

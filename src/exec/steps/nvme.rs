@@ -1,6 +1,6 @@
 //! hdparm's jobs on an NVMe namespace or controller: the NVMe twin of each step that has one,
-//! at the same §3 number, run in place of the ATA step when the device takes NVMe commands
-//! (see [`step`] and `steps::run`). What each option means on NVMe:
+//! run in place of the ATA step of its row in `steps::STEPS` when the device takes NVMe
+//! commands (see `steps::run`). What each option means on NVMe:
 //!
 //! - `-I` Identify Controller and Namespace (plus the write cache, power state and APST
 //!   features, and the firmware slot log), `--Istdout` the 4096-byte controller data, `--Iraw`
@@ -17,7 +17,7 @@
 //! Must not: reach the device other than through `DeviceAccess::nvme` (every NVMe command
 //! passes there, where `--dry-run` can see it), or decode bytes itself (that is `crate::nvme`).
 
-use super::{set_msg, Ctx, Step};
+use super::{set_msg, Ctx};
 use crate::cli::{SanitizeCommand, SecurityCommand};
 use crate::error::{Error, ErrorClass};
 use crate::nvme::command::{
@@ -30,33 +30,6 @@ use crate::nvme::log::{FirmwareSlots, SanitizeStatus, SmartLog, LOG_BYTES, LOG_F
 use crate::report::nvme::{self as report, NvmeIdentifyReport};
 use crate::report::settings::{PowerState, SettingsItem};
 use serde_json::json;
-
-/// The NVMe steps, by hdparm's §3 number. A number here replaces the ATA step of the same
-/// number on an NVMe device; numbers the ATA table lacks (options built for NVMe first) run at
-/// their place in the order.
-pub const STEPS: &[(u8, Step)] = &[
-    (3, trim_stdin),
-    (22, set_apst_from_apm),
-    (26, set_write_cache),
-    (27, set_apst_from_standby),
-    (28, security),
-    (29, sanitize),
-    (39, trim),
-    (40, write_sector),
-    (41, fwdownload),
-    (42, read_sector),
-    (45, temperature),
-    (57, check_power),
-    (58, kernel_identity),
-    (59, identify),
-    (61, get_write_cache),
-    (62, get_apst),
-];
-
-/// The NVMe step at `number`, if NVMe has one.
-pub fn step(number: u8) -> Option<Step> {
-    STEPS.iter().find(|(n, _)| *n == number).map(|(_, s)| *s)
-}
 
 impl Ctx<'_, '_, '_> {
     /// The namespace of the node; 1 on the controller's node (the namespace a single-namespace
@@ -123,7 +96,7 @@ impl Ctx<'_, '_, '_> {
 }
 
 /// Step 59: `-I`, `--Istdout`, `--Iraw FILE`.
-fn identify(ctx: &mut Ctx) {
+pub(super) fn identify(ctx: &mut Ctx) {
     let f = &ctx.flags;
     if !(f.identify || f.identify_stdout || f.identify_raw.is_some()) {
         return;
@@ -249,7 +222,7 @@ fn identify_dump(page: &[u8]) -> String {
 
 /// Step 58: `-i`, the kernel's view from sysfs (the controller's model, serial and firmware
 /// revision, the namespace's size), in `-i`'s first lines.
-fn kernel_identity(ctx: &mut Ctx) {
+pub(super) fn kernel_identity(ctx: &mut Ctx) {
     if !ctx.flags.identity {
         return;
     }
@@ -277,7 +250,7 @@ fn kernel_identity(ctx: &mut Ctx) {
 
 /// Step 57: `-C`: the power state (Get Features 02h) and APST, in `-C`'s words: an
 /// operational power state is `active/idle`, a non-operational one `standby`.
-fn check_power(ctx: &mut Ctx) {
+pub(super) fn check_power(ctx: &mut Ctx) {
     if !ctx.flags.check_power.set {
         return;
     }
@@ -343,7 +316,7 @@ fn check_power(ctx: &mut Ctx) {
 }
 
 /// Step 61: `-W` get: Volatile Write Cache (06h).
-fn get_write_cache(ctx: &mut Ctx) {
+pub(super) fn get_write_cache(ctx: &mut Ctx) {
     if !ctx.flags.write_cache.get {
         return;
     }
@@ -376,7 +349,7 @@ fn get_write_cache(ctx: &mut Ctx) {
 
 /// Step 26: `-W N`: Set Features Volatile Write Cache; before disabling it, a Flush, as
 /// hdparm flushes an ATA drive's cache before turning it off.
-fn set_write_cache(ctx: &mut Ctx) {
+pub(super) fn set_write_cache(ctx: &mut Ctx) {
     let gs = ctx.flags.write_cache;
     if !gs.set {
         return;
@@ -405,7 +378,7 @@ pub fn flush(ctx: &mut Ctx) {
 /// Step 45: `-H`: the composite temperature from the SMART / Health log, in hdparm's two
 /// lines (in range: below the warning threshold, and no temperature warning), then the
 /// thresholds.
-fn temperature(ctx: &mut Ctx) {
+pub(super) fn temperature(ctx: &mut Ctx) {
     if !ctx.flags.hitachi_temp.set {
         return;
     }
@@ -538,7 +511,7 @@ fn standby_ms(code: u32) -> Option<u32> {
 
 /// Step 22: `-B N` as APST: 255 (power management off) disables APST; 1..254 enables it
 /// with the controller's own table (APM's levels have no NVMe counterpart finer than that).
-fn set_apst_from_apm(ctx: &mut Ctx) {
+pub(super) fn set_apst_from_apm(ctx: &mut Ctx) {
     let gs = ctx.flags.apm;
     if !gs.set {
         return;
@@ -582,7 +555,7 @@ fn set_apst_from_apm(ctx: &mut Ctx) {
 
 /// Step 27: `-S N` as APST: 0 disables it; other codes go to the deepest non-operational
 /// power state after the timer's length of idleness; 253 and 254 have no length: refused.
-fn set_apst_from_standby(ctx: &mut Ctx) {
+pub(super) fn set_apst_from_standby(ctx: &mut Ctx) {
     let so = ctx.flags.standby;
     if !so.set {
         return;
@@ -610,7 +583,7 @@ fn set_apst_from_standby(ctx: &mut Ctx) {
 }
 
 /// Step 62: `-B` get: APST's state.
-fn get_apst(ctx: &mut Ctx) {
+pub(super) fn get_apst(ctx: &mut Ctx) {
     if !ctx.flags.apm.get {
         return;
     }
@@ -652,7 +625,7 @@ fn get_apst(ctx: &mut Ctx) {
 
 /// Step 39: `--trim-sector-ranges LBA:COUNT...`: Dataset Management with Deallocate, 256
 /// ranges per command; LBAs and counts are the namespace's logical blocks.
-fn trim(ctx: &mut Ctx) {
+pub(super) fn trim(ctx: &mut Ctx) {
     let Some(ranges) = ctx.flags.trim_ranges.clone() else {
         return;
     };
@@ -666,7 +639,7 @@ fn trim(ctx: &mut Ctx) {
 /// Step 3: `--trim-sector-ranges-stdin`: the `lba:count` pairs on standard input, read as the
 /// ATA version reads them (hdparm's `scanf`), deallocated 256 ranges per command, each batch
 /// reported as hdparm reports one. Exclusive, as in hdparm: nothing else runs after it.
-fn trim_stdin(ctx: &mut Ctx) {
+pub(super) fn trim_stdin(ctx: &mut Ctx) {
     if !ctx.flags.trim_ranges_stdin {
         return;
     }
@@ -748,7 +721,7 @@ fn block_bytes(ctx: &mut Ctx) -> usize {
 }
 
 /// Step 42: `--read-sector LBA`: one logical block, dumped as hdparm dumps a sector.
-fn read_sector(ctx: &mut Ctx) {
+pub(super) fn read_sector(ctx: &mut Ctx) {
     let Some(lba) = ctx.flags.read_sector else {
         return;
     };
@@ -779,7 +752,7 @@ fn read_sector(ctx: &mut Ctx) {
 
 /// Step 40: `--write-sector LBA`: one zero-filled logical block, after the buffer cache is
 /// flushed (as hdparm does).
-fn write_sector(ctx: &mut Ctx) {
+pub(super) fn write_sector(ctx: &mut Ctx) {
     let Some(lba) = ctx.flags.write_sector else {
         return;
     };
@@ -809,7 +782,7 @@ fn write_sector(ctx: &mut Ctx) {
 /// `--security-erase-enhanced PWD` with "cryptographic"; the LBA format stays the one in use.
 /// NVMe's format takes no password (the ATA one is not sent anywhere). The other security
 /// commands belong to the ATA security feature set, which NVMe does not have.
-fn security(ctx: &mut Ctx) {
+pub(super) fn security(ctx: &mut Ctx) {
     let Some((command, _)) = ctx.flags.security.clone() else {
         return;
     };
@@ -866,7 +839,7 @@ fn security(ctx: &mut Ctx) {
 
 /// Step 29: `--sanitize-*`: Sanitize (block erase, crypto erase, overwrite) and the Sanitize
 /// Status log.
-fn sanitize(ctx: &mut Ctx) {
+pub(super) fn sanitize(ctx: &mut Ctx) {
     let Some(s) = ctx.flags.sanitize else {
         return;
     };
@@ -1038,7 +1011,7 @@ fn wait_for_sanitize(
 /// controller gives none), then Firmware Commit (slot chosen by the controller, activate at
 /// the next reset). The `-mode*` variants are ATA's DOWNLOAD MICROCODE modes and mean nothing
 /// here; they download the same way.
-fn fwdownload(ctx: &mut Ctx) {
+pub(super) fn fwdownload(ctx: &mut Ctx) {
     let Some((_, path)) = ctx.flags.fwdownload.clone() else {
         return;
     };
