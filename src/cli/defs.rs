@@ -207,6 +207,17 @@ pub fn by_name(typed: &str) -> Option<&'static OptionDef> {
     OPTIONS.iter().copied().find(|d| d.is_named(typed))
 }
 
+/// The definition of a spelling as [`OptionDef::spelling`] gives it (`-B`, `--dco-setmax`).
+pub fn by_spelling(spelled: &str) -> Option<&'static OptionDef> {
+    match spelled.strip_prefix("--") {
+        Some(long) => by_name(long),
+        None => match spelled.as_bytes() {
+            [b'-', letter] => by_letter(*letter),
+            _ => None,
+        },
+    }
+}
+
 /// The 48-bit LBA limit of sector options (reference §1.5).
 pub const LBA_LIMIT: u64 = (1 << 48) - 1;
 const LBA_MSG: &str = "bad/missing sector value";
