@@ -42,7 +42,7 @@ pub fn identify(ctx: &mut Ctx) {
     if let Some(path) = ctx.flags.identify_raw.clone() {
         ctx.out.action_on(
             "write_identify_raw",
-            "--Iraw",
+            &crate::cli::defs::IRAW,
             Some(path.display().to_string()),
         );
         match crate::device::files::write_output(&path, &id.to_le_bytes()) {

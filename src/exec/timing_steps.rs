@@ -4,6 +4,7 @@
 
 use super::steps::{flush_drive_cache, Ctx};
 use super::timing::{bench, time_cache, time_device, TimingContext};
+use crate::cli::defs as d;
 use crate::error::{Error, ErrorClass};
 
 /// Whether reads can be timed on this device at all.
@@ -48,7 +49,7 @@ pub fn run(ctx: &mut Ctx) {
         });
     }
     if f.flush_drive_cache {
-        ctx.out.action("flush_drive_cache", "-F");
+        ctx.out.action("flush_drive_cache", &d::FLUSH_DRIVE_CACHE);
         flush_drive_cache(ctx);
         // A failure of the timings after it is not the flush's.
         ctx.out.end_step();

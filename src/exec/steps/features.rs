@@ -13,6 +13,7 @@ use super::{on_off, set_msg, Ctx};
 use crate::ata::command::{op, TaskFile};
 use crate::ata::features::{self, set_features};
 use crate::ata::values::{self, standby_words, xfermode_words};
+use crate::cli::defs as d;
 use crate::error::Error;
 
 /// Step 15: `-L 0|1`, DOOR LOCK / DOOR UNLOCK.
@@ -24,7 +25,7 @@ pub fn set_doorlock(ctx: &mut Ctx) {
     let v = so.value;
     if so.noisy {
         let message = format!(" setting drive doorlock to {v}{}", on_off(v));
-        ctx.out.item(set_msg("-L", v, message));
+        ctx.out.item(set_msg(&d::DOORLOCK, v, message));
     }
     let command = if v != 0 { op::DOORLOCK } else { op::DOORUNLOCK };
     ctx.drive_cmd_timeout([command, 0, 0, 0], 15, " HDIO_DRIVE_CMD(doorlock) failed");
@@ -39,7 +40,7 @@ pub fn set_keep_features(ctx: &mut Ctx) {
     let v = so.value;
     ctx.set_feature(
         so.noisy,
-        "-K",
+        &d::KEEP_FEATURES,
         v,
         format!(" setting drive keep features to {v}{}", on_off(v)),
         set_features(features::KEEP_FEATURES.subcommand(v != 0), 0),
@@ -56,7 +57,7 @@ pub fn set_defect_mgmt(ctx: &mut Ctx) {
     let v = so.value;
     ctx.set_feature(
         so.noisy,
-        "-D",
+        &d::DEFECT_MGMT,
         v,
         format!(" setting drive defect management to {v}"),
         set_features(features::DEFECT_MANAGEMENT.subcommand(v != 0), 0),
@@ -73,7 +74,7 @@ pub fn set_prefetch(ctx: &mut Ctx) {
     let v = so.value;
     ctx.set_feature(
         so.noisy,
-        "-P",
+        &d::PREFETCH,
         v,
         format!(" setting drive prefetch to {v}"),
         set_features(features::PREFETCH, v as u8),
@@ -90,7 +91,7 @@ pub fn set_xfer_mode(ctx: &mut Ctx) {
     let mode = so.value;
     if so.noisy {
         ctx.out.item(set_msg(
-            "-X",
+            &d::XFER_MODE,
             mode,
             format!(" setting xfermode to {mode} ({})", xfermode_words(mode)),
         ));
@@ -133,7 +134,7 @@ pub fn set_lookahead(ctx: &mut Ctx) {
     let v = gs.value;
     ctx.set_feature(
         gs.get,
-        "-A",
+        &d::LOOKAHEAD,
         v,
         format!(" setting drive read-lookahead to {v}{}", on_off(v)),
         set_features(features::LOOK_AHEAD.subcommand(v != 0), 0),
@@ -159,7 +160,7 @@ pub fn set_powerup_in_standby(ctx: &mut Ctx) {
     }
     if so.noisy {
         ctx.out.item(set_msg(
-            "-s",
+            &d::POWERUP_IN_STANDBY,
             v,
             format!(" setting power-up in standby to {v}{}", on_off(v)),
         ));
@@ -182,14 +183,14 @@ pub fn set_apm(ctx: &mut Ctx) {
             " setting Advanced Power Management level to {}",
             values::apm_set_words(v)
         );
-        ctx.out.item(set_msg("-B", v, message));
+        ctx.out.item(set_msg(&d::APM, v, message));
     }
     let (subcommand, count) = values::apm_set(v);
     if ctx
         .drive_cmd(set_features(subcommand, count), " HDIO_DRIVE_CMD failed")
         .is_some()
     {
-        ctx.set_done("-B");
+        ctx.set_done(&d::APM);
     }
 }
 
@@ -203,7 +204,7 @@ pub fn set_acoustic(ctx: &mut Ctx) {
     let (subcommand, count) = values::aam_set(v);
     ctx.set_feature(
         gs.get,
-        "-M",
+        &d::ACOUSTIC,
         v,
         format!(" setting acoustic management to {v}"),
         set_features(subcommand, count),
@@ -221,7 +222,7 @@ pub fn set_write_read_verify(ctx: &mut Ctx) {
     let (subcommand, count) = values::write_read_verify_set(v);
     ctx.set_feature(
         gs.get,
-        "-R",
+        &d::WRITE_READ_VERIFY,
         v,
         format!(" setting write-read-verify to {v}"),
         set_features(subcommand, count),
@@ -234,7 +235,7 @@ pub fn set_write_read_verify(ctx: &mut Ctx) {
 pub(super) fn announce_write_cache(ctx: &mut Ctx, v: u32, noisy: bool) {
     if noisy {
         ctx.out.item(set_msg(
-            "-W",
+            &d::WRITE_CACHE,
             v,
             format!(" setting drive write-caching to {v}{}", on_off(v)),
         ));
@@ -263,7 +264,7 @@ pub fn set_write_cache(ctx: &mut Ctx) {
             .drive_cmd(args, " HDIO_DRIVE_CMD(setcache) failed")
             .is_some();
     if done {
-        ctx.set_done("-W");
+        ctx.set_done(&d::WRITE_CACHE);
     }
     if v == 0 {
         super::flush_drive_cache(ctx);
@@ -279,7 +280,7 @@ pub fn set_standby(ctx: &mut Ctx) {
     let v = so.value;
     ctx.set_feature(
         so.noisy,
-        "-S",
+        &d::STANDBY,
         v,
         format!(" setting standby to {v} ({})", standby_words(v)),
         [op::SETIDLE, v as u8, 0, 0],
@@ -292,7 +293,7 @@ pub fn dco_freeze(ctx: &mut Ctx) {
     if !ctx.flags.dco_freeze {
         return;
     }
-    ctx.out.action("dco_freeze", "--dco-freeze");
+    ctx.out.action("dco_freeze", &d::DCO_FREEZE);
     if !ctx.flags.quiet {
         ctx.out.text(" issuing DCO freeze command\n");
     }
@@ -307,7 +308,7 @@ pub fn security_freeze(ctx: &mut Ctx) {
     if !ctx.flags.security_freeze {
         return;
     }
-    ctx.out.action("security_freeze", "--security-freeze");
+    ctx.out.action("security_freeze", &d::SECURITY_FREEZE);
     if !ctx.flags.quiet {
         ctx.out.text(" issuing security freeze command\n");
     }
@@ -323,7 +324,8 @@ pub fn seagate_powersave(ctx: &mut Ctx) {
     if !a.set {
         return;
     }
-    ctx.out.action("seagate_powersave_off", "-Z");
+    ctx.out
+        .action("seagate_powersave_off", &d::SEAGATE_POWERSAVE);
     if !ctx.flags.quiet && a.noisy {
         ctx.out.text(" disabling Seagate auto powersaving mode\n");
     }

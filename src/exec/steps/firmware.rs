@@ -12,6 +12,7 @@
 
 use super::Ctx;
 use crate::ata::fwdownload::{self, after_segment, Next, Plan, SegmentStatus};
+use crate::cli::defs as d;
 use crate::cli::FwMode;
 use crate::device::files;
 use crate::error::{Error, ErrorClass};
@@ -48,7 +49,7 @@ pub fn fwdownload(ctx: &mut Ctx) {
     let Some((mode, path)) = ctx.flags.fwdownload.clone() else {
         return;
     };
-    ctx.out.action("fwdownload", "--fwdownload");
+    ctx.out.action("fwdownload", &d::FWDOWNLOAD);
     if !whole_device(ctx) {
         ctx.stop_device();
         return;
@@ -58,7 +59,7 @@ pub fn fwdownload(ctx: &mut Ctx) {
         Err(_) => {
             // hdparm skips the download silently without IDENTIFY; a firmware update that did
             // not happen must not look like one that did.
-            ctx.identify_unavailable("--fwdownload");
+            ctx.identify_unavailable(&d::FWDOWNLOAD);
             return;
         }
     };

@@ -54,7 +54,7 @@ pub struct Ctx<'d, 'o, 'w> {
     pub multcount: Option<i64>,
     /// The options whose set went through without an error (`-B`, `-m`...), so that the get
     /// after it can say when the value read back is not the one set.
-    sets_done: Vec<&'static str>,
+    sets_done: Vec<&'static OptionDef>,
     /// Set by a step after which hdparm exits (its exclusive operations, a refused raw-device
     /// check, a DCO checksum failure): no later step runs for this device.
     stopped: bool,
@@ -273,24 +273,29 @@ fn timings(ctx: &mut Ctx) {
 
 /// The name hdparm's get line gives an option's value (` APM_level\t= 254`), for the read-back
 /// check's message.
-fn setting_name(option: &str) -> &'static str {
-    match option {
-        "-r" => "readonly",
-        "-m" => "multcount",
-        "-c" => "IO_support",
-        "-u" => "unmaskirq",
-        "-d" => "using_dma",
-        "-k" => "keepsettings",
-        "-n" => "nowerr",
-        "-b" => "busstate",
-        "-Q" => "queue_depth",
-        "-A" => "look-ahead",
-        "-W" => "write-caching",
-        "-B" => "APM_level",
-        "-M" => "acoustic",
-        "-R" => "write-read-verify",
-        _ => "the setting",
-    }
+const GET_NAMES: &[(&OptionDef, &str)] = &[
+    (&d::READONLY, "readonly"),
+    (&d::MULTCOUNT, "multcount"),
+    (&d::IO32BIT, "IO_support"),
+    (&d::UNMASK_IRQ, "unmaskirq"),
+    (&d::DMA, "using_dma"),
+    (&d::KEEP_SETTINGS, "keepsettings"),
+    (&d::NOWERR, "nowerr"),
+    (&d::BUSSTATE, "busstate"),
+    (&d::QUEUE_DEPTH, "queue_depth"),
+    (&d::LOOKAHEAD, "look-ahead"),
+    (&d::WRITE_CACHE, "write-caching"),
+    (&d::APM, "APM_level"),
+    (&d::ACOUSTIC, "acoustic"),
+    (&d::WRITE_READ_VERIFY, "write-read-verify"),
+];
+
+/// [`GET_NAMES`]' name of `option`.
+fn setting_name(option: &OptionDef) -> &'static str {
+    GET_NAMES
+        .iter()
+        .find(|(def, _)| *def == option)
+        .map_or("the setting", |(_, name)| name)
 }
 
 /// hdparm's `(on)`/`(off)` suffix, for set messages (the same as the report's).
@@ -299,9 +304,9 @@ fn on_off(v: u32) -> &'static str {
 }
 
 /// A set message line (printed when the option was not made quiet).
-fn set_msg(option: &str, value: u32, message: String) -> SettingsItem {
+fn set_msg(option: &OptionDef, value: u32, message: String) -> SettingsItem {
     SettingsItem::Set {
-        option: option.to_string(),
+        option: option.spelling(),
         value: i64::from(value),
         message,
         // Output marks it failed when an error follows within the step.
@@ -464,7 +469,7 @@ impl Ctx<'_, '_, '_> {
     fn set_feature(
         &mut self,
         noisy: bool,
-        option: &'static str,
+        option: &'static OptionDef,
         value: u32,
         message: String,
         args: [u8; 4],
@@ -550,7 +555,7 @@ impl Ctx<'_, '_, '_> {
     }
 
     /// Records that the set of `option` went through without an error.
-    fn set_done(&mut self, option: &'static str) {
+    fn set_done(&mut self, option: &'static OptionDef) {
         self.sets_done.push(option);
     }
 
@@ -558,14 +563,15 @@ impl Ctx<'_, '_, '_> {
     /// value read back is not the one set (`took` false), says so, and the run fails (exit 5).
     /// hdparm prints the contradicting line and exits 0. `value` is the value set, `shown` the
     /// value read back in the get line's words ("not supported", "16").
-    fn check_read_back(&mut self, option: &str, value: u32, took: bool, shown: &str) {
+    fn check_read_back(&mut self, option: &OptionDef, value: u32, took: bool, shown: &str) {
         if took || !self.sets_done.contains(&option) {
             return;
         }
         let name = setting_name(option);
         let message = format!(
-            "{}: {option} {value} was accepted, but {name} reads back as {shown}: the setting did not take",
-            self.name
+            "{}: {} {value} was accepted, but {name} reads back as {shown}: the setting did not take",
+            self.name,
+            option.spelling()
         );
         self.out.error(&Error::new(ErrorClass::Failed, message));
     }
@@ -574,15 +580,16 @@ impl Ctx<'_, '_, '_> {
     /// and class, so that every option that needs the drive says the same about a device (on a
     /// SCSI target that rejects ATA PASS-THROUGH: "not an ATA device", not applicable, as `-I`
     /// and the sets say it).
-    fn identify_unavailable(&mut self, option: &str) {
+    fn identify_unavailable(&mut self, option: &OptionDef) {
         let (class, reason) = match self.dev.identify() {
             Err(f) => (f.class(), f.reason),
             // The data came after all (not cached before): nothing to explain but the fact.
             Ok(_) => (ErrorClass::Failed, "IDENTIFY gave no data".to_string()),
         };
         let message = format!(
-            "{}: {option} reads the drive's IDENTIFY data: {reason}",
-            self.name
+            "{}: {} reads the drive's IDENTIFY data: {reason}",
+            self.name,
+            option.spelling()
         );
         self.out.error(&Error::new(class, message));
     }

@@ -18,6 +18,7 @@
 //! passes there, where `--dry-run` can see it), or decode bytes itself (that is `crate::nvme`).
 
 use super::{set_msg, Ctx};
+use crate::cli::defs::{self as d, OptionDef};
 use crate::cli::{SanitizeCommand, SecurityCommand};
 use crate::error::{Error, ErrorClass};
 use crate::nvme::command::{
@@ -113,7 +114,7 @@ pub(super) fn identify(ctx: &mut Ctx) {
     if let Some(path) = ctx.flags.identify_raw.clone() {
         ctx.out.action_on(
             "write_identify_raw",
-            "--Iraw",
+            &d::IRAW,
             Some(path.display().to_string()),
         );
         match crate::device::files::write_output(&path, &page) {
@@ -344,7 +345,7 @@ pub(super) fn get_write_cache(ctx: &mut Ctx) {
         Some(false) => "0 (off)",
         None => "not supported",
     };
-    ctx.check_read_back("-W", set, enabled == Some(set != 0), shown);
+    ctx.check_read_back(&d::WRITE_CACHE, set, enabled == Some(set != 0), shown);
 }
 
 /// Step 26: `-W N`: Set Features Volatile Write Cache; before disabling it, a Flush, as
@@ -365,7 +366,7 @@ pub(super) fn set_write_cache(ctx: &mut Ctx) {
         .nvme_cmd(&c, &mut [], "Set Features (volatile write cache) failed")
         .is_some()
     {
-        ctx.set_done("-W");
+        ctx.set_done(&d::WRITE_CACHE);
     }
 }
 
@@ -441,13 +442,13 @@ fn deepest_idle_state(c: &IdCtrl) -> Option<u8> {
 /// Sets APST: `idle_ms` None disables it; Some builds a table that moves every operational
 /// state to the deepest non-operational one after that much idleness (what `-S` asks of a
 /// disk: after N idle seconds, stop).
-fn set_apst(ctx: &mut Ctx, option: &'static str, idle_ms: Option<u32>) -> bool {
+fn set_apst(ctx: &mut Ctx, option: &OptionDef, idle_ms: Option<u32>) -> bool {
     let Some((c, _)) = ctx.nvme_id_ctrl("Identify Controller failed") else {
         return false;
     };
     if !c.has_apst() {
         ctx.nvme_refuse(
-            option,
+            &option.spelling(),
             "the controller has no Autonomous Power State Transitions (APSTA 0), which is what this option maps to",
         );
         return false;
@@ -462,7 +463,7 @@ fn set_apst(ctx: &mut Ctx, option: &'static str, idle_ms: Option<u32>) -> bool {
         Some(ms) => {
             let Some(target) = deepest_idle_state(&c) else {
                 ctx.nvme_refuse(
-                    option,
+                    &option.spelling(),
                     "the controller lists no non-operational power state to go to",
                 );
                 return false;
@@ -520,13 +521,13 @@ pub(super) fn set_apst_from_apm(ctx: &mut Ctx) {
     if gs.get {
         let words = if v == 255 { "off" } else { "on" };
         ctx.out.item(set_msg(
-            "-B",
+            &d::APM,
             v,
             format!(" setting Autonomous Power State Transitions (for -B {v}) {words}"),
         ));
     }
     let ok = if v == 255 {
-        set_apst(ctx, "-B", None)
+        set_apst(ctx, &d::APM, None)
     } else {
         // Enable with the table in place: read it, then set APSTE with it.
         let Some((c, _)) = ctx.nvme_id_ctrl("Identify Controller failed") else {
@@ -534,7 +535,7 @@ pub(super) fn set_apst_from_apm(ctx: &mut Ctx) {
         };
         if !c.has_apst() {
             ctx.nvme_refuse(
-                "-B",
+                &d::APM.spelling(),
                 "the controller has no Autonomous Power State Transitions (APSTA 0), which is what -B maps to",
             );
             return;
@@ -549,7 +550,7 @@ pub(super) fn set_apst_from_apm(ctx: &mut Ctx) {
         .is_some()
     };
     if ok {
-        ctx.set_done("-B");
+        ctx.set_done(&d::APM);
     }
 }
 
@@ -564,14 +565,14 @@ pub(super) fn set_apst_from_standby(ctx: &mut Ctx) {
     let ms = standby_ms(v);
     if v != 0 && ms.is_none() {
         ctx.nvme_refuse(
-            "-S",
+            &d::STANDBY.spelling(),
             &format!("{v} names no length of time, which APST needs"),
         );
         return;
     }
     if so.noisy {
         ctx.out.item(set_msg(
-            "-S",
+            &d::STANDBY,
             v,
             format!(
                 " setting standby to {v} ({}) as APST",
@@ -579,7 +580,7 @@ pub(super) fn set_apst_from_standby(ctx: &mut Ctx) {
             ),
         ));
     }
-    set_apst(ctx, "-S", if v == 0 { None } else { ms });
+    set_apst(ctx, &d::STANDBY, if v == 0 { None } else { ms });
 }
 
 /// Step 62: `-B` get: APST's state.
@@ -615,7 +616,7 @@ pub(super) fn get_apst(ctx: &mut Ctx) {
     if c.has_apst() {
         let set = ctx.flags.apm.value;
         ctx.check_read_back(
-            "-B",
+            &d::APM,
             set,
             enabled == Some(set != 255),
             &format!("APST {words}"),
@@ -632,7 +633,7 @@ pub(super) fn trim(ctx: &mut Ctx) {
     if !ctx.nvme_whole_namespace("--trim-sector-ranges") {
         return;
     }
-    ctx.out.action("trim", "--trim-sector-ranges");
+    ctx.out.action("trim", &d::TRIM_SECTOR_RANGES);
     deallocate(ctx, &ranges);
 }
 
@@ -647,7 +648,7 @@ pub(super) fn trim_stdin(ctx: &mut Ctx) {
     if !ctx.nvme_whole_namespace("--trim-sector-ranges-stdin") {
         return;
     }
-    ctx.out.action("trim", "--trim-sector-ranges-stdin");
+    ctx.out.action("trim", &d::TRIM_SECTOR_RANGES_STDIN);
     let blocks = ctx.dev.size_sectors().unwrap_or(u64::MAX) * 512 / block_bytes(ctx) as u64;
     // Read as it is deallocated: a piece of stdin and one command's ranges at a time.
     let mut reader = crate::ata::trim::PairReader::new();
@@ -759,7 +760,7 @@ pub(super) fn write_sector(ctx: &mut Ctx) {
     if !ctx.nvme_whole_namespace("--write-sector") {
         return;
     }
-    ctx.out.action("write_sector", "--write-sector");
+    ctx.out.action("write_sector", &d::WRITE_SECTOR);
     if ctx.stopped_before("Write") {
         return;
     }
@@ -786,12 +787,12 @@ pub(super) fn security(ctx: &mut Ctx) {
     let Some((command, _)) = ctx.flags.security.clone() else {
         return;
     };
-    let (ses, words, option) = match command {
-        SecurityCommand::Erase => (SecureErase::UserData, "user data", "--security-erase"),
+    let (ses, words, def) = match command {
+        SecurityCommand::Erase => (SecureErase::UserData, "user data", &d::SECURITY_ERASE),
         SecurityCommand::EraseEnhanced => (
             SecureErase::Cryptographic,
             "cryptographic",
-            "--security-erase-enhanced",
+            &d::SECURITY_ERASE_ENHANCED,
         ),
         _ => {
             ctx.nvme_refuse(
@@ -801,6 +802,7 @@ pub(super) fn security(ctx: &mut Ctx) {
             return;
         }
     };
+    let option = &def.spelling();
     if !ctx.nvme_whole_namespace(option) {
         return;
     }
@@ -825,7 +827,7 @@ pub(super) fn security(ctx: &mut Ctx) {
     let Some(ns) = ctx.nvme_id_ns(nsid, "Identify Namespace failed") else {
         return;
     };
-    ctx.out.action("security_erase", option);
+    ctx.out.action("security_erase", def);
     if ctx.stopped_before("FORMAT NVM") {
         return;
     }
@@ -890,7 +892,9 @@ pub(super) fn sanitize(ctx: &mut Ctx) {
         );
         return;
     }
-    ctx.out.action("sanitize", "--sanitize");
+    // One action for the three kinds, named after the refusal's `--sanitize`.
+    ctx.out
+        .action_spelled("sanitize", "--sanitize".into(), None);
     if ctx.stopped_before("Sanitize") {
         return;
     }
@@ -1051,7 +1055,7 @@ pub(super) fn fwdownload(ctx: &mut Ctx) {
         return;
     }
     let chunk = fw_chunk_bytes(c.fwug) as usize;
-    ctx.out.action("fwdownload", "--fwdownload");
+    ctx.out.action("fwdownload", &d::FWDOWNLOAD);
     ctx.out.note(&format!(
         "fwdownload: NVMe Firmware Image Download, chunk={chunk} size={}",
         image.len()

@@ -11,6 +11,7 @@
 
 use super::Ctx;
 use crate::ata::command::op;
+use crate::cli::defs as d;
 use crate::error::{strerror, Error, ErrorClass};
 use crate::report::settings::{PowerState, SettingsItem};
 
@@ -63,7 +64,7 @@ pub fn flush_buffer_cache(ctx: &mut Ctx) {
         return;
     }
     if f.flush_buffers {
-        ctx.out.action("flush_buffer_cache", "-f");
+        ctx.out.action("flush_buffer_cache", &d::FLUSH_BUFFERS);
     }
     if let Err(e) = ctx.dev.flush_buffer_cache() {
         ctx.ioctl_failed("BLKFLSBUF failed", &e);
@@ -76,7 +77,7 @@ pub fn reread_partitions(ctx: &mut Ctx) {
     if !a.set {
         return;
     }
-    ctx.out.action("reread_partitions", "-z");
+    ctx.out.action("reread_partitions", &d::REREAD_PARTITIONS);
     if a.noisy {
         ctx.out.text(" re-reading partition table\n");
     }
@@ -102,7 +103,7 @@ pub fn idle_immediate(ctx: &mut Ctx) {
     if !a.set {
         return;
     }
-    ctx.out.action("idle_immediate", "--idle-immediate");
+    ctx.out.action("idle_immediate", &d::IDLE_IMMEDIATE);
     if a.noisy {
         ctx.out.text(" issuing idle_immediate command\n");
     }
@@ -118,7 +119,7 @@ pub fn standby_now(ctx: &mut Ctx) {
     if !a.set {
         return;
     }
-    ctx.out.action("standby", "-y");
+    ctx.out.action("standby", &d::STANDBY_NOW);
     if a.noisy {
         ctx.out.text(" issuing standby command\n");
     }
@@ -135,7 +136,7 @@ pub fn sleep_now(ctx: &mut Ctx) {
     if !a.set {
         return;
     }
-    ctx.out.action("sleep", "-Y");
+    ctx.out.action("sleep", &d::SLEEP_NOW);
     if a.noisy {
         ctx.out.text(" issuing sleep command\n");
     }
@@ -152,7 +153,7 @@ pub fn reset(ctx: &mut Ctx) {
     if !a.set {
         return;
     }
-    ctx.out.action("reset", "-w");
+    ctx.out.action("reset", &d::RESET);
     if a.noisy {
         ctx.out.text(" resetting drive\n");
     }

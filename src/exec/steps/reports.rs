@@ -18,6 +18,7 @@ use crate::ata::command::op;
 use crate::ata::features;
 use crate::ata::hpa::{max_sectors_line, NativeMaxKind};
 use crate::ata::values::{self, Apm};
+use crate::cli::defs::{self as d, OptionDef};
 use crate::exec::access::HdioSetting;
 use crate::report::settings::SettingsItem;
 use serde_json::json;
@@ -80,7 +81,7 @@ pub fn get_multcount(ctx: &mut Ctx) {
     if let (Some(v), true) = (count, print) {
         ctx.out.item(SettingsItem::Multcount { count: v });
         let set = ctx.flags.multcount.value;
-        ctx.check_read_back("-m", set, v == i64::from(set), &v.to_string());
+        ctx.check_read_back(&d::MULTCOUNT, set, v == i64::from(set), &v.to_string());
     }
     ctx.multcount = count;
 }
@@ -95,7 +96,7 @@ pub fn get_io32bit(ctx: &mut Ctx) {
             explicit,
             " HDIO_GET_32BIT failed",
             |v| SettingsItem::IoSupport { mode: v },
-            ("-c", ctx.flags.io32bit.value, same),
+            (&d::IO32BIT, ctx.flags.io32bit.value, same),
         );
     }
 }
@@ -110,7 +111,7 @@ pub fn get_unmask_irq(ctx: &mut Ctx) {
             explicit,
             " HDIO_GET_UNMASKINTR failed",
             |v| SettingsItem::Unmaskirq { value: v },
-            ("-u", ctx.flags.unmask_irq.value, same_on_off),
+            (&d::UNMASK_IRQ, ctx.flags.unmask_irq.value, same_on_off),
         );
     }
 }
@@ -125,7 +126,7 @@ pub fn get_dma(ctx: &mut Ctx) {
             explicit,
             " HDIO_GET_DMA failed",
             |v| SettingsItem::UsingDma { value: v },
-            ("-d", ctx.flags.dma.value, same_on_off),
+            (&d::DMA, ctx.flags.dma.value, same_on_off),
         );
     }
 }
@@ -139,7 +140,7 @@ pub fn get_queue_depth(ctx: &mut Ctx) {
         Ok(depth) => {
             ctx.out.item(SettingsItem::QueueDepth { depth });
             let set = ctx.flags.queue_depth.value;
-            ctx.check_read_back("-Q", set, depth == set, &depth.to_string());
+            ctx.check_read_back(&d::QUEUE_DEPTH, set, depth == set, &depth.to_string());
         }
         Err((label, e)) => queue_depth_failed(ctx, &label, &e),
     }
@@ -166,7 +167,11 @@ pub fn get_keep_settings(ctx: &mut Ctx) {
             explicit,
             " HDIO_GET_KEEPSETTINGS failed",
             |v| SettingsItem::Keepsettings { value: v },
-            ("-k", ctx.flags.keep_settings.value, same_on_off),
+            (
+                &d::KEEP_SETTINGS,
+                ctx.flags.keep_settings.value,
+                same_on_off,
+            ),
         );
     }
 }
@@ -180,7 +185,7 @@ pub fn get_nowerr(ctx: &mut Ctx) {
             true,
             " HDIO_GET_NOWERR failed",
             |v| SettingsItem::Nowerr { value: v },
-            ("-n", ctx.flags.nowerr.value, same_on_off),
+            (&d::NOWERR, ctx.flags.nowerr.value, same_on_off),
         );
     }
 }
@@ -195,7 +200,7 @@ pub fn get_readonly(ctx: &mut Ctx) {
             ctx.out.item(SettingsItem::Readonly { value: v });
             let set = ctx.flags.readonly.value;
             let shown = on_off_words(Some(v != 0));
-            ctx.check_read_back("-r", set, same_on_off(set, v), &shown);
+            ctx.check_read_back(&d::READONLY, set, same_on_off(set, v), &shown);
         }
         Err(e) => ctx.ioctl_failed(" BLKROGET failed", &e),
     }
@@ -258,9 +263,9 @@ pub fn get_lookahead(ctx: &mut Ctx) {
         ctx.out.item(SettingsItem::LookAhead { enabled });
         let set = ctx.flags.lookahead.value;
         let took = enabled == Some(set != 0);
-        ctx.check_read_back("-A", set, took, &on_off_words(enabled));
+        ctx.check_read_back(&d::LOOKAHEAD, set, took, &on_off_words(enabled));
     } else {
-        ctx.identify_unavailable("-A");
+        ctx.identify_unavailable(&d::LOOKAHEAD);
     }
 }
 
@@ -274,9 +279,9 @@ pub fn get_write_cache(ctx: &mut Ctx) {
         ctx.out.item(SettingsItem::WriteCaching { enabled });
         let set = ctx.flags.write_cache.value;
         let took = enabled == Some(set != 0);
-        ctx.check_read_back("-W", set, took, &on_off_words(enabled));
+        ctx.check_read_back(&d::WRITE_CACHE, set, took, &on_off_words(enabled));
     } else {
-        ctx.identify_unavailable("-W");
+        ctx.identify_unavailable(&d::WRITE_CACHE);
     }
 }
 
@@ -294,9 +299,9 @@ pub fn get_apm(ctx: &mut Ctx) {
             Apm::Disabled => (set == values::APM_DISABLE_LEVEL, "off".to_string()),
             Apm::Enabled { level, .. } => (u32::from(level) == set, level.to_string()),
         };
-        ctx.check_read_back("-B", set, took, &shown);
+        ctx.check_read_back(&d::APM, set, took, &shown);
     } else {
-        ctx.identify_unavailable("-B");
+        ctx.identify_unavailable(&d::APM);
     }
 }
 
@@ -312,9 +317,9 @@ pub fn get_acoustic(ctx: &mut Ctx) {
         // -M0 turns AAM off; what word 94 then holds is not specified, so only support counts.
         let took = level.is_some_and(|l| set == 0 || u32::from(l) == set);
         let shown = level.map_or("not supported".to_string(), |l| l.to_string());
-        ctx.check_read_back("-M", set, took, &shown);
+        ctx.check_read_back(&d::ACOUSTIC, set, took, &shown);
     } else {
-        ctx.identify_unavailable("-M");
+        ctx.identify_unavailable(&d::ACOUSTIC);
     }
 }
 
@@ -330,9 +335,9 @@ pub fn get_write_read_verify(ctx: &mut Ctx) {
         // hdparm shows only whether it is on (word 120 bit 1), not the mode.
         let took = value.is_some_and(|v| (v != 0) == (set != 0));
         let shown = value.map_or("not supported".to_string(), |v| v.to_string());
-        ctx.check_read_back("-R", set, took, &shown);
+        ctx.check_read_back(&d::WRITE_READ_VERIFY, set, took, &shown);
     } else {
-        ctx.identify_unavailable("-R");
+        ctx.identify_unavailable(&d::WRITE_READ_VERIFY);
     }
 }
 
@@ -345,7 +350,7 @@ pub fn get_busstate(ctx: &mut Ctx) {
             true,
             " HDIO_GET_BUSSTATE failed",
             |v| SettingsItem::Busstate { value: v },
-            ("-b", ctx.flags.busstate.value, same),
+            (&d::BUSSTATE, ctx.flags.busstate.value, same),
         );
     }
 }
@@ -357,7 +362,7 @@ pub fn get_max_sectors(ctx: &mut Ctx) {
         return;
     }
     let Some(id) = ctx.identify() else {
-        ctx.identify_unavailable("-N");
+        ctx.identify_unavailable(&d::MAX_SECTORS);
         return;
     };
     let amax = id.supports_accessible_max_address();
@@ -401,7 +406,7 @@ fn hdio_get_line(
     explicit: bool,
     label: &str,
     item: impl Fn(i64) -> SettingsItem,
-    (option, set, took): (&str, u32, fn(u32, i64) -> bool),
+    (option, set, took): (&OptionDef, u32, fn(u32, i64) -> bool),
 ) {
     match ctx.dev.hdio_get(what) {
         Ok(v) => {

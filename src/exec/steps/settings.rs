@@ -8,6 +8,7 @@
 
 use super::{on_off, set_msg, Ctx};
 use crate::ata::command::op;
+use crate::cli::defs::{self as d, OptionDef};
 use crate::cli::GetSet;
 use crate::error::Error;
 use crate::exec::access::HdioSetting;
@@ -20,7 +21,7 @@ pub fn set_readahead(ctx: &mut Ctx) {
     }
     if gs.get {
         let message = format!(" setting fs readahead to {}", gs.value);
-        ctx.out.item(set_msg("-a", gs.value, message));
+        ctx.out.item(set_msg(&d::READAHEAD, gs.value, message));
     }
     if let Err(e) = ctx.dev.set_readahead(u64::from(gs.value)) {
         ctx.ioctl_failed(" BLKRASET failed", &e);
@@ -44,7 +45,7 @@ pub fn set_pio_mode(ctx: &mut Ctx) {
         } else {
             format!(" attempting to set UDMA mode to {}", mode - 200)
         };
-        ctx.out.item(set_msg("-p", so.value, message));
+        ctx.out.item(set_msg(&d::PIO_MODE, so.value, message));
     }
     if let Err(e) = ctx.dev.hdio_set_pio_mode(u64::from(so.value)) {
         ctx.ioctl_failed(" HDIO_SET_PIO_MODE failed", &e);
@@ -59,7 +60,7 @@ pub fn set_io32bit(ctx: &mut Ctx) {
         ctx,
         gs,
         HdioSetting::Io32bit,
-        "-c",
+        &d::IO32BIT,
         message,
         " HDIO_SET_32BIT failed",
     );
@@ -74,11 +75,14 @@ pub fn set_multcount(ctx: &mut Ctx) {
     }
     let v = gs.value;
     if gs.get {
-        ctx.out
-            .item(set_msg("-m", v, format!(" setting multcount to {v}")));
+        ctx.out.item(set_msg(
+            &d::MULTCOUNT,
+            v,
+            format!(" setting multcount to {v}"),
+        ));
     }
     match ctx.dev.hdio_set(HdioSetting::Multcount, u64::from(v)) {
-        Ok(()) => ctx.set_done("-m"),
+        Ok(()) => ctx.set_done(&d::MULTCOUNT),
         Err(e) if e.raw_os_error() == Some(libc::ENOTTY) && ctx.dev.ata_capable() => {
             if let Some(id) = ctx.identify() {
                 let max = u32::from(id.max_multiple_sectors());
@@ -101,7 +105,7 @@ pub fn set_multcount(ctx: &mut Ctx) {
                 )
                 .is_some()
             {
-                ctx.set_done("-m");
+                ctx.set_done(&d::MULTCOUNT);
             }
         }
         Err(e) => ctx.ioctl_failed(" HDIO_SET_MULTCOUNT failed", &e),
@@ -117,10 +121,10 @@ pub fn set_readonly(ctx: &mut Ctx) {
     if gs.get {
         let v = gs.value;
         let message = format!(" setting readonly to {v}{}", on_off(v));
-        ctx.out.item(set_msg("-r", v, message));
+        ctx.out.item(set_msg(&d::READONLY, v, message));
     }
     match ctx.dev.set_readonly(gs.value != 0) {
-        Ok(()) => ctx.set_done("-r"),
+        Ok(()) => ctx.set_done(&d::READONLY),
         Err(e) => ctx.ioctl_failed(" BLKROSET failed", &e),
     }
 }
@@ -132,7 +136,7 @@ pub fn set_unmask_irq(ctx: &mut Ctx) {
         ctx,
         gs,
         HdioSetting::Unmask,
-        "-u",
+        &d::UNMASK_IRQ,
         "unmaskirq",
         " HDIO_SET_UNMASKINTR failed",
     );
@@ -145,7 +149,7 @@ pub fn set_dma(ctx: &mut Ctx) {
         ctx,
         gs,
         HdioSetting::Dma,
-        "-d",
+        &d::DMA,
         "using_dma",
         " HDIO_SET_DMA failed",
     );
@@ -159,10 +163,10 @@ pub fn set_queue_depth(ctx: &mut Ctx) {
     }
     if gs.get {
         let message = format!(" setting queue_depth to {}", gs.value);
-        ctx.out.item(set_msg("-Q", gs.value, message));
+        ctx.out.item(set_msg(&d::QUEUE_DEPTH, gs.value, message));
     }
     match ctx.dev.set_queue_depth(gs.value) {
-        Ok(()) => ctx.set_done("-Q"),
+        Ok(()) => ctx.set_done(&d::QUEUE_DEPTH),
         // hdparm's label is the attribute's path here too (reference §4.1).
         Err((label, e)) => super::reports::queue_depth_failed(ctx, &label, &e),
     }
@@ -175,7 +179,7 @@ pub fn set_nowerr(ctx: &mut Ctx) {
         ctx,
         gs,
         HdioSetting::Nowerr,
-        "-n",
+        &d::NOWERR,
         "nowerr",
         " HDIO_SET_NOWERR failed",
     );
@@ -188,7 +192,7 @@ pub fn set_keep_settings(ctx: &mut Ctx) {
         ctx,
         gs,
         HdioSetting::KeepSettings,
-        "-k",
+        &d::KEEP_SETTINGS,
         "keep_settings",
         " HDIO_SET_KEEPSETTINGS failed",
     );
@@ -204,10 +208,10 @@ pub fn set_busstate(ctx: &mut Ctx) {
     if !ctx.flags.quiet && gs.get {
         let name = crate::report::settings::busstate_name(i64::from(v));
         let message = format!(" setting bus state to {v} ({name})");
-        ctx.out.item(set_msg("-b", v, message));
+        ctx.out.item(set_msg(&d::BUSSTATE, v, message));
     }
     match ctx.dev.hdio_set(HdioSetting::Busstate, u64::from(v)) {
-        Ok(()) => ctx.set_done("-b"),
+        Ok(()) => ctx.set_done(&d::BUSSTATE),
         Err(e) => ctx.ioctl_failed(" HDIO_SET_BUSSTATE failed", &e),
     }
 }
@@ -217,7 +221,7 @@ fn hdio_set_on_off(
     ctx: &mut Ctx,
     gs: GetSet<u32>,
     what: HdioSetting,
-    option: &'static str,
+    option: &'static OptionDef,
     name: &str,
     label: &str,
 ) {
@@ -231,7 +235,7 @@ fn hdio_set(
     ctx: &mut Ctx,
     gs: GetSet<u32>,
     what: HdioSetting,
-    option: &'static str,
+    option: &'static OptionDef,
     message: String,
     label: &str,
 ) {
