@@ -25,14 +25,14 @@ const NOT_RAW: &str = "--fwdownload requires the raw device, not a partition.";
 /// one-line message for a partition.
 fn whole_device(ctx: &mut Ctx) -> bool {
     // hdparm's check reads IDENTIFY (its geometry lookup) before it looks at the start.
-    crate::exec::sectors::geometry_identify(ctx);
+    super::raw_device::geometry_identify(ctx);
     match ctx.dev.partition_refusal(0) {
         Some(text) if text.starts_with("Device ") => {
             ctx.out
                 .error(&Error::usage(format!("{NOT_RAW}\nAborting.")));
             false
         }
-        Some(_) => crate::exec::sectors::check_whole_device(ctx, 0),
+        Some(_) => super::raw_device::check_whole_device(ctx, 0),
         None => true,
     }
 }

@@ -1,13 +1,15 @@
 //! One device's plan, executed in hdparm 9.65's fixed order (reference §3): sets first, then
 //! gets and reports, then timings and power commands.
 //!
-//! Owns: the order ([`STEPS`], one entry per step with its §3 number), the per-device context
-//! [`Ctx`], and the few helpers every step uses to send a command or report a failure. The
+//! Owns: the order ([`STEPS`], one row per step: its §3 number, its option definitions, the
+//! ATA step and its NVMe twin), the per-device context [`Ctx`], and the few helpers every step uses to send a command or report a failure. The
 //! steps themselves live in one small file per family: `settings` (kernel and HDIO sets),
 //! `features` (drive settings sent as ATA commands), `security` and `sanitize` (the ATA
 //! Security password commands and SANITIZE DEVICE), `reports` (gets and the identification
 //! reports), `power` (power-state commands and the end-of-device actions), `vendor` (the WD
-//! idle3 timer, the CD/DVD speed, head unload), `firmware` (DOWNLOAD MICROCODE).
+//! idle3 timer, the CD/DVD speed, head unload), `firmware` (DOWNLOAD MICROCODE), `identify`
+//! (`-i`, `-I` and `--Istdin`), `raw_device` (`--read-sector` and the raw-device check the
+//! sector steps share), `timings` (`-T`, `-t`, `--bench`), and `nvme` (the NVMe twins).
 //!
 //! Every step prints what hdparm prints on stdout; a failure prints one line on stderr and is
 //! recorded in the verdict, and processing goes on with the next step (hdparm does the same
@@ -17,8 +19,10 @@
 mod features;
 mod firmware;
 mod hpa;
+mod identify;
 mod nvme;
 mod power;
+mod raw_device;
 mod reports;
 mod sanitize;
 mod sectors;
@@ -26,6 +30,7 @@ mod security;
 mod settings;
 #[cfg(test)]
 mod tests;
+mod timings;
 mod vendor;
 
 use super::access::{AtaFailure, AtaOutput, DeviceAccess};
@@ -41,6 +46,7 @@ use std::io;
 
 use super::stop::Stop;
 
+pub use identify::identify_stdin;
 pub use power::flush_drive_cache;
 
 /// The per-device context of the steps.
@@ -254,7 +260,7 @@ fn number_of(def: &OptionDef) -> Option<u8> {
 /// Step 42: `--read-sector`.
 fn read_sector(ctx: &mut Ctx) {
     if let Some(lba) = ctx.flags.read_sector {
-        super::sectors::read_sector(ctx, lba);
+        raw_device::read_sector(ctx, lba);
     }
 }
 
@@ -263,11 +269,11 @@ fn forget_identify(ctx: &mut Ctx) {
     ctx.dev.forget_identify();
 }
 
-/// Steps 67-69 (`-T`, `-F`, `-t`, and our `--bench`), in `timing_steps`.
+/// Steps 67-69 (`-T`, `-F`, `-t`, and our `--bench`), in `timings`.
 fn timings(ctx: &mut Ctx) {
     let f = &ctx.flags;
     if f.time_cache || f.time_device || f.bench.is_some() || f.flush_drive_cache {
-        super::timing_steps::run(ctx);
+        timings::run(ctx);
     }
 }
 

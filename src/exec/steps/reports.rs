@@ -241,7 +241,7 @@ pub fn get_geometry(ctx: &mut Ctx) {
 pub fn kernel_identity(ctx: &mut Ctx) {
     if ctx.flags.identity {
         let multcount = ctx.multcount;
-        crate::exec::identify::kernel_identity(ctx, multcount);
+        super::identify::kernel_identity(ctx, multcount);
     }
 }
 
@@ -249,7 +249,7 @@ pub fn kernel_identity(ctx: &mut Ctx) {
 pub fn identify(ctx: &mut Ctx) {
     let f = &ctx.flags;
     if f.identify || f.identify_stdout || f.identify_raw.is_some() {
-        crate::exec::identify::identify(ctx);
+        super::identify::identify(ctx);
     }
 }
 

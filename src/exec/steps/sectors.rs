@@ -21,7 +21,7 @@ use std::io;
 
 /// §6.5, and the end of the device when it refuses (hdparm exits 22).
 fn whole_device(ctx: &mut Ctx, lba: u64) -> bool {
-    if crate::exec::sectors::check_whole_device(ctx, lba) {
+    if super::raw_device::check_whole_device(ctx, lba) {
         true
     } else {
         ctx.stop_device();
@@ -323,7 +323,7 @@ pub fn write_sector(ctx: &mut Ctx) {
     };
     ctx.out.action("write_sector", &d::WRITE_SECTOR);
     // hdparm sizes the sector from IDENTIFY (512 bytes without it).
-    let bytes = crate::exec::sectors::sector_bytes(ctx);
+    let bytes = super::raw_device::sector_bytes(ctx);
     if !whole_device(ctx, lba) {
         return;
     }

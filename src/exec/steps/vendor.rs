@@ -149,7 +149,7 @@ pub fn idle_unload(ctx: &mut Ctx) {
     if a.noisy {
         ctx.out.text(" issuing idle_immediate_unload command\n");
     }
-    if !crate::exec::sectors::check_whole_device(ctx, 0) {
+    if !super::raw_device::check_whole_device(ctx, 0) {
         // hdparm exits here: no -Y or -w after it.
         ctx.stop_device();
         return;

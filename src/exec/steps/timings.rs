@@ -1,11 +1,11 @@
 //! Steps 67-69 of hdparm's order: `-T`, `-F`, `-t`, then our `--bench`. The measuring is in
-//! [`super::timing`] and [`crate::timing`]; this file only calls it in order and files the
+//! [`crate::exec::timing`] and [`crate::timing`]; this file only calls it in order and files the
 //! results (text as it is printed, JSON as data, errors on stderr and in the verdict).
 
-use super::steps::{flush_drive_cache, Ctx};
-use super::timing::{bench, time_cache, time_device, TimingContext};
+use super::{flush_drive_cache, Ctx};
 use crate::cli::defs as d;
 use crate::error::{Error, ErrorClass};
+use crate::exec::timing::{bench, time_cache, time_device, TimingContext};
 
 /// Whether reads can be timed on this device at all.
 fn timable(ctx: &mut Ctx, option: &str) -> bool {

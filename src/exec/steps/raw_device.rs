@@ -3,7 +3,7 @@
 //! Must not: send a sector command to a partition or any node whose LBAs are not the drive's
 //! (the raw-device check comes first, and a refusal sends nothing).
 
-use super::steps::Ctx;
+use super::Ctx;
 use crate::ata::command::{op, Protocol, TaskFile, LBA28_LIMIT};
 use crate::error::Error;
 
