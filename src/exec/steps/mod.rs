@@ -38,7 +38,7 @@ use super::output::Output;
 use crate::ata::command::TaskFile;
 use crate::ata::identify::Identify;
 use crate::cli::defs::{self as d, OptionDef};
-use crate::cli::Flags;
+use crate::cli::{Action, Flags, GetSet, SetOnly};
 use crate::error::{strerror, Error, ErrorClass};
 use crate::report::settings::{Outcome, SettingsItem};
 use crate::report::stop::State;
@@ -309,6 +309,16 @@ fn on_off(v: u32) -> &'static str {
     crate::report::settings::on_off(i64::from(v))
 }
 
+/// A get/set option's set, when asked: its value, and whether its message is printed.
+fn set_of(gs: GetSet<u32>) -> Option<(u32, bool)> {
+    gs.set.then_some((gs.value, gs.get))
+}
+
+/// A set-only option's set, when asked: its value, and whether its message is printed.
+fn set_only_of(so: SetOnly<u32>) -> Option<(u32, bool)> {
+    so.set.then_some((so.value, so.noisy))
+}
+
 /// A set message line (printed when the option was not made quiet).
 fn set_msg(option: &OptionDef, value: u32, message: String) -> SettingsItem {
     SettingsItem::Set {
@@ -470,22 +480,79 @@ impl Ctx<'_, '_, '_> {
         self.dev.identify().ok().map(Identify::from_words)
     }
 
-    /// A drive setting sent as one `drive_cmd`: its "setting ..." line when noisy, then the
-    /// command, reported under hdparm's label if it fails.
+    /// A drive setting sent as one `drive_cmd`, when `asked` (the value, and whether its
+    /// message is printed): its "setting ..." line when noisy, then the command, reported
+    /// under hdparm's label if it fails.
     fn set_feature(
         &mut self,
-        noisy: bool,
+        asked: Option<(u32, bool)>,
         option: &'static OptionDef,
-        value: u32,
-        message: String,
-        args: [u8; 4],
+        message: impl FnOnce(u32) -> String,
+        args: impl FnOnce(u32) -> [u8; 4],
         label: &str,
     ) {
-        if noisy {
-            self.out.item(set_msg(option, value, message));
-        }
-        if self.drive_cmd(args, label).is_some() {
+        let Some(value) = self.announce_set(asked, option, message) else {
+            return;
+        };
+        if self.drive_cmd(args(value), label).is_some() {
             self.set_done(option);
+        }
+    }
+
+    /// The start of a set, when `asked` (the value, and whether its message is printed): its
+    /// "setting ..." line when noisy. The value to set, or None when the set was not asked for.
+    fn announce_set(
+        &mut self,
+        asked: Option<(u32, bool)>,
+        option: &OptionDef,
+        message: impl FnOnce(u32) -> String,
+    ) -> Option<u32> {
+        let (value, noisy) = asked?;
+        if noisy {
+            self.out.item(set_msg(option, value, message(value)));
+        }
+        Some(value)
+    }
+
+    /// An action that says what it issues: when `asked` is set, records the action under
+    /// `def` and, when noisy, prints `line`; then the caller sends the command. False when the
+    /// action was not asked for.
+    fn announce(
+        &mut self,
+        asked: Action,
+        action: &'static str,
+        def: &OptionDef,
+        line: &str,
+    ) -> bool {
+        if !asked.set {
+            return false;
+        }
+        self.out.action(action, def);
+        if asked.noisy {
+            self.out.text(line);
+        }
+        true
+    }
+
+    /// A get from IDENTIFY of a get/set option: when asked, `read` gives the item to print,
+    /// whether the value read back is the one set, and that value in the get line's words;
+    /// without IDENTIFY, why not.
+    fn identify_get(
+        &mut self,
+        gs: GetSet<u32>,
+        def: &OptionDef,
+        read: impl FnOnce(&Identify, u32) -> (SettingsItem, bool, String),
+    ) {
+        if !gs.get {
+            return;
+        }
+        match self.identify() {
+            Some(id) => {
+                let (item, took, shown) = read(&id, gs.value);
+                self.out.item(item);
+                self.check_read_back(def, gs.value, took, &shown);
+            }
+            None => self.identify_unavailable(def),
         }
     }
 

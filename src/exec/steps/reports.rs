@@ -255,90 +255,61 @@ pub fn identify(ctx: &mut Ctx) {
 
 /// Step 60: `-A`, from IDENTIFY.
 pub fn get_lookahead(ctx: &mut Ctx) {
-    if !ctx.flags.lookahead.get {
-        return;
-    }
-    if let Some(id) = ctx.identify() {
+    ctx.identify_get(ctx.flags.lookahead, &d::LOOKAHEAD, |id, set| {
         let enabled = id.look_ahead().enabled();
-        ctx.out.item(SettingsItem::LookAhead { enabled });
-        let set = ctx.flags.lookahead.value;
         let took = enabled == Some(set != 0);
-        ctx.check_read_back(&d::LOOKAHEAD, set, took, &on_off_words(enabled));
-    } else {
-        ctx.identify_unavailable(&d::LOOKAHEAD);
-    }
+        let shown = on_off_words(enabled);
+        (SettingsItem::LookAhead { enabled }, took, shown)
+    });
 }
 
 /// Step 61: `-W`, from IDENTIFY.
 pub fn get_write_cache(ctx: &mut Ctx) {
-    if !ctx.flags.write_cache.get {
-        return;
-    }
-    if let Some(id) = ctx.identify() {
+    ctx.identify_get(ctx.flags.write_cache, &d::WRITE_CACHE, |id, set| {
         let enabled = id.write_cache().enabled();
-        ctx.out.item(SettingsItem::WriteCaching { enabled });
-        let set = ctx.flags.write_cache.value;
         let took = enabled == Some(set != 0);
-        ctx.check_read_back(&d::WRITE_CACHE, set, took, &on_off_words(enabled));
-    } else {
-        ctx.identify_unavailable(&d::WRITE_CACHE);
-    }
+        let shown = on_off_words(enabled);
+        (SettingsItem::WriteCaching { enabled }, took, shown)
+    });
 }
 
 /// Step 62: `-B`, from IDENTIFY.
 pub fn get_apm(ctx: &mut Ctx) {
-    if !ctx.flags.apm.get {
-        return;
-    }
-    if let Some(id) = ctx.identify() {
+    ctx.identify_get(ctx.flags.apm, &d::APM, |id, set| {
         let apm = id.apm();
-        ctx.out.item(SettingsItem::ApmLevel { apm });
-        let set = ctx.flags.apm.value;
         let (took, shown) = match apm {
             Apm::NotSupported => (false, "not supported".to_string()),
             Apm::Disabled => (set == values::APM_DISABLE_LEVEL, "off".to_string()),
             Apm::Enabled { level, .. } => (u32::from(level) == set, level.to_string()),
         };
-        ctx.check_read_back(&d::APM, set, took, &shown);
-    } else {
-        ctx.identify_unavailable(&d::APM);
-    }
+        (SettingsItem::ApmLevel { apm }, took, shown)
+    });
 }
 
 /// Step 63: `-M`, from IDENTIFY.
 pub fn get_acoustic(ctx: &mut Ctx) {
-    if !ctx.flags.acoustic.get {
-        return;
-    }
-    if let Some(id) = ctx.identify() {
+    ctx.identify_get(ctx.flags.acoustic, &d::ACOUSTIC, |id, set| {
         let level = id.acoustic_level();
-        ctx.out.item(SettingsItem::Acoustic { level });
-        let set = ctx.flags.acoustic.value;
         // -M0 turns AAM off; what word 94 then holds is not specified, so only support counts.
         let took = level.is_some_and(|l| set == 0 || u32::from(l) == set);
         let shown = level.map_or("not supported".to_string(), |l| l.to_string());
-        ctx.check_read_back(&d::ACOUSTIC, set, took, &shown);
-    } else {
-        ctx.identify_unavailable(&d::ACOUSTIC);
-    }
+        (SettingsItem::Acoustic { level }, took, shown)
+    });
 }
 
 /// Step 64: `-R`, from IDENTIFY.
 pub fn get_write_read_verify(ctx: &mut Ctx) {
-    if !ctx.flags.write_read_verify.get {
-        return;
-    }
-    if let Some(id) = ctx.identify() {
-        let value = id.write_read_verify_shown();
-        ctx.out.item(SettingsItem::WriteReadVerify { value });
-        let set = ctx.flags.write_read_verify.value;
-        // hdparm shows only whether it is on (word 120 bit 1), not the mode.
-        let took = value.is_some_and(|v| (v != 0) == (set != 0));
-        let shown = value.map_or("not supported".to_string(), |v| v.to_string());
-        ctx.check_read_back(&d::WRITE_READ_VERIFY, set, took, &shown);
-    } else {
-        ctx.identify_unavailable(&d::WRITE_READ_VERIFY);
-    }
+    ctx.identify_get(
+        ctx.flags.write_read_verify,
+        &d::WRITE_READ_VERIFY,
+        |id, set| {
+            let value = id.write_read_verify_shown();
+            // hdparm shows only whether it is on (word 120 bit 1), not the mode.
+            let took = value.is_some_and(|v| (v != 0) == (set != 0));
+            let shown = value.map_or("not supported".to_string(), |v| v.to_string());
+            (SettingsItem::WriteReadVerify { value }, took, shown)
+        },
+    );
 }
 
 /// Step 65: `-b`.

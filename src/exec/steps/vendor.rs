@@ -141,13 +141,9 @@ pub fn idle_unload_command() -> TaskFile {
 
 /// Step 74: `--idle-unload`.
 pub fn idle_unload(ctx: &mut Ctx) {
-    let a = ctx.flags.idle_unload;
-    if !a.set {
+    let line = " issuing idle_immediate_unload command\n";
+    if !ctx.announce(ctx.flags.idle_unload, "idle_unload", &d::IDLE_UNLOAD, line) {
         return;
-    }
-    ctx.out.action("idle_unload", &d::IDLE_UNLOAD);
-    if a.noisy {
-        ctx.out.text(" issuing idle_immediate_unload command\n");
     }
     if !super::raw_device::check_whole_device(ctx, 0) {
         // hdparm exits here: no -Y or -w after it.
