@@ -736,15 +736,7 @@ pub(super) fn read_sector(ctx: &mut Ctx) {
         .dev
         .nvme(&NvmeCommand::read_write(false, nsid, lba, 1), &mut data)
     {
-        Ok(_) => {
-            ctx.out.text("succeeded\n");
-            ctx.out.text(&crate::report::hexdump::sector_dump(&data));
-            let hex: String = data.iter().map(|b| format!("{b:02x}")).collect();
-            ctx.out.section(
-                "read_sector",
-                json!({ "lba": lba, "bytes": data.len(), "data_hex": hex }),
-            );
-        }
+        Ok(_) => super::raw_device::sector_read(ctx, lba, &data),
         Err(f) => ctx
             .out
             .error(&Error::new(f.class, format!("FAILED: {}", f.reason))),

@@ -19,6 +19,7 @@ use crate::ata::features;
 use crate::ata::hpa::{max_sectors_line, NativeMaxKind};
 use crate::ata::values::{self, Apm};
 use crate::cli::defs::{self as d, OptionDef};
+use crate::cli::GetSet;
 use crate::exec::access::HdioSetting;
 use crate::report::settings::SettingsItem;
 use serde_json::json;
@@ -88,47 +89,41 @@ pub fn get_multcount(ctx: &mut Ctx) {
 
 /// Step 47: `-c`.
 pub fn get_io32bit(ctx: &mut Ctx) {
-    let explicit = ctx.flags.io32bit.get;
-    if ctx.flags.defaults || explicit {
-        hdio_get_line(
-            ctx,
-            HdioSetting::Io32bit,
-            explicit,
-            " HDIO_GET_32BIT failed",
-            |v| SettingsItem::IoSupport { mode: v },
-            (&d::IO32BIT, ctx.flags.io32bit.value, same),
-        );
-    }
+    let item = |v| SettingsItem::IoSupport { mode: v };
+    let get = (ctx.flags.io32bit, true, HdioSetting::Io32bit);
+    hdio_get_line(
+        ctx,
+        get,
+        " HDIO_GET_32BIT failed",
+        item,
+        (&d::IO32BIT, same),
+    );
 }
 
 /// Step 48: `-u`.
 pub fn get_unmask_irq(ctx: &mut Ctx) {
-    let explicit = ctx.flags.unmask_irq.get;
-    if ctx.flags.defaults || explicit {
-        hdio_get_line(
-            ctx,
-            HdioSetting::Unmask,
-            explicit,
-            " HDIO_GET_UNMASKINTR failed",
-            |v| SettingsItem::Unmaskirq { value: v },
-            (&d::UNMASK_IRQ, ctx.flags.unmask_irq.value, same_on_off),
-        );
-    }
+    let item = |v| SettingsItem::Unmaskirq { value: v };
+    let get = (ctx.flags.unmask_irq, true, HdioSetting::Unmask);
+    hdio_get_line(
+        ctx,
+        get,
+        " HDIO_GET_UNMASKINTR failed",
+        item,
+        (&d::UNMASK_IRQ, same_on_off),
+    );
 }
 
 /// Step 49: `-d`.
 pub fn get_dma(ctx: &mut Ctx) {
-    let explicit = ctx.flags.dma.get;
-    if ctx.flags.defaults || explicit {
-        hdio_get_line(
-            ctx,
-            HdioSetting::Dma,
-            explicit,
-            " HDIO_GET_DMA failed",
-            |v| SettingsItem::UsingDma { value: v },
-            (&d::DMA, ctx.flags.dma.value, same_on_off),
-        );
-    }
+    let item = |v| SettingsItem::UsingDma { value: v };
+    let get = (ctx.flags.dma, true, HdioSetting::Dma);
+    hdio_get_line(
+        ctx,
+        get,
+        " HDIO_GET_DMA failed",
+        item,
+        (&d::DMA, same_on_off),
+    );
 }
 
 /// Step 50: `-Q` (not part of the default report).
@@ -159,35 +154,28 @@ pub(super) fn queue_depth_failed(ctx: &mut Ctx, label: &str, err: &std::io::Erro
 
 /// Step 51: `-k`.
 pub fn get_keep_settings(ctx: &mut Ctx) {
-    let explicit = ctx.flags.keep_settings.get;
-    if ctx.flags.defaults || explicit {
-        hdio_get_line(
-            ctx,
-            HdioSetting::KeepSettings,
-            explicit,
-            " HDIO_GET_KEEPSETTINGS failed",
-            |v| SettingsItem::Keepsettings { value: v },
-            (
-                &d::KEEP_SETTINGS,
-                ctx.flags.keep_settings.value,
-                same_on_off,
-            ),
-        );
-    }
+    let item = |v| SettingsItem::Keepsettings { value: v };
+    let get = (ctx.flags.keep_settings, true, HdioSetting::KeepSettings);
+    hdio_get_line(
+        ctx,
+        get,
+        " HDIO_GET_KEEPSETTINGS failed",
+        item,
+        (&d::KEEP_SETTINGS, same_on_off),
+    );
 }
 
 /// Step 52: `-n` (not part of the default report, despite hdparm's `-acdgkmur` help text).
 pub fn get_nowerr(ctx: &mut Ctx) {
-    if ctx.flags.nowerr.get {
-        hdio_get_line(
-            ctx,
-            HdioSetting::Nowerr,
-            true,
-            " HDIO_GET_NOWERR failed",
-            |v| SettingsItem::Nowerr { value: v },
-            (&d::NOWERR, ctx.flags.nowerr.value, same_on_off),
-        );
-    }
+    let item = |v| SettingsItem::Nowerr { value: v };
+    let get = (ctx.flags.nowerr, false, HdioSetting::Nowerr);
+    hdio_get_line(
+        ctx,
+        get,
+        " HDIO_GET_NOWERR failed",
+        item,
+        (&d::NOWERR, same_on_off),
+    );
 }
 
 /// Step 53: `-r`, BLKROGET (its failure is shown in the default report too).
@@ -314,16 +302,15 @@ pub fn get_write_read_verify(ctx: &mut Ctx) {
 
 /// Step 65: `-b`.
 pub fn get_busstate(ctx: &mut Ctx) {
-    if ctx.flags.busstate.get {
-        hdio_get_line(
-            ctx,
-            HdioSetting::Busstate,
-            true,
-            " HDIO_GET_BUSSTATE failed",
-            |v| SettingsItem::Busstate { value: v },
-            (&d::BUSSTATE, ctx.flags.busstate.value, same),
-        );
-    }
+    let item = |v| SettingsItem::Busstate { value: v };
+    let get = (ctx.flags.busstate, false, HdioSetting::Busstate);
+    hdio_get_line(
+        ctx,
+        get,
+        " HDIO_GET_BUSSTATE failed",
+        item,
+        (&d::BUSSTATE, same),
+    );
 }
 
 /// Step 66: `-N`: visible sectors (IDENTIFY) against the native maximum (READ NATIVE MAX
@@ -367,22 +354,26 @@ pub fn get_max_sectors(ctx: &mut Ctx) {
     );
 }
 
-/// A get through a legacy HDIO ioctl: a line when it works; an error only when the option was
-/// asked for explicitly (the default report skips what the driver lacks, as hdparm does). The
-/// value read back is checked against a set of the same option (`option`, `set`, and `took`
-/// deciding whether the value read is what was set).
+/// A get through a legacy HDIO ioctl, when its option asked for it (or, `in_defaults`, the
+/// default report did): a line when it works; an error only when the option was asked for
+/// explicitly (the default report skips what the driver lacks, as hdparm does). The value read
+/// back is checked against a set of the same option (`took` deciding whether the value read is
+/// what was set).
 fn hdio_get_line(
     ctx: &mut Ctx,
-    what: HdioSetting,
-    explicit: bool,
+    (gs, in_defaults, what): (GetSet<u32>, bool, HdioSetting),
     label: &str,
     item: impl Fn(i64) -> SettingsItem,
-    (option, set, took): (&OptionDef, u32, fn(u32, i64) -> bool),
+    (option, took): (&OptionDef, fn(u32, i64) -> bool),
 ) {
+    let explicit = gs.get;
+    if !(explicit || in_defaults && ctx.flags.defaults) {
+        return;
+    }
     match ctx.dev.hdio_get(what) {
         Ok(v) => {
             ctx.out.item(item(v));
-            ctx.check_read_back(option, set, took(set, v), &v.to_string());
+            ctx.check_read_back(option, gs.value, took(gs.value, v), &v.to_string());
         }
         Err(e) if explicit => ctx.ioctl_failed(label, &e),
         Err(_) => {}
