@@ -630,7 +630,7 @@ pub(super) fn trim(ctx: &mut Ctx) {
     let Some(ranges) = ctx.flags.trim_ranges.clone() else {
         return;
     };
-    if !ctx.nvme_whole_namespace("--trim-sector-ranges") {
+    if !ctx.nvme_whole_namespace(&d::TRIM_SECTOR_RANGES.spelling()) {
         return;
     }
     ctx.out.action("trim", &d::TRIM_SECTOR_RANGES);
@@ -645,7 +645,7 @@ pub(super) fn trim_stdin(ctx: &mut Ctx) {
         return;
     }
     ctx.stop_device();
-    if !ctx.nvme_whole_namespace("--trim-sector-ranges-stdin") {
+    if !ctx.nvme_whole_namespace(&d::TRIM_SECTOR_RANGES_STDIN.spelling()) {
         return;
     }
     ctx.out.action("trim", &d::TRIM_SECTOR_RANGES_STDIN);
@@ -726,7 +726,7 @@ pub(super) fn read_sector(ctx: &mut Ctx) {
     let Some(lba) = ctx.flags.read_sector else {
         return;
     };
-    if !ctx.nvme_whole_namespace("--read-sector") {
+    if !ctx.nvme_whole_namespace(&d::READ_SECTOR.spelling()) {
         return;
     }
     let nsid = ctx.nvme_nsid();
@@ -749,7 +749,7 @@ pub(super) fn write_sector(ctx: &mut Ctx) {
     let Some(lba) = ctx.flags.write_sector else {
         return;
     };
-    if !ctx.nvme_whole_namespace("--write-sector") {
+    if !ctx.nvme_whole_namespace(&d::WRITE_SECTOR.spelling()) {
         return;
     }
     ctx.out.action("write_sector", &d::WRITE_SECTOR);
