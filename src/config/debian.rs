@@ -270,12 +270,11 @@ impl Reader {
                         self.def_quiet = "-q".into();
                     }
                 }
-                "standby" => self.set_option("-y"),
-                "sleep" => self.set_option("-Y"),
-                "disable_seagate" => self.set_option("-Z"),
-                "security_freeze" => self.set_option("--security-freeze"),
-                _ if self.command_line => {}
-                _ => return Err(error(format!("unknown option {key}"))),
+                other => match keys::alone(other) {
+                    Some(k) => self.set_option(&k.option.spelling()),
+                    None if self.command_line => {}
+                    None => return Err(error(format!("unknown option {key}"))),
+                },
             },
             _ if self.command_line => {}
             _ => return Err(error(format!("unknown separator {sep}"))),
@@ -365,6 +364,8 @@ fn set_keyed(r: &mut Reader, key: &str, value: &str, facts: &Facts) -> Result<()
                 }
                 // The value is passed as a second argument, which hdparm_set_option ignores.
                 Form::Bare => r.set_option(&option),
+                // Not a `KEY = VALUE` key (by_key finds none).
+                Form::Alone => {}
             }
         }
     }

@@ -16,6 +16,8 @@ pub enum Form {
     OnOff,
     /// The option alone: the value goes in an argument `hdparm_set_option` never reads.
     Bare,
+    /// A line that is the key alone (`standby`), no `=` and no value: the option alone.
+    Alone,
 }
 
 /// When Debian's script reads the key: `apm` on mains, `apm_battery` on battery.
@@ -79,11 +81,20 @@ pub const KEYS: &[ConfKey] = &[
     key("security_disable", &d::SECURITY_DISABLE, Form::Bare),
     key("user-master", &d::USER_MASTER, Form::Bare),
     key("security_mode", &d::SECURITY_MODE, Form::Bare),
+    key("standby", &d::STANDBY_NOW, Form::Alone),
+    key("sleep", &d::SLEEP_NOW, Form::Alone),
+    key("disable_seagate", &d::SEAGATE_POWERSAVE, Form::Alone),
+    key("security_freeze", &d::SECURITY_FREEZE, Form::Alone),
 ];
 
-/// The row of a key as written in the file.
+/// The row of a `KEY = VALUE` key as written in the file.
 pub fn by_key(name: &str) -> Option<&'static ConfKey> {
-    KEYS.iter().find(|k| k.key == name)
+    KEYS.iter().find(|k| k.key == name && k.form != Form::Alone)
+}
+
+/// The row of a key written alone on its line.
+pub fn alone(name: &str) -> Option<&'static ConfKey> {
+    KEYS.iter().find(|k| k.key == name && k.form == Form::Alone)
 }
 
 /// The key written for an option (the first of its rows).
@@ -104,10 +115,9 @@ mod tests {
                 k.key
             );
             let written = of_option(k.option).map(|w| w.key);
+            let read = |key| by_key(key).or(alone(key));
             assert!(
-                written
-                    .and_then(by_key)
-                    .is_some_and(|w| w.option == k.option),
+                written.and_then(read).is_some_and(|w| w.option == k.option),
                 "{}",
                 k.key
             );

@@ -344,7 +344,7 @@ fn conf_line(setting: &Setting) -> Result<String, String> {
                 .unwrap_or_else(|| setting.value.clone()))
         }
         Form::Number => Ok(setting.value.clone()),
-        Form::Bare => return Err(no_key()),
+        Form::Bare | Form::Alone => return Err(no_key()),
     };
     value.map(|v| format!("{key} = {v}"))
 }
