@@ -186,6 +186,17 @@ impl OptionDef {
     }
 }
 
+/// A definition is the key of the tables outside `cli/` (the step rows, the guards, the
+/// hdparm.conf keys): two are the same option when they have the same spellings. (The
+/// definitions are constants, so their addresses say nothing.)
+impl PartialEq for OptionDef {
+    fn eq(&self, other: &Self) -> bool {
+        (self.short, self.long) == (other.short, other.long)
+    }
+}
+
+impl Eq for OptionDef {}
+
 /// The definition of a short letter.
 pub fn by_letter(letter: u8) -> Option<&'static OptionDef> {
     OPTIONS.iter().copied().find(|d| d.short == Some(letter))
@@ -194,6 +205,17 @@ pub fn by_letter(letter: u8) -> Option<&'static OptionDef> {
 /// The definition of a long name (case-insensitive).
 pub fn by_name(typed: &str) -> Option<&'static OptionDef> {
     OPTIONS.iter().copied().find(|d| d.is_named(typed))
+}
+
+/// The definition of a spelling as [`OptionDef::spelling`] gives it (`-B`, `--dco-setmax`).
+pub fn by_spelling(spelled: &str) -> Option<&'static OptionDef> {
+    match spelled.strip_prefix("--") {
+        Some(long) => by_name(long),
+        None => match spelled.as_bytes() {
+            [b'-', letter] => by_letter(*letter),
+            _ => None,
+        },
+    }
 }
 
 /// The 48-bit LBA limit of sector options (reference §1.5).

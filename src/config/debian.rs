@@ -32,6 +32,7 @@
 //! What this file must not do: read files, ask udev or the power supply; the caller passes what
 //! they say.
 
+use super::keys::{self, Form, Power};
 use super::select::{self, Identity};
 use std::fmt;
 
@@ -269,12 +270,11 @@ impl Reader {
                         self.def_quiet = "-q".into();
                     }
                 }
-                "standby" => self.set_option("-y"),
-                "sleep" => self.set_option("-Y"),
-                "disable_seagate" => self.set_option("-Z"),
-                "security_freeze" => self.set_option("--security-freeze"),
-                _ if self.command_line => {}
-                _ => return Err(error(format!("unknown option {key}"))),
+                other => match keys::alone(other) {
+                    Some(k) => self.set_option(&k.option.spelling()),
+                    None if self.command_line => {}
+                    None => return Err(error(format!("unknown option {key}"))),
+                },
             },
             _ if self.command_line => {}
             _ => return Err(error(format!("unknown separator {sep}"))),
@@ -336,46 +336,38 @@ fn set_keyed(r: &mut Reader, key: &str, value: &str, facts: &Facts) -> Result<()
     // `hdparm_eval_value $VALUE -A` reads its first two arguments, whatever they are.
     let value_words: Vec<&str> = words(value).collect();
     let first = value_words.first().copied().unwrap_or("");
-    let numeric = |letter: &str| format!("{letter}{first}");
-    let boolean = |r: &mut Reader, option: &'static str| {
-        let mut args = value_words.iter().copied().chain(std::iter::once(option));
-        let one = args.next().unwrap_or("");
-        let two = args.next().unwrap_or("");
-        r.set_boolean(one, two)
-    };
     match key {
-        "read_ahead_sect" => r.set_option(&numeric("-a")),
-        "lookahead" => boolean(r, "-A")?,
-        "bus" => boolean(r, "-b")?,
-        "apm" if !facts.on_battery => r.set_option(&numeric("-B")),
-        "apm_battery" if facts.on_battery => r.set_option(&numeric("-B")),
-        "apm" | "apm_battery" => {}
-        "io32_support" => r.set_option(&numeric("-c")),
-        "dma" => boolean(r, "-d")?,
-        "defect_mana" => boolean(r, "-D")?,
-        "cd_speed" => r.set_option(&numeric("-E")),
-        "mult_sect_io" => r.set_option(&numeric("-m")),
-        "prefetch_sect" => r.set_option(&numeric("-P")),
-        "read_only" => boolean(r, "-r")?,
-        "write_read_verify" => boolean(r, "-R")?,
-        "spindown_time" => r.set_option(&numeric("-S")),
-        "force_spindown_time" => r.set_option(&numeric("force_spindown_time")),
-        "poweron_standby" => boolean(r, "-s")?,
-        "interrupt_unmask" => boolean(r, "-u")?,
-        "write_cache" => boolean(r, "-W")?,
-        "transfer_mode" => r.set_option(&numeric("-X")),
-        "acoustic_management" => r.set_option(&numeric("-M")),
-        "keep_settings_over_reset" => boolean(r, "-k")?,
-        "keep_features_over_reset" => boolean(r, "-K")?,
-        "chipset_pio_mode" => r.set_option(&numeric("-p")),
-        // The value is passed as a second argument, which hdparm_set_option ignores.
-        "security_unlock" => r.set_option("--security-unlock"),
-        "security_pass" => r.set_option("--security-set-pass"),
-        "security_disable" => r.set_option("--security-disable"),
-        "user-master" => r.set_option("--user-master"),
-        "security_mode" => r.set_option("--security-mode"),
+        // pm-utils' own key, read back by `udev_add_plan`: not an option of hdparm's.
+        "force_spindown_time" => r.set_option(&format!("force_spindown_time{first}")),
         "ROOTFS" => {}
-        _ => return Err(error(format!("Unknown option {key}"))),
+        _ => {
+            let Some(k) = keys::by_key(key) else {
+                return Err(error(format!("Unknown option {key}")));
+            };
+            let option = k.option.spelling();
+            let applies = match k.when {
+                Power::Always => true,
+                Power::OnMains => !facts.on_battery,
+                Power::OnBattery => facts.on_battery,
+            };
+            match k.form {
+                _ if !applies => {}
+                Form::Number => r.set_option(&format!("{option}{first}")),
+                Form::OnOff => {
+                    let mut args = value_words
+                        .iter()
+                        .copied()
+                        .chain(std::iter::once(option.as_str()));
+                    let one = args.next().unwrap_or("");
+                    let two = args.next().unwrap_or("");
+                    r.set_boolean(one, two)?;
+                }
+                // The value is passed as a second argument, which hdparm_set_option ignores.
+                Form::Bare => r.set_option(&option),
+                // Not a `KEY = VALUE` key (by_key finds none).
+                Form::Alone => {}
+            }
+        }
     }
     Ok(())
 }

@@ -3,6 +3,7 @@
 //! caller reads the file and asks the system what the plans need to know.
 
 pub mod debian;
+pub mod keys;
 pub mod select;
 pub mod verify;
 

@@ -280,7 +280,7 @@ fn claim(
         Ok(held) => return Ok(held),
         Err(denied) => denied,
     };
-    let Some(error) = denied_error(name, destructive, denied) else {
+    let Some(error) = denied_error(name, destructive.as_deref(), denied) else {
         return Err(DeviceTurn {
             name: name.to_string(),
             state: State::Interrupted,
@@ -368,7 +368,7 @@ fn refusal(run: &DeviceRun, facts: &DeviceFacts) -> Option<Error> {
     let destructive = guards::destructive_option(&run.flags, facts.visible_sectors)?;
     let user = facts.in_use.as_deref()?;
     Some(Error::busy(
-        guards::in_use_refusal(&run.path.to_string_lossy(), destructive, user).text,
+        guards::in_use_refusal(&run.path.to_string_lossy(), &destructive, user).text,
     ))
 }
 

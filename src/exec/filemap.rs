@@ -7,6 +7,7 @@
 //! `report::filemap`.
 
 use super::output::Output;
+use crate::cli::defs as d;
 use crate::device::filemap::{self, StartError};
 use crate::device::StartLba;
 use crate::error::{strerror, Error, ErrorClass};
@@ -194,7 +195,7 @@ pub fn fallocate(kib: u64, path: &Path, dry_run: bool, out: &mut Output) {
         out.end_device();
         return;
     }
-    out.action("fallocate", "--fallocate");
+    out.action("fallocate", &d::FALLOCATE);
     if let Err(e) = filemap::fallocate_new(path, kib.saturating_mul(1024)) {
         out.error(&Error::os(ErrorClass::Failed, &name, &e));
     }

@@ -2,7 +2,8 @@
 //! any device: a refused invocation changes nothing anywhere. The list of guarded operations is
 //! exactly hdparm 9.65's, so boot scripts that work with hdparm keep working.
 
-use crate::cli::{DeviceRun, SanitizeCommand, SecurityCommand};
+use crate::cli::defs::{self as d, Guard, OptionDef};
+use crate::cli::{DeviceRun, Flags, SanitizeCommand, SecurityCommand};
 
 /// A refusal: the text hdparm prints (several lines, no final newline).
 pub struct Refusal {
@@ -43,113 +44,188 @@ pub struct DeviceFacts {
 /// hdparm's warning for a max-address set that would hide sectors.
 const SHRINK: &str = "You have requested reducing the apparent size of the drive.\nThis is a BAD idea, and can easily destroy all of the drive's contents.";
 
+/// One guarded operation: the definitions it is keyed by (the guard flags come from the
+/// first one's `guard`), when the guard applies, and what the refusal says.
+struct Guarded {
+    options: &'static [&'static OptionDef],
+    /// The flags needed where the definition does not say (the NVMe erase: its ATA erase needs
+    /// a drive password instead, so the definition has no guard).
+    needs: Option<Guard>,
+    /// How hdparm's refusal names the operation, where that is not the option's spelling
+    /// (`-s1`, `-Nnnnnn`, `--sanitize`).
+    named: Option<&'static str>,
+    /// Whether the plan asks for the operation where the guard applies.
+    asked: fn(&Flags, &DeviceFacts) -> bool,
+    /// The refusal's explanation, one for each flag needed, `--yes-i-know-what-i-am-doing`'s
+    /// first.
+    why: &'static [&'static str],
+}
+
+impl Guarded {
+    fn guard(&self) -> Guard {
+        self.needs.unwrap_or(self.options[0].guard)
+    }
+}
+
+/// Whether a max-address set to `sectors` would hide some of what IDENTIFY shows.
+fn shrinks(facts: &DeviceFacts, sectors: u64) -> bool {
+    facts.visible_sectors.is_some_and(|v| sectors < v)
+}
+
+/// hdparm's guarded operations, in the order it checks them (reference §7).
+const GUARDED: &[Guarded] = &[
+    Guarded {
+        options: &[&d::SET_SECTOR_SIZE],
+        needs: None,
+        named: None,
+        asked: |f, _| f.set_sector_size.is_some(),
+        why: &["This will likely destroy all data on the drive."],
+    },
+    Guarded {
+        options: &[&d::TRIM_SECTOR_RANGES_STDIN],
+        needs: None,
+        named: None,
+        asked: |f, _| f.trim_ranges_stdin,
+        why: &["This might destroy the drive and/or all data on it."],
+    },
+    Guarded {
+        options: &[&d::WDIDLE3],
+        needs: None,
+        named: None,
+        asked: |f, _| f.wdidle3.set,
+        why: &["This implementation is not as thorough as the official WDIDLE3.EXE. Use at your own risk!"],
+    },
+    Guarded {
+        options: &[&d::MULTCOUNT],
+        needs: None,
+        named: None,
+        asked: |f, facts| f.multcount.set && facts.multcount_via_ata,
+        why: &["Only the old IDE drivers work correctly with -m with kernels up to at least 2.6.29.\nlibata drives may fail and get hung if you set this flag."],
+    },
+    Guarded {
+        options: &[&d::POWERUP_IN_STANDBY],
+        needs: None,
+        named: Some("-s1"),
+        asked: |f, _| f.powerup_in_standby.set && f.powerup_in_standby.value != 0,
+        why: &["This requires BIOS and kernel support to recognize/boot the drive."],
+    },
+    Guarded {
+        options: &[
+            &d::SANITIZE_BLOCK_ERASE,
+            &d::SANITIZE_CRYPTO_SCRAMBLE,
+            &d::SANITIZE_OVERWRITE,
+        ],
+        needs: None,
+        named: Some("--sanitize"),
+        asked: |f, _| {
+            matches!(
+                f.sanitize,
+                Some(
+                    SanitizeCommand::BlockErase
+                        | SanitizeCommand::CryptoScramble
+                        | SanitizeCommand::Overwrite { .. }
+                )
+            )
+        },
+        why: &["This sanitize command destroys all user data."],
+    },
+    // NVMe (issue 10): the ATA erase needs a password set beforehand, which makes it hard to
+    // run by accident; NVMe's Format NVM needs nothing, so it asks for this flag instead.
+    Guarded {
+        options: &[&d::SECURITY_ERASE, &d::SECURITY_ERASE_ENHANCED],
+        needs: Some(Guard::YesIKnow),
+        named: None,
+        asked: |f, facts| {
+            facts.nvme
+                && matches!(
+                    f.security,
+                    Some((SecurityCommand::Erase | SecurityCommand::EraseEnhanced, _))
+                )
+        },
+        why: &["On NVMe this is FORMAT NVM with secure erase: it destroys all data in the namespace at once, and no drive password protects it."],
+    },
+    Guarded {
+        options: &[&d::DCO_RESTORE],
+        needs: None,
+        named: None,
+        asked: |f, _| f.dco_restore,
+        why: &["You are trying to deliberately reset your drive configuration back to the factory defaults.\nThis may change the apparent capacity and feature set of the drive, making all data on it inaccessible.\nYou could lose *everything*."],
+    },
+    // Step 33 and 37: only when the drive would shrink.
+    Guarded {
+        options: &[&d::DCO_SETMAX],
+        needs: None,
+        named: None,
+        asked: |f, facts| f.dco_setmax.is_some_and(|n| shrinks(facts, n)),
+        why: &[SHRINK],
+    },
+    Guarded {
+        options: &[&d::MAX_SECTORS],
+        needs: None,
+        named: Some("-Nnnnnn"),
+        asked: |f, facts| f.max_sectors.set && shrinks(facts, f.max_sectors.value),
+        why: &[SHRINK],
+    },
+    Guarded {
+        options: &[&d::MAKE_BAD_SECTOR],
+        needs: None,
+        named: None,
+        asked: |f, _| f.make_bad_sector.is_some(),
+        why: &["You are trying to deliberately corrupt a low-level sector on the media.\nThis is a BAD idea, and can easily result in total data loss."],
+    },
+    Guarded {
+        options: &[&d::TRIM_SECTOR_RANGES],
+        needs: None,
+        named: None,
+        asked: |f, _| f.trim_ranges.is_some(),
+        why: &["This might destroy the drive and/or all data on it."],
+    },
+    Guarded {
+        options: &[&d::WRITE_SECTOR, &d::REPAIR_SECTOR],
+        needs: None,
+        named: None,
+        asked: |f, _| f.write_sector.is_some(),
+        why: &["You are trying to deliberately overwrite a low-level sector on the media.\nThis is a BAD idea, and can easily result in total data loss."],
+    },
+    Guarded {
+        options: &[
+            &d::FWDOWNLOAD,
+            &d::FWDOWNLOAD_MODE3,
+            &d::FWDOWNLOAD_MODE3_MAX,
+            &d::FWDOWNLOAD_MODE7,
+            &d::FWDOWNLOAD_MODEE,
+            &d::FWDOWNLOAD_MODEE_MAX,
+        ],
+        needs: None,
+        named: None,
+        asked: |f, _| f.fwdownload.is_some(),
+        why: &[
+            "This flag has not been tested with many drives to date.\nYou are trying to deliberately overwrite the drive firmware with the contents of the specified file.\nIf this fails, your drive could be toast.",
+            "This might destroy the drive and well as all of the data on it.",
+        ],
+    },
+];
+
 /// The first guard refusal of one device's plan, if any.
 pub fn check(run: &DeviceRun, facts: &DeviceFacts) -> Option<Refusal> {
     let f = &run.flags;
-    let know = f.yes_i_know;
-    let destroy = f.please_destroy;
-    if f.set_sector_size.is_some() && !destroy {
-        return Some(please_destroy(
-            "--set-sector-size",
-            "This will likely destroy all data on the drive.",
-        ));
-    }
-    if f.trim_ranges_stdin && !destroy {
-        return Some(please_destroy(
-            "--trim-sector-ranges-stdin",
-            "This might destroy the drive and/or all data on it.",
-        ));
-    }
-    if f.wdidle3.set && !destroy {
-        return Some(please_destroy(
-            "-J",
-            "This implementation is not as thorough as the official WDIDLE3.EXE. Use at your own risk!",
-        ));
-    }
-    if f.multcount.set && facts.multcount_via_ata && !know {
-        return Some(yes_i_know(
-            "-m",
-            "Only the old IDE drivers work correctly with -m with kernels up to at least 2.6.29.\nlibata drives may fail and get hung if you set this flag.",
-        ));
-    }
-    if f.powerup_in_standby.set && f.powerup_in_standby.value != 0 && !know {
-        return Some(yes_i_know(
-            "-s1",
-            "This requires BIOS and kernel support to recognize/boot the drive.",
-        ));
-    }
-    if let Some(s) = f.sanitize {
-        let destructive = matches!(
-            s,
-            SanitizeCommand::BlockErase
-                | SanitizeCommand::CryptoScramble
-                | SanitizeCommand::Overwrite { .. }
-        );
-        if destructive && !know {
-            return Some(yes_i_know(
-                "--sanitize",
-                "This sanitize command destroys all user data.",
-            ));
+    for guarded in GUARDED.iter().filter(|g| (g.asked)(f, facts)) {
+        let spelling = guarded.options[0].spelling();
+        let name = guarded.named.unwrap_or(&spelling);
+        let (know, destroy) = match guarded.guard() {
+            Guard::None => (false, false),
+            Guard::YesIKnow => (true, false),
+            Guard::PleaseDestroy => (false, true),
+            Guard::Both => (true, true),
+        };
+        let mut why = guarded.why.iter();
+        let know_why = if know { why.next() } else { None };
+        let destroy_why = if destroy { why.next() } else { None };
+        if let Some(explanation) = know_why.filter(|_| !f.yes_i_know) {
+            return Some(yes_i_know(name, explanation));
         }
-    }
-    // NVMe (issue 10): the ATA erase needs a password set beforehand, which makes it hard to
-    // run by accident; NVMe's Format NVM needs nothing, so it asks for this flag instead.
-    if facts.nvme
-        && matches!(
-            f.security,
-            Some((SecurityCommand::Erase | SecurityCommand::EraseEnhanced, _))
-        )
-        && !know
-    {
-        return Some(yes_i_know(
-            "--security-erase",
-            "On NVMe this is FORMAT NVM with secure erase: it destroys all data in the namespace at once, and no drive password protects it.",
-        ));
-    }
-    if f.dco_restore && !know {
-        return Some(yes_i_know(
-            "--dco-restore",
-            "You are trying to deliberately reset your drive configuration back to the factory defaults.\nThis may change the apparent capacity and feature set of the drive, making all data on it inaccessible.\nYou could lose *everything*.",
-        ));
-    }
-    // Step 33 and 37: only when the drive would shrink.
-    let shrinks = |sectors: u64| facts.visible_sectors.is_some_and(|v| sectors < v);
-    if f.dco_setmax.is_some_and(shrinks) && !know {
-        return Some(yes_i_know("--dco-setmax", SHRINK));
-    }
-    if f.max_sectors.set && shrinks(f.max_sectors.value) && !know {
-        return Some(yes_i_know("-Nnnnnn", SHRINK));
-    }
-    if f.make_bad_sector.is_some() && !know {
-        return Some(yes_i_know(
-            "--make-bad-sector",
-            "You are trying to deliberately corrupt a low-level sector on the media.\nThis is a BAD idea, and can easily result in total data loss.",
-        ));
-    }
-    if f.trim_ranges.is_some() && !destroy {
-        return Some(please_destroy(
-            "--trim-sector-ranges",
-            "This might destroy the drive and/or all data on it.",
-        ));
-    }
-    if f.write_sector.is_some() && !know {
-        return Some(yes_i_know(
-            "--write-sector",
-            "You are trying to deliberately overwrite a low-level sector on the media.\nThis is a BAD idea, and can easily result in total data loss.",
-        ));
-    }
-    if f.fwdownload.is_some() {
-        if !know {
-            return Some(yes_i_know(
-                "--fwdownload",
-                "This flag has not been tested with many drives to date.\nYou are trying to deliberately overwrite the drive firmware with the contents of the specified file.\nIf this fails, your drive could be toast.",
-            ));
-        }
-        if !destroy {
-            return Some(please_destroy(
-                "--fwdownload",
-                "This might destroy the drive and well as all of the data on it.",
-            ));
+        if let Some(explanation) = destroy_why.filter(|_| !f.please_destroy) {
+            return Some(please_destroy(name, explanation));
         }
     }
     None
@@ -159,40 +235,56 @@ pub fn check(run: &DeviceRun, facts: &DeviceFacts) -> Option<Refusal> {
 
 /// The destructive operation asked for, by the name the refusal gives it, or None. `-N` is
 /// destructive only when it shrinks what IDENTIFY shows (`visible_sectors`), or that is not known.
-pub fn destructive_option(
+pub fn destructive_option(f: &crate::cli::Flags, visible_sectors: Option<u64>) -> Option<String> {
+    destructive_operations(f, visible_sectors)
+        .first()
+        .map(|def| def.spelling())
+}
+
+/// The operations asked for that change the drive's data, configuration or firmware, in the
+/// order the in-use refusal looks at them. Not [`GUARDED`]'s list: hdparm guards `-m` and
+/// `-s1`, which destroy nothing, and not `--security-set-pass`, which locks the data away. `-N` counts only when it shrinks what IDENTIFY
+/// shows (`visible_sectors`), or that is not known.
+pub fn destructive_operations(
     f: &crate::cli::Flags,
     visible_sectors: Option<u64>,
-) -> Option<&'static str> {
-    use crate::cli::SecurityCommand;
+) -> Vec<&'static OptionDef> {
     let security = match f.security.as_ref().map(|(command, _)| *command) {
-        Some(SecurityCommand::SetPass) => Some("--security-set-pass"),
-        Some(SecurityCommand::Erase) => Some("--security-erase"),
-        Some(SecurityCommand::EraseEnhanced) => Some("--security-erase-enhanced"),
+        Some(SecurityCommand::SetPass) => Some(&d::SECURITY_SET_PASS),
+        Some(SecurityCommand::Erase) => Some(&d::SECURITY_ERASE),
+        Some(SecurityCommand::EraseEnhanced) => Some(&d::SECURITY_ERASE_ENHANCED),
         _ => None,
     };
     let sanitize = match f.sanitize {
-        Some(SanitizeCommand::BlockErase) => Some("--sanitize-block-erase"),
-        Some(SanitizeCommand::CryptoScramble) => Some("--sanitize-crypto-scramble"),
-        Some(SanitizeCommand::Overwrite { .. }) => Some("--sanitize-overwrite"),
+        Some(SanitizeCommand::BlockErase) => Some(&d::SANITIZE_BLOCK_ERASE),
+        Some(SanitizeCommand::CryptoScramble) => Some(&d::SANITIZE_CRYPTO_SCRAMBLE),
+        Some(SanitizeCommand::Overwrite { .. }) => Some(&d::SANITIZE_OVERWRITE),
         _ => None,
     };
     // A size not known (no IDENTIFY) counts as shrinking: refusing a drive in use costs nothing.
     let shrinks =
         f.max_sectors.set && !visible_sectors.is_some_and(|visible| f.max_sectors.value >= visible);
-    let asked = [
-        (security.is_some(), security.unwrap_or_default()),
-        (sanitize.is_some(), sanitize.unwrap_or_default()),
-        (f.trim_ranges.is_some(), "--trim-sector-ranges"),
-        (f.trim_ranges_stdin, "--trim-sector-ranges-stdin"),
-        (f.write_sector.is_some(), "--write-sector"),
-        (f.make_bad_sector.is_some(), "--make-bad-sector"),
-        (f.set_sector_size.is_some(), "--set-sector-size"),
-        (f.fwdownload.is_some(), "--fwdownload"),
-        (shrinks, "-N"),
-        (f.dco_restore, "--dco-restore"),
-        (f.dco_setmax.is_some(), "--dco-setmax"),
+    let asked: [(bool, &'static OptionDef); 9] = [
+        (f.trim_ranges.is_some(), &d::TRIM_SECTOR_RANGES),
+        (f.trim_ranges_stdin, &d::TRIM_SECTOR_RANGES_STDIN),
+        (f.write_sector.is_some(), &d::WRITE_SECTOR),
+        (f.make_bad_sector.is_some(), &d::MAKE_BAD_SECTOR),
+        (f.set_sector_size.is_some(), &d::SET_SECTOR_SIZE),
+        (f.fwdownload.is_some(), &d::FWDOWNLOAD),
+        (shrinks, &d::MAX_SECTORS),
+        (f.dco_restore, &d::DCO_RESTORE),
+        (f.dco_setmax.is_some(), &d::DCO_SETMAX),
     ];
-    asked.iter().find(|(yes, _)| *yes).map(|(_, name)| *name)
+    security
+        .into_iter()
+        .chain(sanitize)
+        .chain(
+            asked
+                .into_iter()
+                .filter(|(yes, _)| *yes)
+                .map(|(_, def)| def),
+        )
+        .collect()
 }
 
 /// The guard flags a real run of `run` needs (for `--dry-run`'s plan): those hdparm checks
@@ -316,6 +408,30 @@ mod tests {
         );
         f.powerup_in_standby.value = 1;
         assert!(check(&run(f), &facts).is_some());
+    }
+
+    /// Each option whose definition names a guard has its row in [`GUARDED`], which asks for
+    /// the same flags.
+    #[test]
+    fn every_guarded_option_has_its_row() {
+        use crate::cli::defs::OPTIONS;
+        for def in OPTIONS.iter().filter(|d| d.guard != Guard::None) {
+            let row = GUARDED.iter().find(|g| g.options.contains(def));
+            assert!(row.is_some(), "{} has no guard row", def.spelling());
+            assert!(
+                row.is_some_and(|g| g.guard() == def.guard),
+                "{}",
+                def.spelling()
+            );
+        }
+        for g in GUARDED {
+            let flags = match g.guard() {
+                Guard::Both => 2,
+                Guard::None => 0,
+                _ => 1,
+            };
+            assert_eq!(g.why.len(), flags, "{}", g.options[0].spelling());
+        }
     }
 
     /// Every option's definition says which guard flags it needs; the checks above must agree

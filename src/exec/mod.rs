@@ -235,7 +235,7 @@ fn run_json(
 /// `--Istdin`: reads standard input and decodes it.
 fn identify_stdin(stdin: &mut dyn std::io::Read, out: &mut Output) {
     match crate::device::files::read_all(stdin) {
-        Ok(input) => identify::identify_stdin(&input, out),
+        Ok(input) => steps::identify_stdin(&input, out),
         Err(e) => out.error(&Error::os(ErrorClass::Failed, "stdin", &e)),
     }
 }
@@ -298,7 +298,6 @@ mod fake_nvme;
 mod filemap;
 mod get_value;
 mod guards;
-mod identify;
 mod identify_cache;
 mod lost;
 mod metrics;
@@ -306,12 +305,10 @@ mod output;
 mod prompt;
 mod quiet;
 mod real;
-mod sectors;
 mod steps;
 mod stop;
 mod surface;
 pub mod timing;
-mod timing_steps;
 
 use output::Output;
 

@@ -10,6 +10,7 @@
 //! is open marks it `failed`. Steps are one option each (the step runner ends each one), so an
 //! error always belongs to the set or action of its own step.
 
+use crate::cli::defs::OptionDef;
 use crate::error::{Error, ErrorClass, Verdict};
 use crate::report::envelope::{ActionRecord, DeviceJson, Envelope, Message};
 use crate::report::settings::{Outcome, SettingsItem};
@@ -162,12 +163,18 @@ impl<'a> Output<'a> {
     /// An action being carried out (`-y`, `-z`, `-F`...): recorded in JSON as `done`, and
     /// open to an error until its step ends. Text has no line for it (the step prints
     /// hdparm's own, when noisy).
-    pub fn action(&mut self, action: &'static str, option: &'static str) {
+    pub fn action(&mut self, action: &'static str, option: &OptionDef) {
         self.action_on(action, option, None);
     }
 
     /// [`Output::action`] for an action that writes a file (`--Iraw`).
-    pub fn action_on(&mut self, action: &'static str, option: &'static str, path: Option<String>) {
+    pub fn action_on(&mut self, action: &'static str, option: &OptionDef, path: Option<String>) {
+        self.action_spelled(action, option.spelling(), path);
+    }
+
+    /// [`Output::action_on`] under a name that is no option's spelling (NVMe's one
+    /// `--sanitize` action for the three kinds).
+    pub fn action_spelled(&mut self, action: &'static str, option: String, path: Option<String>) {
         if let Some(dev) = self.current.as_mut() {
             self.open = Some(Open::Action(dev.actions.len()));
             dev.actions.push(ActionRecord {

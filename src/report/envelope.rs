@@ -82,7 +82,7 @@ pub struct ActionRecord {
     /// What was done, snake_case (`standby`, `reread_partitions`, `flush_drive_cache`...).
     pub action: &'static str,
     /// The option that asked for it.
-    pub option: &'static str,
+    pub option: String,
     /// `done`, or `failed` when an error followed (it is in the device's `messages`).
     pub outcome: Outcome,
     /// The file written, for `--Iraw`.

@@ -35,6 +35,7 @@
 //! (`exec::experiment`) fills the report.
 
 use super::axis::Axis;
+use crate::config::keys::{self, Form};
 use crate::stats::{Ratio, Summary, Verdict};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -319,39 +320,31 @@ fn conf_line(setting: &Setting) -> Result<String, String> {
             setting.option
         )),
     };
-    let (key, value) = match setting.option.as_str() {
-        "-a" => ("read_ahead_sect", Ok(setting.value.clone())),
-        "-W" => ("write_cache", on_off(&setting.value)),
-        "-B" => ("apm", Ok(setting.value.clone())),
-        "-M" => ("acoustic_management", Ok(setting.value.clone())),
-        "-A" => ("lookahead", on_off(&setting.value)),
-        "-d" => ("dma", on_off(&setting.value)),
-        "-c" => ("io32_support", Ok(setting.value.clone())),
-        "-m" => ("mult_sect_io", Ok(setting.value.clone())),
-        "-u" => ("interrupt_unmask", on_off(&setting.value)),
-        "-k" => ("keep_settings_over_reset", on_off(&setting.value)),
-        "-X" => (
-            "transfer_mode",
-            // Debian's script glues the value to -X; the number is what every hdparm reads.
+    let option = crate::cli::defs::by_spelling(&setting.option);
+    let no_key = || {
+        format!(
+            "{} {}: hdparm.conf has no key for it; run it from a boot script",
+            setting.option, setting.value
+        )
+    };
+    if option == Some(&crate::cli::defs::QUEUE_DEPTH) {
+        return Err(format!(
+            "{} {}: hdparm.conf has no key for the queue depth; run it from a boot script",
+            setting.option, setting.value
+        ));
+    }
+    let conf = option.and_then(keys::of_option).ok_or_else(no_key)?;
+    let key = conf.key;
+    let value = match conf.form {
+        Form::OnOff => on_off(&setting.value),
+        // Debian's script glues the value to -X; the number is what every hdparm reads.
+        Form::Number if conf.option == &crate::cli::defs::XFER_MODE => {
             Ok(crate::ata::values::xfer_mode_by_name(&setting.value)
                 .map(|n| n.to_string())
-                .unwrap_or_else(|| setting.value.clone())),
-        ),
-        "-r" => ("read_only", on_off(&setting.value)),
-        "-R" => ("write_read_verify", on_off(&setting.value)),
-        "-b" => ("bus", on_off(&setting.value)),
-        "-Q" => {
-            return Err(format!(
-                "-Q {}: hdparm.conf has no key for the queue depth; run it from a boot script",
-                setting.value
-            ))
+                .unwrap_or_else(|| setting.value.clone()))
         }
-        other => {
-            return Err(format!(
-                "{other} {}: hdparm.conf has no key for it; run it from a boot script",
-                setting.value
-            ))
-        }
+        Form::Number => Ok(setting.value.clone()),
+        Form::Bare | Form::Alone => return Err(no_key()),
     };
     value.map(|v| format!("{key} = {v}"))
 }

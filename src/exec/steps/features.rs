@@ -9,10 +9,12 @@
 //! Must not: read values back (that is `reports`), or send anything to a device that refused a
 //! value check (`-X` on a drive that does not list the mode).
 
-use super::{on_off, set_msg, Ctx};
+use super::{on_off, set_msg, set_of, set_only_of, Ctx};
 use crate::ata::command::{op, TaskFile};
 use crate::ata::features::{self, set_features};
 use crate::ata::values::{self, standby_words, xfermode_words};
+use crate::cli::defs as d;
+use crate::cli::Action;
 use crate::error::Error;
 
 /// Step 15: `-L 0|1`, DOOR LOCK / DOOR UNLOCK.
@@ -24,7 +26,7 @@ pub fn set_doorlock(ctx: &mut Ctx) {
     let v = so.value;
     if so.noisy {
         let message = format!(" setting drive doorlock to {v}{}", on_off(v));
-        ctx.out.item(set_msg("-L", v, message));
+        ctx.out.item(set_msg(&d::DOORLOCK, v, message));
     }
     let command = if v != 0 { op::DOORLOCK } else { op::DOORUNLOCK };
     ctx.drive_cmd_timeout([command, 0, 0, 0], 15, " HDIO_DRIVE_CMD(doorlock) failed");
@@ -32,51 +34,33 @@ pub fn set_doorlock(ctx: &mut Ctx) {
 
 /// Step 16: `-K 0|1`, keep features over a reset (or revert to defaults).
 pub fn set_keep_features(ctx: &mut Ctx) {
-    let so = ctx.flags.keep_features;
-    if !so.set {
-        return;
-    }
-    let v = so.value;
     ctx.set_feature(
-        so.noisy,
-        "-K",
-        v,
-        format!(" setting drive keep features to {v}{}", on_off(v)),
-        set_features(features::KEEP_FEATURES.subcommand(v != 0), 0),
+        set_only_of(ctx.flags.keep_features),
+        &d::KEEP_FEATURES,
+        |v| format!(" setting drive keep features to {v}{}", on_off(v)),
+        |v| set_features(features::KEEP_FEATURES.subcommand(v != 0), 0),
         " HDIO_DRIVE_CMD(keepsettings) failed",
     );
 }
 
 /// Step 17: `-D 0|1`, defect management.
 pub fn set_defect_mgmt(ctx: &mut Ctx) {
-    let so = ctx.flags.defect_mgmt;
-    if !so.set {
-        return;
-    }
-    let v = so.value;
     ctx.set_feature(
-        so.noisy,
-        "-D",
-        v,
-        format!(" setting drive defect management to {v}"),
-        set_features(features::DEFECT_MANAGEMENT.subcommand(v != 0), 0),
+        set_only_of(ctx.flags.defect_mgmt),
+        &d::DEFECT_MGMT,
+        |v| format!(" setting drive defect management to {v}"),
+        |v| set_features(features::DEFECT_MANAGEMENT.subcommand(v != 0), 0),
         " HDIO_DRIVE_CMD(defectmgmt) failed",
     );
 }
 
 /// Step 18: `-P N`, prefetch.
 pub fn set_prefetch(ctx: &mut Ctx) {
-    let so = ctx.flags.prefetch;
-    if !so.set {
-        return;
-    }
-    let v = so.value;
     ctx.set_feature(
-        so.noisy,
-        "-P",
-        v,
-        format!(" setting drive prefetch to {v}"),
-        set_features(features::PREFETCH, v as u8),
+        set_only_of(ctx.flags.prefetch),
+        &d::PREFETCH,
+        |v| format!(" setting drive prefetch to {v}"),
+        |v| set_features(features::PREFETCH, v as u8),
         " HDIO_DRIVE_CMD(setprefetch) failed",
     );
 }
@@ -90,7 +74,7 @@ pub fn set_xfer_mode(ctx: &mut Ctx) {
     let mode = so.value;
     if so.noisy {
         ctx.out.item(set_msg(
-            "-X",
+            &d::XFER_MODE,
             mode,
             format!(" setting xfermode to {mode} ({})", xfermode_words(mode)),
         ));
@@ -126,17 +110,11 @@ pub fn set_xfer_mode(ctx: &mut Ctx) {
 
 /// Step 20: `-A 0|1`, read look-ahead.
 pub fn set_lookahead(ctx: &mut Ctx) {
-    let gs = ctx.flags.lookahead;
-    if !gs.set {
-        return;
-    }
-    let v = gs.value;
     ctx.set_feature(
-        gs.get,
-        "-A",
-        v,
-        format!(" setting drive read-lookahead to {v}{}", on_off(v)),
-        set_features(features::LOOK_AHEAD.subcommand(v != 0), 0),
+        set_of(ctx.flags.lookahead),
+        &d::LOOKAHEAD,
+        |v| format!(" setting drive read-lookahead to {v}{}", on_off(v)),
+        |v| set_features(features::LOOK_AHEAD.subcommand(v != 0), 0),
         " HDIO_DRIVE_CMD(setreadahead) failed",
     );
 }
@@ -159,7 +137,7 @@ pub fn set_powerup_in_standby(ctx: &mut Ctx) {
     }
     if so.noisy {
         ctx.out.item(set_msg(
-            "-s",
+            &d::POWERUP_IN_STANDBY,
             v,
             format!(" setting power-up in standby to {v}{}", on_off(v)),
         ));
@@ -182,49 +160,41 @@ pub fn set_apm(ctx: &mut Ctx) {
             " setting Advanced Power Management level to {}",
             values::apm_set_words(v)
         );
-        ctx.out.item(set_msg("-B", v, message));
+        ctx.out.item(set_msg(&d::APM, v, message));
     }
     let (subcommand, count) = values::apm_set(v);
     if ctx
         .drive_cmd(set_features(subcommand, count), " HDIO_DRIVE_CMD failed")
         .is_some()
     {
-        ctx.set_done("-B");
+        ctx.set_done(&d::APM);
     }
 }
 
 /// Step 24: `-M N`, Automatic Acoustic Management (0 disables it).
 pub fn set_acoustic(ctx: &mut Ctx) {
-    let gs = ctx.flags.acoustic;
-    if !gs.set {
-        return;
-    }
-    let v = gs.value;
-    let (subcommand, count) = values::aam_set(v);
     ctx.set_feature(
-        gs.get,
-        "-M",
-        v,
-        format!(" setting acoustic management to {v}"),
-        set_features(subcommand, count),
+        set_of(ctx.flags.acoustic),
+        &d::ACOUSTIC,
+        |v| format!(" setting acoustic management to {v}"),
+        |v| {
+            let (subcommand, count) = values::aam_set(v);
+            set_features(subcommand, count)
+        },
         " HDIO_DRIVE_CMD:ACOUSTIC failed",
     );
 }
 
 /// Step 25: `-R N`, write-read-verify (0 disables it).
 pub fn set_write_read_verify(ctx: &mut Ctx) {
-    let gs = ctx.flags.write_read_verify;
-    if !gs.set {
-        return;
-    }
-    let v = gs.value;
-    let (subcommand, count) = values::write_read_verify_set(v);
     ctx.set_feature(
-        gs.get,
-        "-R",
-        v,
-        format!(" setting write-read-verify to {v}"),
-        set_features(subcommand, count),
+        set_of(ctx.flags.write_read_verify),
+        &d::WRITE_READ_VERIFY,
+        |v| format!(" setting write-read-verify to {v}"),
+        |v| {
+            let (subcommand, count) = values::write_read_verify_set(v);
+            set_features(subcommand, count)
+        },
         " HDIO_DRIVE_CMD:WRV failed",
     );
 }
@@ -234,7 +204,7 @@ pub fn set_write_read_verify(ctx: &mut Ctx) {
 pub(super) fn announce_write_cache(ctx: &mut Ctx, v: u32, noisy: bool) {
     if noisy {
         ctx.out.item(set_msg(
-            "-W",
+            &d::WRITE_CACHE,
             v,
             format!(" setting drive write-caching to {v}{}", on_off(v)),
         ));
@@ -263,7 +233,7 @@ pub fn set_write_cache(ctx: &mut Ctx) {
             .drive_cmd(args, " HDIO_DRIVE_CMD(setcache) failed")
             .is_some();
     if done {
-        ctx.set_done("-W");
+        ctx.set_done(&d::WRITE_CACHE);
     }
     if v == 0 {
         super::flush_drive_cache(ctx);
@@ -272,29 +242,26 @@ pub fn set_write_cache(ctx: &mut Ctx) {
 
 /// Step 27: `-S N`, IDLE with the standby timer.
 pub fn set_standby(ctx: &mut Ctx) {
-    let so = ctx.flags.standby;
-    if !so.set {
-        return;
-    }
-    let v = so.value;
     ctx.set_feature(
-        so.noisy,
-        "-S",
-        v,
-        format!(" setting standby to {v} ({})", standby_words(v)),
-        [op::SETIDLE, v as u8, 0, 0],
+        set_only_of(ctx.flags.standby),
+        &d::STANDBY,
+        |v| format!(" setting standby to {v} ({})", standby_words(v)),
+        |v| [op::SETIDLE, v as u8, 0, 0],
         " HDIO_DRIVE_CMD(setidle) failed",
     );
 }
 
+/// A long option's action: it is a plain flag, and only `-q` anywhere silences its line.
+fn long_action(set: bool, quiet: bool) -> Action {
+    Action { set, noisy: !quiet }
+}
+
 /// Step 32: `--dco-freeze`, DEVICE CONFIGURATION FREEZE LOCK.
 pub fn dco_freeze(ctx: &mut Ctx) {
-    if !ctx.flags.dco_freeze {
+    let asked = long_action(ctx.flags.dco_freeze, ctx.flags.quiet);
+    let line = " issuing DCO freeze command\n";
+    if !ctx.announce(asked, "dco_freeze", &d::DCO_FREEZE, line) {
         return;
-    }
-    ctx.out.action("dco_freeze", "--dco-freeze");
-    if !ctx.flags.quiet {
-        ctx.out.text(" issuing DCO freeze command\n");
     }
     ctx.drive_cmd(
         [op::DCO, 0, features::DCO_FREEZE_LOCK, 0],
@@ -304,12 +271,10 @@ pub fn dco_freeze(ctx: &mut Ctx) {
 
 /// Step 34: `--security-freeze`, SECURITY FREEZE LOCK.
 pub fn security_freeze(ctx: &mut Ctx) {
-    if !ctx.flags.security_freeze {
+    let asked = long_action(ctx.flags.security_freeze, ctx.flags.quiet);
+    let line = " issuing security freeze command\n";
+    if !ctx.announce(asked, "security_freeze", &d::SECURITY_FREEZE, line) {
         return;
-    }
-    ctx.out.action("security_freeze", "--security-freeze");
-    if !ctx.flags.quiet {
-        ctx.out.text(" issuing security freeze command\n");
     }
     ctx.drive_cmd(
         [op::SECURITY_FREEZE_LOCK, 0, 0, 0],
@@ -320,12 +285,13 @@ pub fn security_freeze(ctx: &mut Ctx) {
 /// Step 35: `-Z`, Seagate's vendor command that disables its auto powersaving.
 pub fn seagate_powersave(ctx: &mut Ctx) {
     let a = ctx.flags.seagate_powersave;
-    if !a.set {
+    let asked = Action {
+        noisy: a.noisy && !ctx.flags.quiet,
+        ..a
+    };
+    let line = " disabling Seagate auto powersaving mode\n";
+    if !ctx.announce(asked, "seagate_powersave_off", &d::SEAGATE_POWERSAVE, line) {
         return;
-    }
-    ctx.out.action("seagate_powersave_off", "-Z");
-    if !ctx.flags.quiet && a.noisy {
-        ctx.out.text(" disabling Seagate auto powersaving mode\n");
     }
     ctx.drive_cmd(
         [op::SEAGATE_POWERSAVE_OFF, 0, 0, 0],

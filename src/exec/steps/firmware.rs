@@ -12,6 +12,7 @@
 
 use super::Ctx;
 use crate::ata::fwdownload::{self, after_segment, Next, Plan, SegmentStatus};
+use crate::cli::defs as d;
 use crate::cli::FwMode;
 use crate::device::files;
 use crate::error::{Error, ErrorClass};
@@ -24,14 +25,14 @@ const NOT_RAW: &str = "--fwdownload requires the raw device, not a partition.";
 /// one-line message for a partition.
 fn whole_device(ctx: &mut Ctx) -> bool {
     // hdparm's check reads IDENTIFY (its geometry lookup) before it looks at the start.
-    crate::exec::sectors::geometry_identify(ctx);
+    super::raw_device::geometry_identify(ctx);
     match ctx.dev.partition_refusal(0) {
         Some(text) if text.starts_with("Device ") => {
             ctx.out
                 .error(&Error::usage(format!("{NOT_RAW}\nAborting.")));
             false
         }
-        Some(_) => crate::exec::sectors::check_whole_device(ctx, 0),
+        Some(_) => super::raw_device::check_whole_device(ctx, 0),
         None => true,
     }
 }
@@ -48,7 +49,7 @@ pub fn fwdownload(ctx: &mut Ctx) {
     let Some((mode, path)) = ctx.flags.fwdownload.clone() else {
         return;
     };
-    ctx.out.action("fwdownload", "--fwdownload");
+    ctx.out.action("fwdownload", &d::FWDOWNLOAD);
     if !whole_device(ctx) {
         ctx.stop_device();
         return;
@@ -58,7 +59,7 @@ pub fn fwdownload(ctx: &mut Ctx) {
         Err(_) => {
             // hdparm skips the download silently without IDENTIFY; a firmware update that did
             // not happen must not look like one that did.
-            ctx.identify_unavailable("--fwdownload");
+            ctx.identify_unavailable(&d::FWDOWNLOAD);
             return;
         }
     };

@@ -10,6 +10,7 @@ use super::Ctx;
 use crate::ata::command::{op, Protocol, TaskFile};
 use crate::ata::dco::{self, feature};
 use crate::ata::hpa::{NativeMaxKind, SetMax};
+use crate::cli::defs as d;
 use crate::error::Error;
 use crate::report::hexdump::sector_dump;
 
@@ -46,7 +47,7 @@ pub fn dco_restore(ctx: &mut Ctx) {
     if !ctx.flags.dco_restore {
         return;
     }
-    ctx.out.action("dco_restore", "--dco-restore");
+    ctx.out.action("dco_restore", &d::DCO_RESTORE);
     if ctx.stopped_before("DEVICE CONFIGURATION RESTORE") {
         return;
     }
@@ -77,10 +78,10 @@ pub fn dco_setmax(ctx: &mut Ctx) {
     };
     // hdparm skips it silently without IDENTIFY; we say why nothing was done.
     if ctx.identify().is_none() {
-        ctx.identify_unavailable("--dco-setmax");
+        ctx.identify_unavailable(&d::DCO_SETMAX);
         return;
     }
-    ctx.out.action("dco_setmax", "--dco-setmax");
+    ctx.out.action("dco_setmax", &d::DCO_SETMAX);
     if !ctx.flags.quiet {
         ctx.out
             .text(&format!("issuing DCO set command (sectors = {sectors})\n"));
@@ -143,11 +144,11 @@ pub fn set_max_sectors(ctx: &mut Ctx) {
     // when asked for, says it).
     let Some(id) = ctx.identify() else {
         if !ctx.flags.max_sectors.get {
-            ctx.identify_unavailable("-N");
+            ctx.identify_unavailable(&d::MAX_SECTORS);
         }
         return;
     };
-    ctx.out.action("set_max_sectors", "-N");
+    ctx.out.action("set_max_sectors", &d::MAX_SECTORS);
     let amax = id.supports_accessible_max_address();
     let lba48 = id.supports_48bit();
     let set = SetMax::new(amax, lba48, count - 1, permanent);

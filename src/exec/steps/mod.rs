@@ -1,13 +1,15 @@
 //! One device's plan, executed in hdparm 9.65's fixed order (reference §3): sets first, then
 //! gets and reports, then timings and power commands.
 //!
-//! Owns: the order ([`STEPS`], one entry per step with its §3 number), the per-device context
-//! [`Ctx`], and the few helpers every step uses to send a command or report a failure. The
+//! Owns: the order ([`STEPS`], one row per step: its §3 number, its option definitions, the
+//! ATA step and its NVMe twin), the per-device context [`Ctx`], and the few helpers every step uses to send a command or report a failure. The
 //! steps themselves live in one small file per family: `settings` (kernel and HDIO sets),
 //! `features` (drive settings sent as ATA commands), `security` and `sanitize` (the ATA
 //! Security password commands and SANITIZE DEVICE), `reports` (gets and the identification
 //! reports), `power` (power-state commands and the end-of-device actions), `vendor` (the WD
-//! idle3 timer, the CD/DVD speed, head unload), `firmware` (DOWNLOAD MICROCODE).
+//! idle3 timer, the CD/DVD speed, head unload), `firmware` (DOWNLOAD MICROCODE), `identify`
+//! (`-i`, `-I` and `--Istdin`), `raw_device` (`--read-sector` and the raw-device check the
+//! sector steps share), `timings` (`-T`, `-t`, `--bench`), and `nvme` (the NVMe twins).
 //!
 //! Every step prints what hdparm prints on stdout; a failure prints one line on stderr and is
 //! recorded in the verdict, and processing goes on with the next step (hdparm does the same
@@ -17,8 +19,10 @@
 mod features;
 mod firmware;
 mod hpa;
+mod identify;
 mod nvme;
 mod power;
+mod raw_device;
 mod reports;
 mod sanitize;
 mod sectors;
@@ -26,13 +30,15 @@ mod security;
 mod settings;
 #[cfg(test)]
 mod tests;
+mod timings;
 mod vendor;
 
 use super::access::{AtaFailure, AtaOutput, DeviceAccess};
 use super::output::Output;
 use crate::ata::command::TaskFile;
 use crate::ata::identify::Identify;
-use crate::cli::Flags;
+use crate::cli::defs::{self as d, OptionDef};
+use crate::cli::{Action, Flags, GetSet, SetOnly};
 use crate::error::{strerror, Error, ErrorClass};
 use crate::report::settings::{Outcome, SettingsItem};
 use crate::report::stop::State;
@@ -40,6 +46,7 @@ use std::io;
 
 use super::stop::Stop;
 
+pub use identify::identify_stdin;
 pub use power::flush_drive_cache;
 
 /// The per-device context of the steps.
@@ -53,7 +60,7 @@ pub struct Ctx<'d, 'o, 'w> {
     pub multcount: Option<i64>,
     /// The options whose set went through without an error (`-B`, `-m`...), so that the get
     /// after it can say when the value read back is not the one set.
-    sets_done: Vec<&'static str>,
+    sets_done: Vec<&'static OptionDef>,
     /// Set by a step after which hdparm exits (its exclusive operations, a refused raw-device
     /// check, a DCO checksum failure): no later step runs for this device.
     stopped: bool,
@@ -95,98 +102,104 @@ impl<'d, 'o, 'w> Ctx<'d, 'o, 'w> {
 }
 
 /// A step: does its part when its option was asked for, nothing otherwise.
-type Step = fn(&mut Ctx);
+pub(super) type Step = fn(&mut Ctx);
 
-/// hdparm's per-device order (reference §3): the step number there, and the step.
-const STEPS: &[(u8, Step)] = &[
-    (1, vendor::apt_report),
-    (2, sectors::set_sector_size),
-    (3, sectors::trim_ranges_stdin),
-    (4, vendor::set_wdidle3),
-    (5, settings::set_readahead),
-    (6, settings::set_pio_mode),
-    (7, settings::set_io32bit),
-    (8, settings::set_multcount),
-    (9, settings::set_readonly),
-    (10, settings::set_unmask_irq),
-    (11, settings::set_dma),
-    (12, settings::set_queue_depth),
-    (13, settings::set_nowerr),
-    (14, settings::set_keep_settings),
-    (15, features::set_doorlock),
-    (16, features::set_keep_features),
-    (17, features::set_defect_mgmt),
-    (18, features::set_prefetch),
-    (19, features::set_xfer_mode),
-    (20, features::set_lookahead),
-    (21, features::set_powerup_in_standby),
-    (22, features::set_apm),
-    (23, vendor::set_cdrom_speed),
-    (24, features::set_acoustic),
-    (25, features::set_write_read_verify),
-    (26, features::set_write_cache),
-    (27, features::set_standby),
-    (28, security::security),
-    (29, sanitize::sanitize),
-    (30, hpa::dco_identify),
-    (31, hpa::dco_restore),
-    (32, features::dco_freeze),
-    (33, hpa::dco_setmax),
-    (34, features::security_freeze),
-    (35, features::seagate_powersave),
-    (36, settings::set_busstate),
-    (37, hpa::set_max_sectors),
-    (38, sectors::make_bad_sector),
-    (39, sectors::trim_ranges),
-    (40, sectors::write_sector),
-    (41, firmware::fwdownload),
-    (42, read_sector),
-    (43, sectors::drq_hsm_error),
-    (44, forget_identify),
-    (45, reports::hitachi_temperature),
-    (46, reports::get_multcount),
-    (47, reports::get_io32bit),
-    (48, reports::get_unmask_irq),
-    (49, reports::get_dma),
-    (50, reports::get_queue_depth),
-    (51, reports::get_keep_settings),
-    (52, reports::get_nowerr),
-    (53, reports::get_readonly),
-    (54, reports::get_readahead),
-    (55, reports::get_geometry),
-    (56, vendor::get_wdidle3),
-    (57, power::check_power),
-    (58, reports::kernel_identity),
-    (59, reports::identify),
-    (60, reports::get_lookahead),
-    (61, reports::get_write_cache),
-    (62, reports::get_apm),
-    (63, reports::get_acoustic),
-    (64, reports::get_write_read_verify),
-    (65, reports::get_busstate),
-    (66, reports::get_max_sectors),
-    (67, timings),
-    (70, power::flush_buffer_cache),
-    (71, power::reread_partitions),
-    (72, power::idle_immediate),
-    (73, power::standby_now),
-    (74, vendor::idle_unload),
-    (75, power::sleep_now),
-    (76, power::reset),
+/// One step of hdparm's per-device order: its §3 number, the option definitions it carries out
+/// (none for the steps of the order itself: the APT probe's report is `--verbose`'s, and the
+/// IDENTIFY refresh belongs to no option), the ATA step, and its NVMe twin, which runs in its
+/// place on a device that takes NVMe commands.
+pub(super) struct Row {
+    pub number: u8,
+    pub options: &'static [&'static OptionDef],
+    pub ata: Step,
+    pub nvme: Option<Step>,
+}
+
+/// hdparm's per-device order (reference §3), one row a step.
+// One line a row, to be read as a table.
+#[rustfmt::skip]
+pub(super) const STEPS: &[Row] = &[
+    Row { number: 1, options: &[], ata: vendor::apt_report, nvme: None },
+    Row { number: 2, options: &[&d::SET_SECTOR_SIZE], ata: sectors::set_sector_size, nvme: None },
+    Row { number: 3, options: &[&d::TRIM_SECTOR_RANGES_STDIN], ata: sectors::trim_ranges_stdin, nvme: Some(nvme::trim_stdin) },
+    Row { number: 4, options: &[&d::WDIDLE3], ata: vendor::set_wdidle3, nvme: None },
+    Row { number: 5, options: &[&d::READAHEAD], ata: settings::set_readahead, nvme: None },
+    Row { number: 6, options: &[&d::PIO_MODE], ata: settings::set_pio_mode, nvme: None },
+    Row { number: 7, options: &[&d::IO32BIT], ata: settings::set_io32bit, nvme: None },
+    Row { number: 8, options: &[&d::MULTCOUNT], ata: settings::set_multcount, nvme: None },
+    Row { number: 9, options: &[&d::READONLY], ata: settings::set_readonly, nvme: None },
+    Row { number: 10, options: &[&d::UNMASK_IRQ], ata: settings::set_unmask_irq, nvme: None },
+    Row { number: 11, options: &[&d::DMA], ata: settings::set_dma, nvme: None },
+    Row { number: 12, options: &[&d::QUEUE_DEPTH], ata: settings::set_queue_depth, nvme: None },
+    Row { number: 13, options: &[&d::NOWERR], ata: settings::set_nowerr, nvme: None },
+    Row { number: 14, options: &[&d::KEEP_SETTINGS], ata: settings::set_keep_settings, nvme: None },
+    Row { number: 15, options: &[&d::DOORLOCK], ata: features::set_doorlock, nvme: None },
+    Row { number: 16, options: &[&d::KEEP_FEATURES], ata: features::set_keep_features, nvme: None },
+    Row { number: 17, options: &[&d::DEFECT_MGMT], ata: features::set_defect_mgmt, nvme: None },
+    Row { number: 18, options: &[&d::PREFETCH], ata: features::set_prefetch, nvme: None },
+    Row { number: 19, options: &[&d::XFER_MODE], ata: features::set_xfer_mode, nvme: None },
+    Row { number: 20, options: &[&d::LOOKAHEAD], ata: features::set_lookahead, nvme: None },
+    Row { number: 21, options: &[&d::POWERUP_IN_STANDBY], ata: features::set_powerup_in_standby, nvme: None },
+    Row { number: 22, options: &[&d::APM], ata: features::set_apm, nvme: Some(nvme::set_apst_from_apm) },
+    Row { number: 23, options: &[&d::CDROM_SPEED], ata: vendor::set_cdrom_speed, nvme: None },
+    Row { number: 24, options: &[&d::ACOUSTIC], ata: features::set_acoustic, nvme: None },
+    Row { number: 25, options: &[&d::WRITE_READ_VERIFY], ata: features::set_write_read_verify, nvme: None },
+    Row { number: 26, options: &[&d::WRITE_CACHE], ata: features::set_write_cache, nvme: Some(nvme::set_write_cache) },
+    Row { number: 27, options: &[&d::STANDBY], ata: features::set_standby, nvme: Some(nvme::set_apst_from_standby) },
+    Row { number: 28, options: &[&d::SECURITY_UNLOCK, &d::SECURITY_SET_PASS, &d::SECURITY_DISABLE, &d::SECURITY_ERASE, &d::SECURITY_ERASE_ENHANCED], ata: security::security, nvme: Some(nvme::security) },
+    Row { number: 29, options: &[&d::SANITIZE_STATUS, &d::SANITIZE_FREEZE_LOCK, &d::SANITIZE_ANTIFREEZE_LOCK, &d::SANITIZE_BLOCK_ERASE, &d::SANITIZE_CRYPTO_SCRAMBLE, &d::SANITIZE_OVERWRITE], ata: sanitize::sanitize, nvme: Some(nvme::sanitize) },
+    Row { number: 30, options: &[&d::DCO_IDENTIFY], ata: hpa::dco_identify, nvme: None },
+    Row { number: 31, options: &[&d::DCO_RESTORE], ata: hpa::dco_restore, nvme: None },
+    Row { number: 32, options: &[&d::DCO_FREEZE], ata: features::dco_freeze, nvme: None },
+    Row { number: 33, options: &[&d::DCO_SETMAX], ata: hpa::dco_setmax, nvme: None },
+    Row { number: 34, options: &[&d::SECURITY_FREEZE], ata: features::security_freeze, nvme: None },
+    Row { number: 35, options: &[&d::SEAGATE_POWERSAVE], ata: features::seagate_powersave, nvme: None },
+    Row { number: 36, options: &[&d::BUSSTATE], ata: settings::set_busstate, nvme: None },
+    Row { number: 37, options: &[&d::MAX_SECTORS], ata: hpa::set_max_sectors, nvme: None },
+    Row { number: 38, options: &[&d::MAKE_BAD_SECTOR], ata: sectors::make_bad_sector, nvme: None },
+    Row { number: 39, options: &[&d::TRIM_SECTOR_RANGES], ata: sectors::trim_ranges, nvme: Some(nvme::trim) },
+    Row { number: 40, options: &[&d::WRITE_SECTOR, &d::REPAIR_SECTOR], ata: sectors::write_sector, nvme: Some(nvme::write_sector) },
+    Row { number: 41, options: &[&d::FWDOWNLOAD, &d::FWDOWNLOAD_MODE3, &d::FWDOWNLOAD_MODE3_MAX, &d::FWDOWNLOAD_MODE7, &d::FWDOWNLOAD_MODEE, &d::FWDOWNLOAD_MODEE_MAX], ata: firmware::fwdownload, nvme: Some(nvme::fwdownload) },
+    Row { number: 42, options: &[&d::READ_SECTOR], ata: read_sector, nvme: Some(nvme::read_sector) },
+    Row { number: 43, options: &[&d::DRQ_HSM_ERROR], ata: sectors::drq_hsm_error, nvme: None },
+    Row { number: 44, options: &[], ata: forget_identify, nvme: None },
+    Row { number: 45, options: &[&d::HITACHI_TEMP], ata: reports::hitachi_temperature, nvme: Some(nvme::temperature) },
+    Row { number: 46, options: &[&d::MULTCOUNT], ata: reports::get_multcount, nvme: None },
+    Row { number: 47, options: &[&d::IO32BIT], ata: reports::get_io32bit, nvme: None },
+    Row { number: 48, options: &[&d::UNMASK_IRQ], ata: reports::get_unmask_irq, nvme: None },
+    Row { number: 49, options: &[&d::DMA], ata: reports::get_dma, nvme: None },
+    Row { number: 50, options: &[&d::QUEUE_DEPTH], ata: reports::get_queue_depth, nvme: None },
+    Row { number: 51, options: &[&d::KEEP_SETTINGS], ata: reports::get_keep_settings, nvme: None },
+    Row { number: 52, options: &[&d::NOWERR], ata: reports::get_nowerr, nvme: None },
+    Row { number: 53, options: &[&d::READONLY], ata: reports::get_readonly, nvme: None },
+    Row { number: 54, options: &[&d::READAHEAD], ata: reports::get_readahead, nvme: None },
+    Row { number: 55, options: &[&d::GEOMETRY], ata: reports::get_geometry, nvme: None },
+    Row { number: 56, options: &[&d::WDIDLE3], ata: vendor::get_wdidle3, nvme: None },
+    Row { number: 57, options: &[&d::CHECK_POWER], ata: power::check_power, nvme: Some(nvme::check_power) },
+    Row { number: 58, options: &[&d::IDENTITY], ata: reports::kernel_identity, nvme: Some(nvme::kernel_identity) },
+    Row { number: 59, options: &[&d::IDENTIFY, &d::ISTDOUT, &d::IRAW], ata: reports::identify, nvme: Some(nvme::identify) },
+    Row { number: 60, options: &[&d::LOOKAHEAD], ata: reports::get_lookahead, nvme: None },
+    Row { number: 61, options: &[&d::WRITE_CACHE], ata: reports::get_write_cache, nvme: Some(nvme::get_write_cache) },
+    Row { number: 62, options: &[&d::APM], ata: reports::get_apm, nvme: Some(nvme::get_apst) },
+    Row { number: 63, options: &[&d::ACOUSTIC], ata: reports::get_acoustic, nvme: None },
+    Row { number: 64, options: &[&d::WRITE_READ_VERIFY], ata: reports::get_write_read_verify, nvme: None },
+    Row { number: 65, options: &[&d::BUSSTATE], ata: reports::get_busstate, nvme: None },
+    Row { number: 66, options: &[&d::MAX_SECTORS], ata: reports::get_max_sectors, nvme: None },
+    Row { number: 67, options: &[&d::TIME_CACHE, &d::TIME_DEVICE, &d::BENCH, &d::FLUSH_DRIVE_CACHE, &d::OFFSET, &d::BENCH_TRIALS, &d::BENCH_DEPTH, &d::BENCH_BS, &d::BENCH_SECONDS, &d::BENCH_RANDOM], ata: timings, nvme: None },
+    Row { number: 70, options: &[&d::FLUSH_BUFFERS], ata: power::flush_buffer_cache, nvme: None },
+    Row { number: 71, options: &[&d::REREAD_PARTITIONS], ata: power::reread_partitions, nvme: None },
+    Row { number: 72, options: &[&d::IDLE_IMMEDIATE], ata: power::idle_immediate, nvme: None },
+    Row { number: 73, options: &[&d::STANDBY_NOW], ata: power::standby_now, nvme: None },
+    Row { number: 74, options: &[&d::IDLE_UNLOAD], ata: vendor::idle_unload, nvme: None },
+    Row { number: 75, options: &[&d::SLEEP_NOW], ata: power::sleep_now, nvme: None },
+    Row { number: 76, options: &[&d::RESET], ata: power::reset, nvme: None },
 ];
 
 /// Runs every requested step for one opened device.
 pub fn run(ctx: &mut Ctx) {
     // NVMe (issue 10): where the device kind is decided. On a node that takes NVMe commands,
-    // a step with an NVMe twin (`nvme::STEPS`, same §3 number) runs in place of the ATA one,
-    // and NVMe steps whose number has no ATA step yet run at their place in the order.
+    // a row's NVMe twin runs in place of its ATA step.
     let nvme = ctx.dev.nvme_capable();
-    let mut numbers: Vec<u8> = STEPS.iter().map(|(n, _)| *n).collect();
-    if nvme {
-        numbers.extend(nvme::STEPS.iter().map(|(n, _)| *n));
-        numbers.sort_unstable();
-    }
-    numbers.dedup();
     // The same drive, lost earlier in this run (another path to it, a line of --apply):
     // nothing is sent to it.
     if let Some((how, command)) = ctx.dev.lost() {
@@ -194,37 +207,31 @@ pub fn run(ctx: &mut Ctx) {
         ctx.out.error(&Error::new(how.class(), text));
         return;
     }
-    for number in numbers {
-        let steps: Vec<Step> = match nvme.then(|| nvme::step(number)).flatten() {
-            Some(step) => vec![step],
-            None => STEPS
-                .iter()
-                .filter(|(n, _)| *n == number)
-                .map(|(_, s)| *s)
-                .collect(),
+    for row in STEPS {
+        let step = match row.nvme {
+            Some(twin) if nvme => twin,
+            _ => row.ata,
         };
-        for step in steps {
-            // A stop is honoured before each step; a step that sends several commands looks
-            // again before each of them ([`Ctx::stopped_before`]).
-            if ctx.stop.requested() {
-                ctx.stop_seen_before = Some(number);
-                return;
+        // A stop is honoured before each step; a step that sends several commands looks
+        // again before each of them ([`Ctx::stopped_before`]).
+        if ctx.stop.requested() {
+            ctx.stop_seen_before = Some(row.number);
+            return;
+        }
+        step(ctx);
+        // An error belongs to the set or action of its own step (JSON's `outcome`).
+        ctx.out.end_step();
+        // An exclusive operation (hdparm exits after it) ends the device's steps.
+        if ctx.stopped {
+            return;
+        }
+        // So does a drive lost in this step (hdparm goes on): nothing more is sent to it.
+        if let Some((how, command)) = ctx.dev.lost() {
+            if !ctx.lost_said {
+                ctx.out
+                    .note(&super::lost::other_sentence(&ctx.name, how, &command));
             }
-            step(ctx);
-            // An error belongs to the set or action of its own step (JSON's `outcome`).
-            ctx.out.end_step();
-            // An exclusive operation (hdparm exits after it) ends the device's steps.
-            if ctx.stopped {
-                return;
-            }
-            // So does a drive lost in this step (hdparm goes on): nothing more is sent to it.
-            if let Some((how, command)) = ctx.dev.lost() {
-                if !ctx.lost_said {
-                    ctx.out
-                        .note(&super::lost::other_sentence(&ctx.name, how, &command));
-                }
-                return;
-            }
+            return;
         }
     }
 }
@@ -232,55 +239,28 @@ pub fn run(ctx: &mut Ctx) {
 /// The steps of the operations that change the drive's data, configuration or firmware
 /// asked for by `flags` (the in-use refusal's list, `-N` included), by their §3 number: what
 /// the stop report says was done or not sent when a stop came between two steps.
-fn destructive_steps(f: &Flags) -> Vec<(u8, &'static str)> {
-    use crate::cli::{SanitizeCommand, SecurityCommand};
-    let security = match f.security.as_ref().map(|(command, _)| *command) {
-        Some(SecurityCommand::SetPass) => Some("--security-set-pass"),
-        Some(SecurityCommand::Erase) => Some("--security-erase"),
-        Some(SecurityCommand::EraseEnhanced) => Some("--security-erase-enhanced"),
-        Some(SecurityCommand::Unlock | SecurityCommand::Disable) | None => None,
-    };
-    let sanitize = match f.sanitize {
-        Some(SanitizeCommand::BlockErase) => Some("--sanitize-block-erase"),
-        Some(SanitizeCommand::CryptoScramble) => Some("--sanitize-crypto-scramble"),
-        Some(SanitizeCommand::Overwrite { .. }) => Some("--sanitize-overwrite"),
-        _ => None,
-    };
-    let asked = [
-        (
-            2,
-            f.set_sector_size.is_some().then_some("--set-sector-size"),
-        ),
-        (
-            3,
-            f.trim_ranges_stdin.then_some("--trim-sector-ranges-stdin"),
-        ),
-        (28, security),
-        (29, sanitize),
-        (31, f.dco_restore.then_some("--dco-restore")),
-        (33, f.dco_setmax.is_some().then_some("--dco-setmax")),
-        (37, f.max_sectors.set.then_some("-N")),
-        (
-            38,
-            f.make_bad_sector.is_some().then_some("--make-bad-sector"),
-        ),
-        (
-            39,
-            f.trim_ranges.is_some().then_some("--trim-sector-ranges"),
-        ),
-        (40, f.write_sector.is_some().then_some("--write-sector")),
-        (41, f.fwdownload.is_some().then_some("--fwdownload")),
-    ];
-    asked
+fn destructive_steps(f: &Flags) -> Vec<(u8, String)> {
+    // A size not known counts as shrinking: every `-N` is listed.
+    let mut steps: Vec<(u8, String)> = super::guards::destructive_operations(f, None)
         .into_iter()
-        .filter_map(|(step, name)| Some((step, name?)))
-        .collect()
+        .filter_map(|def| Some((number_of(def)?, def.spelling())))
+        .collect();
+    steps.sort_by_key(|(number, _)| *number);
+    steps
+}
+
+/// The §3 number of the step that carries out `def`: the first row that names it.
+fn number_of(def: &OptionDef) -> Option<u8> {
+    STEPS
+        .iter()
+        .find(|row| row.options.contains(&def))
+        .map(|row| row.number)
 }
 
 /// Step 42: `--read-sector`.
 fn read_sector(ctx: &mut Ctx) {
     if let Some(lba) = ctx.flags.read_sector {
-        super::sectors::read_sector(ctx, lba);
+        raw_device::read_sector(ctx, lba);
     }
 }
 
@@ -289,34 +269,39 @@ fn forget_identify(ctx: &mut Ctx) {
     ctx.dev.forget_identify();
 }
 
-/// Steps 67-69 (`-T`, `-F`, `-t`, and our `--bench`), in `timing_steps`.
+/// Steps 67-69 (`-T`, `-F`, `-t`, and our `--bench`), in `timings`.
 fn timings(ctx: &mut Ctx) {
     let f = &ctx.flags;
     if f.time_cache || f.time_device || f.bench.is_some() || f.flush_drive_cache {
-        super::timing_steps::run(ctx);
+        timings::run(ctx);
     }
 }
 
 /// The name hdparm's get line gives an option's value (` APM_level\t= 254`), for the read-back
 /// check's message.
-fn setting_name(option: &str) -> &'static str {
-    match option {
-        "-r" => "readonly",
-        "-m" => "multcount",
-        "-c" => "IO_support",
-        "-u" => "unmaskirq",
-        "-d" => "using_dma",
-        "-k" => "keepsettings",
-        "-n" => "nowerr",
-        "-b" => "busstate",
-        "-Q" => "queue_depth",
-        "-A" => "look-ahead",
-        "-W" => "write-caching",
-        "-B" => "APM_level",
-        "-M" => "acoustic",
-        "-R" => "write-read-verify",
-        _ => "the setting",
-    }
+const GET_NAMES: &[(&OptionDef, &str)] = &[
+    (&d::READONLY, "readonly"),
+    (&d::MULTCOUNT, "multcount"),
+    (&d::IO32BIT, "IO_support"),
+    (&d::UNMASK_IRQ, "unmaskirq"),
+    (&d::DMA, "using_dma"),
+    (&d::KEEP_SETTINGS, "keepsettings"),
+    (&d::NOWERR, "nowerr"),
+    (&d::BUSSTATE, "busstate"),
+    (&d::QUEUE_DEPTH, "queue_depth"),
+    (&d::LOOKAHEAD, "look-ahead"),
+    (&d::WRITE_CACHE, "write-caching"),
+    (&d::APM, "APM_level"),
+    (&d::ACOUSTIC, "acoustic"),
+    (&d::WRITE_READ_VERIFY, "write-read-verify"),
+];
+
+/// [`GET_NAMES`]' name of `option`.
+fn setting_name(option: &OptionDef) -> &'static str {
+    GET_NAMES
+        .iter()
+        .find(|(def, _)| *def == option)
+        .map_or("the setting", |(_, name)| name)
 }
 
 /// hdparm's `(on)`/`(off)` suffix, for set messages (the same as the report's).
@@ -324,10 +309,20 @@ fn on_off(v: u32) -> &'static str {
     crate::report::settings::on_off(i64::from(v))
 }
 
+/// A get/set option's set, when asked: its value, and whether its message is printed.
+fn set_of(gs: GetSet<u32>) -> Option<(u32, bool)> {
+    gs.set.then_some((gs.value, gs.get))
+}
+
+/// A set-only option's set, when asked: its value, and whether its message is printed.
+fn set_only_of(so: SetOnly<u32>) -> Option<(u32, bool)> {
+    so.set.then_some((so.value, so.noisy))
+}
+
 /// A set message line (printed when the option was not made quiet).
-fn set_msg(option: &str, value: u32, message: String) -> SettingsItem {
+fn set_msg(option: &OptionDef, value: u32, message: String) -> SettingsItem {
     SettingsItem::Set {
-        option: option.to_string(),
+        option: option.spelling(),
         value: i64::from(value),
         message,
         // Output marks it failed when an error follows within the step.
@@ -485,22 +480,79 @@ impl Ctx<'_, '_, '_> {
         self.dev.identify().ok().map(Identify::from_words)
     }
 
-    /// A drive setting sent as one `drive_cmd`: its "setting ..." line when noisy, then the
-    /// command, reported under hdparm's label if it fails.
+    /// A drive setting sent as one `drive_cmd`, when `asked` (the value, and whether its
+    /// message is printed): its "setting ..." line when noisy, then the command, reported
+    /// under hdparm's label if it fails.
     fn set_feature(
         &mut self,
-        noisy: bool,
-        option: &'static str,
-        value: u32,
-        message: String,
-        args: [u8; 4],
+        asked: Option<(u32, bool)>,
+        option: &'static OptionDef,
+        message: impl FnOnce(u32) -> String,
+        args: impl FnOnce(u32) -> [u8; 4],
         label: &str,
     ) {
-        if noisy {
-            self.out.item(set_msg(option, value, message));
-        }
-        if self.drive_cmd(args, label).is_some() {
+        let Some(value) = self.announce_set(asked, option, message) else {
+            return;
+        };
+        if self.drive_cmd(args(value), label).is_some() {
             self.set_done(option);
+        }
+    }
+
+    /// The start of a set, when `asked` (the value, and whether its message is printed): its
+    /// "setting ..." line when noisy. The value to set, or None when the set was not asked for.
+    fn announce_set(
+        &mut self,
+        asked: Option<(u32, bool)>,
+        option: &OptionDef,
+        message: impl FnOnce(u32) -> String,
+    ) -> Option<u32> {
+        let (value, noisy) = asked?;
+        if noisy {
+            self.out.item(set_msg(option, value, message(value)));
+        }
+        Some(value)
+    }
+
+    /// An action that says what it issues: when `asked` is set, records the action under
+    /// `def` and, when noisy, prints `line`; then the caller sends the command. False when the
+    /// action was not asked for.
+    fn announce(
+        &mut self,
+        asked: Action,
+        action: &'static str,
+        def: &OptionDef,
+        line: &str,
+    ) -> bool {
+        if !asked.set {
+            return false;
+        }
+        self.out.action(action, def);
+        if asked.noisy {
+            self.out.text(line);
+        }
+        true
+    }
+
+    /// A get from IDENTIFY of a get/set option: when asked, `read` gives the item to print,
+    /// whether the value read back is the one set, and that value in the get line's words;
+    /// without IDENTIFY, why not.
+    fn identify_get(
+        &mut self,
+        gs: GetSet<u32>,
+        def: &OptionDef,
+        read: impl FnOnce(&Identify, u32) -> (SettingsItem, bool, String),
+    ) {
+        if !gs.get {
+            return;
+        }
+        match self.identify() {
+            Some(id) => {
+                let (item, took, shown) = read(&id, gs.value);
+                self.out.item(item);
+                self.check_read_back(def, gs.value, took, &shown);
+            }
+            None => self.identify_unavailable(def),
         }
     }
 
@@ -549,9 +601,9 @@ impl Ctx<'_, '_, '_> {
         let operations = destructive_steps(&self.flags);
         let (done, not_sent): (Vec<_>, Vec<_>) =
             operations.iter().partition(|(step, _)| *step < before);
-        let names = |list: &[&(u8, &str)]| {
+        let names = |list: &[&(u8, String)]| {
             list.iter()
-                .map(|(_, name)| *name)
+                .map(|(_, name)| name.as_str())
                 .collect::<Vec<_>>()
                 .join(", ")
         };
@@ -576,7 +628,7 @@ impl Ctx<'_, '_, '_> {
     }
 
     /// Records that the set of `option` went through without an error.
-    fn set_done(&mut self, option: &'static str) {
+    fn set_done(&mut self, option: &'static OptionDef) {
         self.sets_done.push(option);
     }
 
@@ -584,14 +636,15 @@ impl Ctx<'_, '_, '_> {
     /// value read back is not the one set (`took` false), says so, and the run fails (exit 5).
     /// hdparm prints the contradicting line and exits 0. `value` is the value set, `shown` the
     /// value read back in the get line's words ("not supported", "16").
-    fn check_read_back(&mut self, option: &str, value: u32, took: bool, shown: &str) {
+    fn check_read_back(&mut self, option: &OptionDef, value: u32, took: bool, shown: &str) {
         if took || !self.sets_done.contains(&option) {
             return;
         }
         let name = setting_name(option);
         let message = format!(
-            "{}: {option} {value} was accepted, but {name} reads back as {shown}: the setting did not take",
-            self.name
+            "{}: {} {value} was accepted, but {name} reads back as {shown}: the setting did not take",
+            self.name,
+            option.spelling()
         );
         self.out.error(&Error::new(ErrorClass::Failed, message));
     }
@@ -600,15 +653,16 @@ impl Ctx<'_, '_, '_> {
     /// and class, so that every option that needs the drive says the same about a device (on a
     /// SCSI target that rejects ATA PASS-THROUGH: "not an ATA device", not applicable, as `-I`
     /// and the sets say it).
-    fn identify_unavailable(&mut self, option: &str) {
+    fn identify_unavailable(&mut self, option: &OptionDef) {
         let (class, reason) = match self.dev.identify() {
             Err(f) => (f.class(), f.reason),
             // The data came after all (not cached before): nothing to explain but the fact.
             Ok(_) => (ErrorClass::Failed, "IDENTIFY gave no data".to_string()),
         };
         let message = format!(
-            "{}: {option} reads the drive's IDENTIFY data: {reason}",
-            self.name
+            "{}: {} reads the drive's IDENTIFY data: {reason}",
+            self.name,
+            option.spelling()
         );
         self.out.error(&Error::new(class, message));
     }

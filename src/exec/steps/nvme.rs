@@ -1,6 +1,6 @@
 //! hdparm's jobs on an NVMe namespace or controller: the NVMe twin of each step that has one,
-//! at the same §3 number, run in place of the ATA step when the device takes NVMe commands
-//! (see [`step`] and `steps::run`). What each option means on NVMe:
+//! run in place of the ATA step of its row in `steps::STEPS` when the device takes NVMe
+//! commands (see `steps::run`). What each option means on NVMe:
 //!
 //! - `-I` Identify Controller and Namespace (plus the write cache, power state and APST
 //!   features, and the firmware slot log), `--Istdout` the 4096-byte controller data, `--Iraw`
@@ -17,7 +17,8 @@
 //! Must not: reach the device other than through `DeviceAccess::nvme` (every NVMe command
 //! passes there, where `--dry-run` can see it), or decode bytes itself (that is `crate::nvme`).
 
-use super::{set_msg, Ctx, Step};
+use super::{set_msg, Ctx};
+use crate::cli::defs::{self as d, OptionDef};
 use crate::cli::{SanitizeCommand, SecurityCommand};
 use crate::error::{Error, ErrorClass};
 use crate::nvme::command::{
@@ -30,33 +31,6 @@ use crate::nvme::log::{FirmwareSlots, SanitizeStatus, SmartLog, LOG_BYTES, LOG_F
 use crate::report::nvme::{self as report, NvmeIdentifyReport};
 use crate::report::settings::{PowerState, SettingsItem};
 use serde_json::json;
-
-/// The NVMe steps, by hdparm's §3 number. A number here replaces the ATA step of the same
-/// number on an NVMe device; numbers the ATA table lacks (options built for NVMe first) run at
-/// their place in the order.
-pub const STEPS: &[(u8, Step)] = &[
-    (3, trim_stdin),
-    (22, set_apst_from_apm),
-    (26, set_write_cache),
-    (27, set_apst_from_standby),
-    (28, security),
-    (29, sanitize),
-    (39, trim),
-    (40, write_sector),
-    (41, fwdownload),
-    (42, read_sector),
-    (45, temperature),
-    (57, check_power),
-    (58, kernel_identity),
-    (59, identify),
-    (61, get_write_cache),
-    (62, get_apst),
-];
-
-/// The NVMe step at `number`, if NVMe has one.
-pub fn step(number: u8) -> Option<Step> {
-    STEPS.iter().find(|(n, _)| *n == number).map(|(_, s)| *s)
-}
 
 impl Ctx<'_, '_, '_> {
     /// The namespace of the node; 1 on the controller's node (the namespace a single-namespace
@@ -123,7 +97,7 @@ impl Ctx<'_, '_, '_> {
 }
 
 /// Step 59: `-I`, `--Istdout`, `--Iraw FILE`.
-fn identify(ctx: &mut Ctx) {
+pub(super) fn identify(ctx: &mut Ctx) {
     let f = &ctx.flags;
     if !(f.identify || f.identify_stdout || f.identify_raw.is_some()) {
         return;
@@ -140,7 +114,7 @@ fn identify(ctx: &mut Ctx) {
     if let Some(path) = ctx.flags.identify_raw.clone() {
         ctx.out.action_on(
             "write_identify_raw",
-            "--Iraw",
+            &d::IRAW,
             Some(path.display().to_string()),
         );
         match crate::device::files::write_output(&path, &page) {
@@ -249,7 +223,7 @@ fn identify_dump(page: &[u8]) -> String {
 
 /// Step 58: `-i`, the kernel's view from sysfs (the controller's model, serial and firmware
 /// revision, the namespace's size), in `-i`'s first lines.
-fn kernel_identity(ctx: &mut Ctx) {
+pub(super) fn kernel_identity(ctx: &mut Ctx) {
     if !ctx.flags.identity {
         return;
     }
@@ -277,7 +251,7 @@ fn kernel_identity(ctx: &mut Ctx) {
 
 /// Step 57: `-C`: the power state (Get Features 02h) and APST, in `-C`'s words: an
 /// operational power state is `active/idle`, a non-operational one `standby`.
-fn check_power(ctx: &mut Ctx) {
+pub(super) fn check_power(ctx: &mut Ctx) {
     if !ctx.flags.check_power.set {
         return;
     }
@@ -343,7 +317,7 @@ fn check_power(ctx: &mut Ctx) {
 }
 
 /// Step 61: `-W` get: Volatile Write Cache (06h).
-fn get_write_cache(ctx: &mut Ctx) {
+pub(super) fn get_write_cache(ctx: &mut Ctx) {
     if !ctx.flags.write_cache.get {
         return;
     }
@@ -371,12 +345,12 @@ fn get_write_cache(ctx: &mut Ctx) {
         Some(false) => "0 (off)",
         None => "not supported",
     };
-    ctx.check_read_back("-W", set, enabled == Some(set != 0), shown);
+    ctx.check_read_back(&d::WRITE_CACHE, set, enabled == Some(set != 0), shown);
 }
 
 /// Step 26: `-W N`: Set Features Volatile Write Cache; before disabling it, a Flush, as
 /// hdparm flushes an ATA drive's cache before turning it off.
-fn set_write_cache(ctx: &mut Ctx) {
+pub(super) fn set_write_cache(ctx: &mut Ctx) {
     let gs = ctx.flags.write_cache;
     if !gs.set {
         return;
@@ -392,7 +366,7 @@ fn set_write_cache(ctx: &mut Ctx) {
         .nvme_cmd(&c, &mut [], "Set Features (volatile write cache) failed")
         .is_some()
     {
-        ctx.set_done("-W");
+        ctx.set_done(&d::WRITE_CACHE);
     }
 }
 
@@ -405,7 +379,7 @@ pub fn flush(ctx: &mut Ctx) {
 /// Step 45: `-H`: the composite temperature from the SMART / Health log, in hdparm's two
 /// lines (in range: below the warning threshold, and no temperature warning), then the
 /// thresholds.
-fn temperature(ctx: &mut Ctx) {
+pub(super) fn temperature(ctx: &mut Ctx) {
     if !ctx.flags.hitachi_temp.set {
         return;
     }
@@ -468,13 +442,13 @@ fn deepest_idle_state(c: &IdCtrl) -> Option<u8> {
 /// Sets APST: `idle_ms` None disables it; Some builds a table that moves every operational
 /// state to the deepest non-operational one after that much idleness (what `-S` asks of a
 /// disk: after N idle seconds, stop).
-fn set_apst(ctx: &mut Ctx, option: &'static str, idle_ms: Option<u32>) -> bool {
+fn set_apst(ctx: &mut Ctx, option: &OptionDef, idle_ms: Option<u32>) -> bool {
     let Some((c, _)) = ctx.nvme_id_ctrl("Identify Controller failed") else {
         return false;
     };
     if !c.has_apst() {
         ctx.nvme_refuse(
-            option,
+            &option.spelling(),
             "the controller has no Autonomous Power State Transitions (APSTA 0), which is what this option maps to",
         );
         return false;
@@ -489,7 +463,7 @@ fn set_apst(ctx: &mut Ctx, option: &'static str, idle_ms: Option<u32>) -> bool {
         Some(ms) => {
             let Some(target) = deepest_idle_state(&c) else {
                 ctx.nvme_refuse(
-                    option,
+                    &option.spelling(),
                     "the controller lists no non-operational power state to go to",
                 );
                 return false;
@@ -538,7 +512,7 @@ fn standby_ms(code: u32) -> Option<u32> {
 
 /// Step 22: `-B N` as APST: 255 (power management off) disables APST; 1..254 enables it
 /// with the controller's own table (APM's levels have no NVMe counterpart finer than that).
-fn set_apst_from_apm(ctx: &mut Ctx) {
+pub(super) fn set_apst_from_apm(ctx: &mut Ctx) {
     let gs = ctx.flags.apm;
     if !gs.set {
         return;
@@ -547,13 +521,13 @@ fn set_apst_from_apm(ctx: &mut Ctx) {
     if gs.get {
         let words = if v == 255 { "off" } else { "on" };
         ctx.out.item(set_msg(
-            "-B",
+            &d::APM,
             v,
             format!(" setting Autonomous Power State Transitions (for -B {v}) {words}"),
         ));
     }
     let ok = if v == 255 {
-        set_apst(ctx, "-B", None)
+        set_apst(ctx, &d::APM, None)
     } else {
         // Enable with the table in place: read it, then set APSTE with it.
         let Some((c, _)) = ctx.nvme_id_ctrl("Identify Controller failed") else {
@@ -561,7 +535,7 @@ fn set_apst_from_apm(ctx: &mut Ctx) {
         };
         if !c.has_apst() {
             ctx.nvme_refuse(
-                "-B",
+                &d::APM.spelling(),
                 "the controller has no Autonomous Power State Transitions (APSTA 0), which is what -B maps to",
             );
             return;
@@ -576,13 +550,13 @@ fn set_apst_from_apm(ctx: &mut Ctx) {
         .is_some()
     };
     if ok {
-        ctx.set_done("-B");
+        ctx.set_done(&d::APM);
     }
 }
 
 /// Step 27: `-S N` as APST: 0 disables it; other codes go to the deepest non-operational
 /// power state after the timer's length of idleness; 253 and 254 have no length: refused.
-fn set_apst_from_standby(ctx: &mut Ctx) {
+pub(super) fn set_apst_from_standby(ctx: &mut Ctx) {
     let so = ctx.flags.standby;
     if !so.set {
         return;
@@ -591,14 +565,14 @@ fn set_apst_from_standby(ctx: &mut Ctx) {
     let ms = standby_ms(v);
     if v != 0 && ms.is_none() {
         ctx.nvme_refuse(
-            "-S",
+            &d::STANDBY.spelling(),
             &format!("{v} names no length of time, which APST needs"),
         );
         return;
     }
     if so.noisy {
         ctx.out.item(set_msg(
-            "-S",
+            &d::STANDBY,
             v,
             format!(
                 " setting standby to {v} ({}) as APST",
@@ -606,11 +580,11 @@ fn set_apst_from_standby(ctx: &mut Ctx) {
             ),
         ));
     }
-    set_apst(ctx, "-S", if v == 0 { None } else { ms });
+    set_apst(ctx, &d::STANDBY, if v == 0 { None } else { ms });
 }
 
 /// Step 62: `-B` get: APST's state.
-fn get_apst(ctx: &mut Ctx) {
+pub(super) fn get_apst(ctx: &mut Ctx) {
     if !ctx.flags.apm.get {
         return;
     }
@@ -642,7 +616,7 @@ fn get_apst(ctx: &mut Ctx) {
     if c.has_apst() {
         let set = ctx.flags.apm.value;
         ctx.check_read_back(
-            "-B",
+            &d::APM,
             set,
             enabled == Some(set != 255),
             &format!("APST {words}"),
@@ -652,29 +626,29 @@ fn get_apst(ctx: &mut Ctx) {
 
 /// Step 39: `--trim-sector-ranges LBA:COUNT...`: Dataset Management with Deallocate, 256
 /// ranges per command; LBAs and counts are the namespace's logical blocks.
-fn trim(ctx: &mut Ctx) {
+pub(super) fn trim(ctx: &mut Ctx) {
     let Some(ranges) = ctx.flags.trim_ranges.clone() else {
         return;
     };
-    if !ctx.nvme_whole_namespace("--trim-sector-ranges") {
+    if !ctx.nvme_whole_namespace(&d::TRIM_SECTOR_RANGES.spelling()) {
         return;
     }
-    ctx.out.action("trim", "--trim-sector-ranges");
+    ctx.out.action("trim", &d::TRIM_SECTOR_RANGES);
     deallocate(ctx, &ranges);
 }
 
 /// Step 3: `--trim-sector-ranges-stdin`: the `lba:count` pairs on standard input, read as the
 /// ATA version reads them (hdparm's `scanf`), deallocated 256 ranges per command, each batch
 /// reported as hdparm reports one. Exclusive, as in hdparm: nothing else runs after it.
-fn trim_stdin(ctx: &mut Ctx) {
+pub(super) fn trim_stdin(ctx: &mut Ctx) {
     if !ctx.flags.trim_ranges_stdin {
         return;
     }
     ctx.stop_device();
-    if !ctx.nvme_whole_namespace("--trim-sector-ranges-stdin") {
+    if !ctx.nvme_whole_namespace(&d::TRIM_SECTOR_RANGES_STDIN.spelling()) {
         return;
     }
-    ctx.out.action("trim", "--trim-sector-ranges-stdin");
+    ctx.out.action("trim", &d::TRIM_SECTOR_RANGES_STDIN);
     let blocks = ctx.dev.size_sectors().unwrap_or(u64::MAX) * 512 / block_bytes(ctx) as u64;
     // Read as it is deallocated: a piece of stdin and one command's ranges at a time.
     let mut reader = crate::ata::trim::PairReader::new();
@@ -748,11 +722,11 @@ fn block_bytes(ctx: &mut Ctx) -> usize {
 }
 
 /// Step 42: `--read-sector LBA`: one logical block, dumped as hdparm dumps a sector.
-fn read_sector(ctx: &mut Ctx) {
+pub(super) fn read_sector(ctx: &mut Ctx) {
     let Some(lba) = ctx.flags.read_sector else {
         return;
     };
-    if !ctx.nvme_whole_namespace("--read-sector") {
+    if !ctx.nvme_whole_namespace(&d::READ_SECTOR.spelling()) {
         return;
     }
     let nsid = ctx.nvme_nsid();
@@ -762,15 +736,7 @@ fn read_sector(ctx: &mut Ctx) {
         .dev
         .nvme(&NvmeCommand::read_write(false, nsid, lba, 1), &mut data)
     {
-        Ok(_) => {
-            ctx.out.text("succeeded\n");
-            ctx.out.text(&crate::report::hexdump::sector_dump(&data));
-            let hex: String = data.iter().map(|b| format!("{b:02x}")).collect();
-            ctx.out.section(
-                "read_sector",
-                json!({ "lba": lba, "bytes": data.len(), "data_hex": hex }),
-            );
-        }
+        Ok(_) => super::raw_device::sector_read(ctx, lba, &data),
         Err(f) => ctx
             .out
             .error(&Error::new(f.class, format!("FAILED: {}", f.reason))),
@@ -779,14 +745,14 @@ fn read_sector(ctx: &mut Ctx) {
 
 /// Step 40: `--write-sector LBA`: one zero-filled logical block, after the buffer cache is
 /// flushed (as hdparm does).
-fn write_sector(ctx: &mut Ctx) {
+pub(super) fn write_sector(ctx: &mut Ctx) {
     let Some(lba) = ctx.flags.write_sector else {
         return;
     };
-    if !ctx.nvme_whole_namespace("--write-sector") {
+    if !ctx.nvme_whole_namespace(&d::WRITE_SECTOR.spelling()) {
         return;
     }
-    ctx.out.action("write_sector", "--write-sector");
+    ctx.out.action("write_sector", &d::WRITE_SECTOR);
     if ctx.stopped_before("Write") {
         return;
     }
@@ -809,16 +775,16 @@ fn write_sector(ctx: &mut Ctx) {
 /// `--security-erase-enhanced PWD` with "cryptographic"; the LBA format stays the one in use.
 /// NVMe's format takes no password (the ATA one is not sent anywhere). The other security
 /// commands belong to the ATA security feature set, which NVMe does not have.
-fn security(ctx: &mut Ctx) {
+pub(super) fn security(ctx: &mut Ctx) {
     let Some((command, _)) = ctx.flags.security.clone() else {
         return;
     };
-    let (ses, words, option) = match command {
-        SecurityCommand::Erase => (SecureErase::UserData, "user data", "--security-erase"),
+    let (ses, words, def) = match command {
+        SecurityCommand::Erase => (SecureErase::UserData, "user data", &d::SECURITY_ERASE),
         SecurityCommand::EraseEnhanced => (
             SecureErase::Cryptographic,
             "cryptographic",
-            "--security-erase-enhanced",
+            &d::SECURITY_ERASE_ENHANCED,
         ),
         _ => {
             ctx.nvme_refuse(
@@ -828,6 +794,7 @@ fn security(ctx: &mut Ctx) {
             return;
         }
     };
+    let option = &def.spelling();
     if !ctx.nvme_whole_namespace(option) {
         return;
     }
@@ -852,7 +819,7 @@ fn security(ctx: &mut Ctx) {
     let Some(ns) = ctx.nvme_id_ns(nsid, "Identify Namespace failed") else {
         return;
     };
-    ctx.out.action("security_erase", option);
+    ctx.out.action("security_erase", def);
     if ctx.stopped_before("FORMAT NVM") {
         return;
     }
@@ -866,7 +833,7 @@ fn security(ctx: &mut Ctx) {
 
 /// Step 29: `--sanitize-*`: Sanitize (block erase, crypto erase, overwrite) and the Sanitize
 /// Status log.
-fn sanitize(ctx: &mut Ctx) {
+pub(super) fn sanitize(ctx: &mut Ctx) {
     let Some(s) = ctx.flags.sanitize else {
         return;
     };
@@ -917,7 +884,9 @@ fn sanitize(ctx: &mut Ctx) {
         );
         return;
     }
-    ctx.out.action("sanitize", "--sanitize");
+    // One action for the three kinds, named after the refusal's `--sanitize`.
+    ctx.out
+        .action_spelled("sanitize", "--sanitize".into(), None);
     if ctx.stopped_before("Sanitize") {
         return;
     }
@@ -1038,7 +1007,7 @@ fn wait_for_sanitize(
 /// controller gives none), then Firmware Commit (slot chosen by the controller, activate at
 /// the next reset). The `-mode*` variants are ATA's DOWNLOAD MICROCODE modes and mean nothing
 /// here; they download the same way.
-fn fwdownload(ctx: &mut Ctx) {
+pub(super) fn fwdownload(ctx: &mut Ctx) {
     let Some((_, path)) = ctx.flags.fwdownload.clone() else {
         return;
     };
@@ -1078,7 +1047,7 @@ fn fwdownload(ctx: &mut Ctx) {
         return;
     }
     let chunk = fw_chunk_bytes(c.fwug) as usize;
-    ctx.out.action("fwdownload", "--fwdownload");
+    ctx.out.action("fwdownload", &d::FWDOWNLOAD);
     ctx.out.note(&format!(
         "fwdownload: NVMe Firmware Image Download, chunk={chunk} size={}",
         image.len()

@@ -11,6 +11,7 @@
 
 use super::Ctx;
 use crate::ata::command::op;
+use crate::cli::defs as d;
 use crate::error::{strerror, Error, ErrorClass};
 use crate::report::settings::{PowerState, SettingsItem};
 
@@ -63,7 +64,7 @@ pub fn flush_buffer_cache(ctx: &mut Ctx) {
         return;
     }
     if f.flush_buffers {
-        ctx.out.action("flush_buffer_cache", "-f");
+        ctx.out.action("flush_buffer_cache", &d::FLUSH_BUFFERS);
     }
     if let Err(e) = ctx.dev.flush_buffer_cache() {
         ctx.ioctl_failed("BLKFLSBUF failed", &e);
@@ -72,13 +73,10 @@ pub fn flush_buffer_cache(ctx: &mut Ctx) {
 
 /// Step 71: `-z`, BLKRRPART.
 pub fn reread_partitions(ctx: &mut Ctx) {
-    let a = ctx.flags.reread_partitions;
-    if !a.set {
+    let asked = ctx.flags.reread_partitions;
+    let line = " re-reading partition table\n";
+    if !ctx.announce(asked, "reread_partitions", &d::REREAD_PARTITIONS, line) {
         return;
-    }
-    ctx.out.action("reread_partitions", "-z");
-    if a.noisy {
-        ctx.out.text(" re-reading partition table\n");
     }
     match ctx.dev.reread_partitions() {
         // The kernel keeps a table that is in use: say what to do about it.
@@ -98,13 +96,10 @@ pub fn reread_partitions(ctx: &mut Ctx) {
 
 /// Step 72: `--idle-immediate`.
 pub fn idle_immediate(ctx: &mut Ctx) {
-    let a = ctx.flags.idle_immediate;
-    if !a.set {
+    let asked = ctx.flags.idle_immediate;
+    let line = " issuing idle_immediate command\n";
+    if !ctx.announce(asked, "idle_immediate", &d::IDLE_IMMEDIATE, line) {
         return;
-    }
-    ctx.out.action("idle_immediate", "--idle-immediate");
-    if a.noisy {
-        ctx.out.text(" issuing idle_immediate command\n");
     }
     ctx.drive_cmd(
         [op::IDLEIMMEDIATE, 0, 0, 0],
@@ -114,47 +109,26 @@ pub fn idle_immediate(ctx: &mut Ctx) {
 
 /// Step 73: `-y`, STANDBY IMMEDIATE (0xE0, else the old 0x94).
 pub fn standby_now(ctx: &mut Ctx) {
-    let a = ctx.flags.standby_now;
-    if !a.set {
-        return;
+    let line = " issuing standby command\n";
+    if ctx.announce(ctx.flags.standby_now, "standby", &d::STANDBY_NOW, line) {
+        let label = " HDIO_DRIVE_CMD(standby) failed";
+        ctx.drive_cmd_either(op::STANDBYNOW1, op::STANDBYNOW2, label);
     }
-    ctx.out.action("standby", "-y");
-    if a.noisy {
-        ctx.out.text(" issuing standby command\n");
-    }
-    ctx.drive_cmd_either(
-        op::STANDBYNOW1,
-        op::STANDBYNOW2,
-        " HDIO_DRIVE_CMD(standby) failed",
-    );
 }
 
 /// Step 75: `-Y`, SLEEP (0xE6, else the old 0x99).
 pub fn sleep_now(ctx: &mut Ctx) {
-    let a = ctx.flags.sleep_now;
-    if !a.set {
-        return;
+    let line = " issuing sleep command\n";
+    if ctx.announce(ctx.flags.sleep_now, "sleep", &d::SLEEP_NOW, line) {
+        let label = " HDIO_DRIVE_CMD(sleep) failed";
+        ctx.drive_cmd_either(op::SLEEPNOW1, op::SLEEPNOW2, label);
     }
-    ctx.out.action("sleep", "-Y");
-    if a.noisy {
-        ctx.out.text(" issuing sleep command\n");
-    }
-    ctx.drive_cmd_either(
-        op::SLEEPNOW1,
-        op::SLEEPNOW2,
-        " HDIO_DRIVE_CMD(sleep) failed",
-    );
 }
 
 /// Step 76: `-w`, HDIO_DRIVE_RESET.
 pub fn reset(ctx: &mut Ctx) {
-    let a = ctx.flags.reset;
-    if !a.set {
+    if !ctx.announce(ctx.flags.reset, "reset", &d::RESET, " resetting drive\n") {
         return;
-    }
-    ctx.out.action("reset", "-w");
-    if a.noisy {
-        ctx.out.text(" resetting drive\n");
     }
     if let Err(e) = ctx.dev.hdio_reset() {
         ctx.ioctl_failed(" HDIO_DRIVE_RESET failed", &e);

@@ -18,6 +18,8 @@ use crate::ata::command::op;
 use crate::ata::features;
 use crate::ata::hpa::{max_sectors_line, NativeMaxKind};
 use crate::ata::values::{self, Apm};
+use crate::cli::defs::{self as d, OptionDef};
+use crate::cli::GetSet;
 use crate::exec::access::HdioSetting;
 use crate::report::settings::SettingsItem;
 use serde_json::json;
@@ -80,54 +82,48 @@ pub fn get_multcount(ctx: &mut Ctx) {
     if let (Some(v), true) = (count, print) {
         ctx.out.item(SettingsItem::Multcount { count: v });
         let set = ctx.flags.multcount.value;
-        ctx.check_read_back("-m", set, v == i64::from(set), &v.to_string());
+        ctx.check_read_back(&d::MULTCOUNT, set, v == i64::from(set), &v.to_string());
     }
     ctx.multcount = count;
 }
 
 /// Step 47: `-c`.
 pub fn get_io32bit(ctx: &mut Ctx) {
-    let explicit = ctx.flags.io32bit.get;
-    if ctx.flags.defaults || explicit {
-        hdio_get_line(
-            ctx,
-            HdioSetting::Io32bit,
-            explicit,
-            " HDIO_GET_32BIT failed",
-            |v| SettingsItem::IoSupport { mode: v },
-            ("-c", ctx.flags.io32bit.value, same),
-        );
-    }
+    let item = |v| SettingsItem::IoSupport { mode: v };
+    let get = (ctx.flags.io32bit, true, HdioSetting::Io32bit);
+    hdio_get_line(
+        ctx,
+        get,
+        " HDIO_GET_32BIT failed",
+        item,
+        (&d::IO32BIT, same),
+    );
 }
 
 /// Step 48: `-u`.
 pub fn get_unmask_irq(ctx: &mut Ctx) {
-    let explicit = ctx.flags.unmask_irq.get;
-    if ctx.flags.defaults || explicit {
-        hdio_get_line(
-            ctx,
-            HdioSetting::Unmask,
-            explicit,
-            " HDIO_GET_UNMASKINTR failed",
-            |v| SettingsItem::Unmaskirq { value: v },
-            ("-u", ctx.flags.unmask_irq.value, same_on_off),
-        );
-    }
+    let item = |v| SettingsItem::Unmaskirq { value: v };
+    let get = (ctx.flags.unmask_irq, true, HdioSetting::Unmask);
+    hdio_get_line(
+        ctx,
+        get,
+        " HDIO_GET_UNMASKINTR failed",
+        item,
+        (&d::UNMASK_IRQ, same_on_off),
+    );
 }
 
 /// Step 49: `-d`.
 pub fn get_dma(ctx: &mut Ctx) {
-    let explicit = ctx.flags.dma.get;
-    if ctx.flags.defaults || explicit {
-        hdio_get_line(
-            ctx,
-            HdioSetting::Dma,
-            explicit,
-            " HDIO_GET_DMA failed",
-            |v| SettingsItem::UsingDma { value: v },
-            ("-d", ctx.flags.dma.value, same_on_off),
-        );
-    }
+    let item = |v| SettingsItem::UsingDma { value: v };
+    let get = (ctx.flags.dma, true, HdioSetting::Dma);
+    hdio_get_line(
+        ctx,
+        get,
+        " HDIO_GET_DMA failed",
+        item,
+        (&d::DMA, same_on_off),
+    );
 }
 
 /// Step 50: `-Q` (not part of the default report).
@@ -139,7 +135,7 @@ pub fn get_queue_depth(ctx: &mut Ctx) {
         Ok(depth) => {
             ctx.out.item(SettingsItem::QueueDepth { depth });
             let set = ctx.flags.queue_depth.value;
-            ctx.check_read_back("-Q", set, depth == set, &depth.to_string());
+            ctx.check_read_back(&d::QUEUE_DEPTH, set, depth == set, &depth.to_string());
         }
         Err((label, e)) => queue_depth_failed(ctx, &label, &e),
     }
@@ -158,31 +154,28 @@ pub(super) fn queue_depth_failed(ctx: &mut Ctx, label: &str, err: &std::io::Erro
 
 /// Step 51: `-k`.
 pub fn get_keep_settings(ctx: &mut Ctx) {
-    let explicit = ctx.flags.keep_settings.get;
-    if ctx.flags.defaults || explicit {
-        hdio_get_line(
-            ctx,
-            HdioSetting::KeepSettings,
-            explicit,
-            " HDIO_GET_KEEPSETTINGS failed",
-            |v| SettingsItem::Keepsettings { value: v },
-            ("-k", ctx.flags.keep_settings.value, same_on_off),
-        );
-    }
+    let item = |v| SettingsItem::Keepsettings { value: v };
+    let get = (ctx.flags.keep_settings, true, HdioSetting::KeepSettings);
+    hdio_get_line(
+        ctx,
+        get,
+        " HDIO_GET_KEEPSETTINGS failed",
+        item,
+        (&d::KEEP_SETTINGS, same_on_off),
+    );
 }
 
 /// Step 52: `-n` (not part of the default report, despite hdparm's `-acdgkmur` help text).
 pub fn get_nowerr(ctx: &mut Ctx) {
-    if ctx.flags.nowerr.get {
-        hdio_get_line(
-            ctx,
-            HdioSetting::Nowerr,
-            true,
-            " HDIO_GET_NOWERR failed",
-            |v| SettingsItem::Nowerr { value: v },
-            ("-n", ctx.flags.nowerr.value, same_on_off),
-        );
-    }
+    let item = |v| SettingsItem::Nowerr { value: v };
+    let get = (ctx.flags.nowerr, false, HdioSetting::Nowerr);
+    hdio_get_line(
+        ctx,
+        get,
+        " HDIO_GET_NOWERR failed",
+        item,
+        (&d::NOWERR, same_on_off),
+    );
 }
 
 /// Step 53: `-r`, BLKROGET (its failure is shown in the default report too).
@@ -195,7 +188,7 @@ pub fn get_readonly(ctx: &mut Ctx) {
             ctx.out.item(SettingsItem::Readonly { value: v });
             let set = ctx.flags.readonly.value;
             let shown = on_off_words(Some(v != 0));
-            ctx.check_read_back("-r", set, same_on_off(set, v), &shown);
+            ctx.check_read_back(&d::READONLY, set, same_on_off(set, v), &shown);
         }
         Err(e) => ctx.ioctl_failed(" BLKROGET failed", &e),
     }
@@ -236,7 +229,7 @@ pub fn get_geometry(ctx: &mut Ctx) {
 pub fn kernel_identity(ctx: &mut Ctx) {
     if ctx.flags.identity {
         let multcount = ctx.multcount;
-        crate::exec::identify::kernel_identity(ctx, multcount);
+        super::identify::kernel_identity(ctx, multcount);
     }
 }
 
@@ -244,110 +237,80 @@ pub fn kernel_identity(ctx: &mut Ctx) {
 pub fn identify(ctx: &mut Ctx) {
     let f = &ctx.flags;
     if f.identify || f.identify_stdout || f.identify_raw.is_some() {
-        crate::exec::identify::identify(ctx);
+        super::identify::identify(ctx);
     }
 }
 
 /// Step 60: `-A`, from IDENTIFY.
 pub fn get_lookahead(ctx: &mut Ctx) {
-    if !ctx.flags.lookahead.get {
-        return;
-    }
-    if let Some(id) = ctx.identify() {
+    ctx.identify_get(ctx.flags.lookahead, &d::LOOKAHEAD, |id, set| {
         let enabled = id.look_ahead().enabled();
-        ctx.out.item(SettingsItem::LookAhead { enabled });
-        let set = ctx.flags.lookahead.value;
         let took = enabled == Some(set != 0);
-        ctx.check_read_back("-A", set, took, &on_off_words(enabled));
-    } else {
-        ctx.identify_unavailable("-A");
-    }
+        let shown = on_off_words(enabled);
+        (SettingsItem::LookAhead { enabled }, took, shown)
+    });
 }
 
 /// Step 61: `-W`, from IDENTIFY.
 pub fn get_write_cache(ctx: &mut Ctx) {
-    if !ctx.flags.write_cache.get {
-        return;
-    }
-    if let Some(id) = ctx.identify() {
+    ctx.identify_get(ctx.flags.write_cache, &d::WRITE_CACHE, |id, set| {
         let enabled = id.write_cache().enabled();
-        ctx.out.item(SettingsItem::WriteCaching { enabled });
-        let set = ctx.flags.write_cache.value;
         let took = enabled == Some(set != 0);
-        ctx.check_read_back("-W", set, took, &on_off_words(enabled));
-    } else {
-        ctx.identify_unavailable("-W");
-    }
+        let shown = on_off_words(enabled);
+        (SettingsItem::WriteCaching { enabled }, took, shown)
+    });
 }
 
 /// Step 62: `-B`, from IDENTIFY.
 pub fn get_apm(ctx: &mut Ctx) {
-    if !ctx.flags.apm.get {
-        return;
-    }
-    if let Some(id) = ctx.identify() {
+    ctx.identify_get(ctx.flags.apm, &d::APM, |id, set| {
         let apm = id.apm();
-        ctx.out.item(SettingsItem::ApmLevel { apm });
-        let set = ctx.flags.apm.value;
         let (took, shown) = match apm {
             Apm::NotSupported => (false, "not supported".to_string()),
             Apm::Disabled => (set == values::APM_DISABLE_LEVEL, "off".to_string()),
             Apm::Enabled { level, .. } => (u32::from(level) == set, level.to_string()),
         };
-        ctx.check_read_back("-B", set, took, &shown);
-    } else {
-        ctx.identify_unavailable("-B");
-    }
+        (SettingsItem::ApmLevel { apm }, took, shown)
+    });
 }
 
 /// Step 63: `-M`, from IDENTIFY.
 pub fn get_acoustic(ctx: &mut Ctx) {
-    if !ctx.flags.acoustic.get {
-        return;
-    }
-    if let Some(id) = ctx.identify() {
+    ctx.identify_get(ctx.flags.acoustic, &d::ACOUSTIC, |id, set| {
         let level = id.acoustic_level();
-        ctx.out.item(SettingsItem::Acoustic { level });
-        let set = ctx.flags.acoustic.value;
         // -M0 turns AAM off; what word 94 then holds is not specified, so only support counts.
         let took = level.is_some_and(|l| set == 0 || u32::from(l) == set);
         let shown = level.map_or("not supported".to_string(), |l| l.to_string());
-        ctx.check_read_back("-M", set, took, &shown);
-    } else {
-        ctx.identify_unavailable("-M");
-    }
+        (SettingsItem::Acoustic { level }, took, shown)
+    });
 }
 
 /// Step 64: `-R`, from IDENTIFY.
 pub fn get_write_read_verify(ctx: &mut Ctx) {
-    if !ctx.flags.write_read_verify.get {
-        return;
-    }
-    if let Some(id) = ctx.identify() {
-        let value = id.write_read_verify_shown();
-        ctx.out.item(SettingsItem::WriteReadVerify { value });
-        let set = ctx.flags.write_read_verify.value;
-        // hdparm shows only whether it is on (word 120 bit 1), not the mode.
-        let took = value.is_some_and(|v| (v != 0) == (set != 0));
-        let shown = value.map_or("not supported".to_string(), |v| v.to_string());
-        ctx.check_read_back("-R", set, took, &shown);
-    } else {
-        ctx.identify_unavailable("-R");
-    }
+    ctx.identify_get(
+        ctx.flags.write_read_verify,
+        &d::WRITE_READ_VERIFY,
+        |id, set| {
+            let value = id.write_read_verify_shown();
+            // hdparm shows only whether it is on (word 120 bit 1), not the mode.
+            let took = value.is_some_and(|v| (v != 0) == (set != 0));
+            let shown = value.map_or("not supported".to_string(), |v| v.to_string());
+            (SettingsItem::WriteReadVerify { value }, took, shown)
+        },
+    );
 }
 
 /// Step 65: `-b`.
 pub fn get_busstate(ctx: &mut Ctx) {
-    if ctx.flags.busstate.get {
-        hdio_get_line(
-            ctx,
-            HdioSetting::Busstate,
-            true,
-            " HDIO_GET_BUSSTATE failed",
-            |v| SettingsItem::Busstate { value: v },
-            ("-b", ctx.flags.busstate.value, same),
-        );
-    }
+    let item = |v| SettingsItem::Busstate { value: v };
+    let get = (ctx.flags.busstate, false, HdioSetting::Busstate);
+    hdio_get_line(
+        ctx,
+        get,
+        " HDIO_GET_BUSSTATE failed",
+        item,
+        (&d::BUSSTATE, same),
+    );
 }
 
 /// Step 66: `-N`: visible sectors (IDENTIFY) against the native maximum (READ NATIVE MAX
@@ -357,7 +320,7 @@ pub fn get_max_sectors(ctx: &mut Ctx) {
         return;
     }
     let Some(id) = ctx.identify() else {
-        ctx.identify_unavailable("-N");
+        ctx.identify_unavailable(&d::MAX_SECTORS);
         return;
     };
     let amax = id.supports_accessible_max_address();
@@ -391,22 +354,26 @@ pub fn get_max_sectors(ctx: &mut Ctx) {
     );
 }
 
-/// A get through a legacy HDIO ioctl: a line when it works; an error only when the option was
-/// asked for explicitly (the default report skips what the driver lacks, as hdparm does). The
-/// value read back is checked against a set of the same option (`option`, `set`, and `took`
-/// deciding whether the value read is what was set).
+/// A get through a legacy HDIO ioctl, when its option asked for it (or, `in_defaults`, the
+/// default report did): a line when it works; an error only when the option was asked for
+/// explicitly (the default report skips what the driver lacks, as hdparm does). The value read
+/// back is checked against a set of the same option (`took` deciding whether the value read is
+/// what was set).
 fn hdio_get_line(
     ctx: &mut Ctx,
-    what: HdioSetting,
-    explicit: bool,
+    (gs, in_defaults, what): (GetSet<u32>, bool, HdioSetting),
     label: &str,
     item: impl Fn(i64) -> SettingsItem,
-    (option, set, took): (&str, u32, fn(u32, i64) -> bool),
+    (option, took): (&OptionDef, fn(u32, i64) -> bool),
 ) {
+    let explicit = gs.get;
+    if !(explicit || in_defaults && ctx.flags.defaults) {
+        return;
+    }
     match ctx.dev.hdio_get(what) {
         Ok(v) => {
             ctx.out.item(item(v));
-            ctx.check_read_back(option, set, took(set, v), &v.to_string());
+            ctx.check_read_back(option, gs.value, took(gs.value, v), &v.to_string());
         }
         Err(e) if explicit => ctx.ioctl_failed(label, &e),
         Err(_) => {}

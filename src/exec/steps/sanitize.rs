@@ -14,6 +14,7 @@ use super::Ctx;
 use crate::ata::command::AtaRegisters;
 use crate::ata::sanitize::{remaining_secs, Reason, State, Status, Sub};
 use crate::ata::security::{oflags, taskfile_flags_dump};
+use crate::cli::defs::{self as d, OptionDef};
 use crate::cli::SanitizeCommand;
 use crate::error::{Error, ErrorClass};
 use crate::exec::lost::Operation as Left;
@@ -106,15 +107,15 @@ pub fn sanitize(ctx: &mut Ctx) {
     }
 }
 
-/// The option as the user wrote it.
-fn option_name(sub: Sub) -> &'static str {
+/// The option the user wrote.
+fn option_name(sub: Sub) -> &'static OptionDef {
     match sub {
-        Sub::Status => "--sanitize-status",
-        Sub::CryptoScramble => "--sanitize-crypto-scramble",
-        Sub::BlockErase => "--sanitize-block-erase",
-        Sub::Overwrite { .. } => "--sanitize-overwrite",
-        Sub::FreezeLock => "--sanitize-freeze-lock",
-        Sub::AntifreezeLock => "--sanitize-antifreeze-lock",
+        Sub::Status => &d::SANITIZE_STATUS,
+        Sub::CryptoScramble => &d::SANITIZE_CRYPTO_SCRAMBLE,
+        Sub::BlockErase => &d::SANITIZE_BLOCK_ERASE,
+        Sub::Overwrite { .. } => &d::SANITIZE_OVERWRITE,
+        Sub::FreezeLock => &d::SANITIZE_FREEZE_LOCK,
+        Sub::AntifreezeLock => &d::SANITIZE_ANTIFREEZE_LOCK,
     }
 }
 

@@ -13,6 +13,7 @@ use super::Ctx;
 use crate::ata::command::{op, Protocol, TaskFile, LBA28_LIMIT};
 use crate::ata::identify::Identify;
 use crate::ata::{sector_config, trim};
+use crate::cli::defs as d;
 use crate::error::{strerror, Error, ErrorClass};
 use crate::exec::access::AtaFailure;
 use crate::exec::lost::Operation as Left;
@@ -20,7 +21,7 @@ use std::io;
 
 /// §6.5, and the end of the device when it refuses (hdparm exits 22).
 fn whole_device(ctx: &mut Ctx, lba: u64) -> bool {
-    if crate::exec::sectors::check_whole_device(ctx, lba) {
+    if super::raw_device::check_whole_device(ctx, lba) {
         true
     } else {
         ctx.stop_device();
@@ -63,12 +64,12 @@ pub fn set_sector_size(ctx: &mut Ctx) {
         return;
     };
     ctx.stop_device();
-    ctx.out.action("set_sector_size", "--set-sector-size");
+    ctx.out.action("set_sector_size", &d::SET_SECTOR_SIZE);
     if !whole_device(ctx, 0) {
         return;
     }
     let Some(id) = ctx.identify() else {
-        ctx.identify_unavailable("--set-sector-size");
+        ctx.identify_unavailable(&d::SET_SECTOR_SIZE);
         return;
     };
     let log = match sector_config_log(ctx, &id) {
@@ -195,9 +196,9 @@ pub fn trim_ranges_stdin(ctx: &mut Ctx) {
     }
     ctx.stop_device();
     ctx.out
-        .action("trim_sector_ranges", "--trim-sector-ranges-stdin");
+        .action("trim_sector_ranges", &d::TRIM_SECTOR_RANGES_STDIN);
     let Some(id) = ctx.identify() else {
-        ctx.identify_unavailable("--trim-sector-ranges-stdin");
+        ctx.identify_unavailable(&d::TRIM_SECTOR_RANGES_STDIN);
         return;
     };
     let capacity = id.capacity_sectors();
@@ -247,7 +248,7 @@ pub fn trim_ranges(ctx: &mut Ctx) {
         return;
     };
     ctx.stop_device();
-    ctx.out.action("trim_sector_ranges", "--trim-sector-ranges");
+    ctx.out.action("trim_sector_ranges", &d::TRIM_SECTOR_RANGES);
     if whole_device(ctx, 0) {
         trim_batch(ctx, &ranges, &mut Trimmed::default());
     }
@@ -271,10 +272,10 @@ pub fn make_bad_sector(ctx: &mut Ctx) {
     };
     // hdparm skips it silently (exit 0) without IDENTIFY; we say why nothing was done.
     let Some(id) = ctx.identify() else {
-        ctx.identify_unavailable("--make-bad-sector");
+        ctx.identify_unavailable(&d::MAKE_BAD_SECTOR);
         return;
     };
-    ctx.out.action("make_bad_sector", "--make-bad-sector");
+    ctx.out.action("make_bad_sector", &d::MAKE_BAD_SECTOR);
     if !whole_device(ctx, lba) {
         return;
     }
@@ -320,9 +321,9 @@ pub fn write_sector(ctx: &mut Ctx) {
     let Some(lba) = ctx.flags.write_sector else {
         return;
     };
-    ctx.out.action("write_sector", "--write-sector");
+    ctx.out.action("write_sector", &d::WRITE_SECTOR);
     // hdparm sizes the sector from IDENTIFY (512 bytes without it).
-    let bytes = crate::exec::sectors::sector_bytes(ctx);
+    let bytes = super::raw_device::sector_bytes(ctx);
     if !whole_device(ctx, lba) {
         return;
     }
@@ -362,10 +363,10 @@ pub fn drq_hsm_error(ctx: &mut Ctx) {
     }
     // hdparm skips it silently without IDENTIFY; we say why nothing was done.
     let Some(id) = ctx.identify() else {
-        ctx.identify_unavailable("--drq-hsm-error");
+        ctx.identify_unavailable(&d::DRQ_HSM_ERROR);
         return;
     };
-    ctx.out.action("drq_hsm_error", "--drq-hsm-error");
+    ctx.out.action("drq_hsm_error", &d::DRQ_HSM_ERROR);
     // The opcode that gave IDENTIFY: PACKET DEVICE for an ATAPI device.
     let command = if id.word(0) & 0xC000 == 0x8000 {
         op::PIDENTIFY

@@ -20,6 +20,7 @@ use crate::ata::security::{
     next_master_revision, oflags, password_taskfile, taskfile_flags_dump, EraseEstimate, Operation,
     Options, PASSWORD_TIMEOUT_SECS,
 };
+use crate::cli::defs::{self as d, OptionDef};
 use crate::cli::{SecurityCommand, SecurityLevel, SecurityUser};
 use crate::error::{Error, ErrorClass};
 use crate::exec::access::{AtaFailure, AtaOutput};
@@ -115,13 +116,13 @@ fn op_unlock() -> u8 {
 }
 
 /// The option as the user wrote it.
-fn option_name(command: SecurityCommand) -> &'static str {
+fn option_name(command: SecurityCommand) -> &'static OptionDef {
     match command {
-        SecurityCommand::SetPass => "--security-set-pass",
-        SecurityCommand::Unlock => "--security-unlock",
-        SecurityCommand::Disable => "--security-disable",
-        SecurityCommand::Erase => "--security-erase",
-        SecurityCommand::EraseEnhanced => "--security-erase-enhanced",
+        SecurityCommand::SetPass => &d::SECURITY_SET_PASS,
+        SecurityCommand::Unlock => &d::SECURITY_UNLOCK,
+        SecurityCommand::Disable => &d::SECURITY_DISABLE,
+        SecurityCommand::Erase => &d::SECURITY_ERASE,
+        SecurityCommand::EraseEnhanced => &d::SECURITY_ERASE_ENHANCED,
     }
 }
 

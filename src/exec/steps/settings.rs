@@ -6,23 +6,20 @@
 //! Must not: read values back (that is `reports`) or print anything but the set message and
 //! the failure line.
 
-use super::{on_off, set_msg, Ctx};
+use super::{on_off, set_msg, set_of, Ctx};
 use crate::ata::command::op;
+use crate::cli::defs::{self as d, OptionDef};
 use crate::cli::GetSet;
 use crate::error::Error;
 use crate::exec::access::HdioSetting;
 
 /// Step 5: `-a N`, BLKRASET.
 pub fn set_readahead(ctx: &mut Ctx) {
-    let gs = ctx.flags.readahead;
-    if !gs.set {
+    let message = |v| format!(" setting fs readahead to {v}");
+    let Some(v) = ctx.announce_set(set_of(ctx.flags.readahead), &d::READAHEAD, message) else {
         return;
-    }
-    if gs.get {
-        let message = format!(" setting fs readahead to {}", gs.value);
-        ctx.out.item(set_msg("-a", gs.value, message));
-    }
-    if let Err(e) = ctx.dev.set_readahead(u64::from(gs.value)) {
+    };
+    if let Err(e) = ctx.dev.set_readahead(u64::from(v)) {
         ctx.ioctl_failed(" BLKRASET failed", &e);
     }
 }
@@ -44,7 +41,7 @@ pub fn set_pio_mode(ctx: &mut Ctx) {
         } else {
             format!(" attempting to set UDMA mode to {}", mode - 200)
         };
-        ctx.out.item(set_msg("-p", so.value, message));
+        ctx.out.item(set_msg(&d::PIO_MODE, so.value, message));
     }
     if let Err(e) = ctx.dev.hdio_set_pio_mode(u64::from(so.value)) {
         ctx.ioctl_failed(" HDIO_SET_PIO_MODE failed", &e);
@@ -59,7 +56,7 @@ pub fn set_io32bit(ctx: &mut Ctx) {
         ctx,
         gs,
         HdioSetting::Io32bit,
-        "-c",
+        &d::IO32BIT,
         message,
         " HDIO_SET_32BIT failed",
     );
@@ -68,17 +65,12 @@ pub fn set_io32bit(ctx: &mut Ctx) {
 /// Step 8: `-m N`: HDIO_SET_MULTCOUNT; on libata (ENOTTY) SET MULTIPLE MODE behind the guard
 /// that was checked for the whole invocation before anything ran.
 pub fn set_multcount(ctx: &mut Ctx) {
-    let gs = ctx.flags.multcount;
-    if !gs.set {
+    let message = |v| format!(" setting multcount to {v}");
+    let Some(v) = ctx.announce_set(set_of(ctx.flags.multcount), &d::MULTCOUNT, message) else {
         return;
-    }
-    let v = gs.value;
-    if gs.get {
-        ctx.out
-            .item(set_msg("-m", v, format!(" setting multcount to {v}")));
-    }
+    };
     match ctx.dev.hdio_set(HdioSetting::Multcount, u64::from(v)) {
-        Ok(()) => ctx.set_done("-m"),
+        Ok(()) => ctx.set_done(&d::MULTCOUNT),
         Err(e) if e.raw_os_error() == Some(libc::ENOTTY) && ctx.dev.ata_capable() => {
             if let Some(id) = ctx.identify() {
                 let max = u32::from(id.max_multiple_sectors());
@@ -101,7 +93,7 @@ pub fn set_multcount(ctx: &mut Ctx) {
                 )
                 .is_some()
             {
-                ctx.set_done("-m");
+                ctx.set_done(&d::MULTCOUNT);
             }
         }
         Err(e) => ctx.ioctl_failed(" HDIO_SET_MULTCOUNT failed", &e),
@@ -110,17 +102,12 @@ pub fn set_multcount(ctx: &mut Ctx) {
 
 /// Step 9: `-r 0|1`, BLKROSET.
 pub fn set_readonly(ctx: &mut Ctx) {
-    let gs = ctx.flags.readonly;
-    if !gs.set {
+    let message = |v| format!(" setting readonly to {v}{}", on_off(v));
+    let Some(v) = ctx.announce_set(set_of(ctx.flags.readonly), &d::READONLY, message) else {
         return;
-    }
-    if gs.get {
-        let v = gs.value;
-        let message = format!(" setting readonly to {v}{}", on_off(v));
-        ctx.out.item(set_msg("-r", v, message));
-    }
-    match ctx.dev.set_readonly(gs.value != 0) {
-        Ok(()) => ctx.set_done("-r"),
+    };
+    match ctx.dev.set_readonly(v != 0) {
+        Ok(()) => ctx.set_done(&d::READONLY),
         Err(e) => ctx.ioctl_failed(" BLKROSET failed", &e),
     }
 }
@@ -132,7 +119,7 @@ pub fn set_unmask_irq(ctx: &mut Ctx) {
         ctx,
         gs,
         HdioSetting::Unmask,
-        "-u",
+        &d::UNMASK_IRQ,
         "unmaskirq",
         " HDIO_SET_UNMASKINTR failed",
     );
@@ -145,7 +132,7 @@ pub fn set_dma(ctx: &mut Ctx) {
         ctx,
         gs,
         HdioSetting::Dma,
-        "-d",
+        &d::DMA,
         "using_dma",
         " HDIO_SET_DMA failed",
     );
@@ -153,16 +140,13 @@ pub fn set_dma(ctx: &mut Ctx) {
 
 /// Step 12: `-Q N`, the SCSI device's `queue_depth` attribute.
 pub fn set_queue_depth(ctx: &mut Ctx) {
-    let gs = ctx.flags.queue_depth;
-    if !gs.set {
+    let message = |v| format!(" setting queue_depth to {v}");
+    let asked = set_of(ctx.flags.queue_depth);
+    let Some(v) = ctx.announce_set(asked, &d::QUEUE_DEPTH, message) else {
         return;
-    }
-    if gs.get {
-        let message = format!(" setting queue_depth to {}", gs.value);
-        ctx.out.item(set_msg("-Q", gs.value, message));
-    }
-    match ctx.dev.set_queue_depth(gs.value) {
-        Ok(()) => ctx.set_done("-Q"),
+    };
+    match ctx.dev.set_queue_depth(v) {
+        Ok(()) => ctx.set_done(&d::QUEUE_DEPTH),
         // hdparm's label is the attribute's path here too (reference §4.1).
         Err((label, e)) => super::reports::queue_depth_failed(ctx, &label, &e),
     }
@@ -175,7 +159,7 @@ pub fn set_nowerr(ctx: &mut Ctx) {
         ctx,
         gs,
         HdioSetting::Nowerr,
-        "-n",
+        &d::NOWERR,
         "nowerr",
         " HDIO_SET_NOWERR failed",
     );
@@ -188,7 +172,7 @@ pub fn set_keep_settings(ctx: &mut Ctx) {
         ctx,
         gs,
         HdioSetting::KeepSettings,
-        "-k",
+        &d::KEEP_SETTINGS,
         "keep_settings",
         " HDIO_SET_KEEPSETTINGS failed",
     );
@@ -197,17 +181,16 @@ pub fn set_keep_settings(ctx: &mut Ctx) {
 /// Step 36: `-b N`, HDIO_SET_BUSSTATE; its message is one of those `-q` anywhere silences.
 pub fn set_busstate(ctx: &mut Ctx) {
     let gs = ctx.flags.busstate;
-    if !gs.set {
-        return;
-    }
-    let v = gs.value;
-    if !ctx.flags.quiet && gs.get {
+    let asked = set_of(gs).map(|(v, noisy)| (v, noisy && !ctx.flags.quiet));
+    let message = |v: u32| {
         let name = crate::report::settings::busstate_name(i64::from(v));
-        let message = format!(" setting bus state to {v} ({name})");
-        ctx.out.item(set_msg("-b", v, message));
-    }
+        format!(" setting bus state to {v} ({name})")
+    };
+    let Some(v) = ctx.announce_set(asked, &d::BUSSTATE, message) else {
+        return;
+    };
     match ctx.dev.hdio_set(HdioSetting::Busstate, u64::from(v)) {
-        Ok(()) => ctx.set_done("-b"),
+        Ok(()) => ctx.set_done(&d::BUSSTATE),
         Err(e) => ctx.ioctl_failed(" HDIO_SET_BUSSTATE failed", &e),
     }
 }
@@ -217,7 +200,7 @@ fn hdio_set_on_off(
     ctx: &mut Ctx,
     gs: GetSet<u32>,
     what: HdioSetting,
-    option: &'static str,
+    option: &'static OptionDef,
     name: &str,
     label: &str,
 ) {
@@ -231,17 +214,14 @@ fn hdio_set(
     ctx: &mut Ctx,
     gs: GetSet<u32>,
     what: HdioSetting,
-    option: &'static str,
+    option: &'static OptionDef,
     message: String,
     label: &str,
 ) {
-    if !gs.set {
+    let Some(v) = ctx.announce_set(set_of(gs), option, |_| message) else {
         return;
-    }
-    if gs.get {
-        ctx.out.item(set_msg(option, gs.value, message));
-    }
-    match ctx.dev.hdio_set(what, u64::from(gs.value)) {
+    };
+    match ctx.dev.hdio_set(what, u64::from(v)) {
         Ok(()) => ctx.set_done(option),
         Err(e) => ctx.ioctl_failed(label, &e),
     }

@@ -13,6 +13,7 @@
 use super::{set_msg, Ctx};
 use crate::ata::command::{op, Protocol, TaskFile};
 use crate::ata::wdidle3::{self, Access};
+use crate::cli::defs as d;
 
 /// The idle3 sequence: switch the vendor commands on, send the key, read or write the timer,
 /// switch them off again (also after a failure, once they were on). Each failing command is
@@ -75,13 +76,13 @@ pub fn set_wdidle3(ctx: &mut Ctx) {
     if gs.get {
         let words = wdidle3::describe(raw, ctx.flags.verbose);
         ctx.out.item(set_msg(
-            "-J",
+            &d::WDIDLE3,
             gs.value,
             format!(" setting wdidle3 to {words}"),
         ));
     }
     if wdidle3_sequence(ctx, Access::Write, raw).is_some() {
-        ctx.set_done("-J");
+        ctx.set_done(&d::WDIDLE3);
     }
 }
 
@@ -113,7 +114,7 @@ pub fn set_cdrom_speed(ctx: &mut Ctx) {
     }
     if s.noisy {
         ctx.out.item(set_msg(
-            "-E",
+            &d::CDROM_SPEED,
             s.value,
             format!("setting cd/dvd speed to {}", s.value),
         ));
@@ -140,15 +141,11 @@ pub fn idle_unload_command() -> TaskFile {
 
 /// Step 74: `--idle-unload`.
 pub fn idle_unload(ctx: &mut Ctx) {
-    let a = ctx.flags.idle_unload;
-    if !a.set {
+    let line = " issuing idle_immediate_unload command\n";
+    if !ctx.announce(ctx.flags.idle_unload, "idle_unload", &d::IDLE_UNLOAD, line) {
         return;
     }
-    ctx.out.action("idle_unload", "--idle-unload");
-    if a.noisy {
-        ctx.out.text(" issuing idle_immediate_unload command\n");
-    }
-    if !crate::exec::sectors::check_whole_device(ctx, 0) {
+    if !super::raw_device::check_whole_device(ctx, 0) {
         // hdparm exits here: no -Y or -w after it.
         ctx.stop_device();
         return;

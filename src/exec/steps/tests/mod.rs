@@ -26,6 +26,7 @@ mod wire;
 
 use super::STEPS;
 use crate::ata::command::op;
+use crate::cli::defs::OptionDef;
 use crate::exec::access::{AtaOutput, HdioSetting};
 use crate::exec::fake::{aborted, refused, run_on, run_on_all, Call, FakeDevice};
 
@@ -82,10 +83,39 @@ fn set_features(feature: u16, count: u16) -> (u8, u16, u16) {
 
 #[test]
 fn steps_follow_hdparm_numbering() {
-    let numbers: Vec<u8> = STEPS.iter().map(|(n, _)| *n).collect();
+    let numbers: Vec<u8> = STEPS.iter().map(|row| row.number).collect();
     assert!(
         numbers.windows(2).all(|p| p[0] < p[1]),
         "steps out of §3 order: {numbers:?}"
+    );
+}
+
+/// Each option that does something to a device names the row of its step: a new option
+/// without one would parse and then do nothing.
+#[test]
+fn every_device_option_has_a_step() {
+    use crate::cli::defs::{Role, OPTIONS};
+    let stepped = |def: &OptionDef| {
+        STEPS
+            .iter()
+            .any(|row| row.options.iter().any(|o| o.spelling() == def.spelling()))
+    };
+    // `-q` and `-v` count as actions in hdparm's grammar, but do nothing themselves: `-q`
+    // silences the options after it, `-v` stands for a list of gets (the parser expands it).
+    let device_option = |def: &OptionDef| {
+        matches!(
+            def.role,
+            Role::GetSet | Role::SetOnly | Role::PlainSet | Role::Action
+        ) && ![b'q', b'v'].map(Some).contains(&def.short)
+    };
+    let missing: Vec<String> = OPTIONS
+        .iter()
+        .filter(|def| device_option(def) && !stepped(def))
+        .map(|def| def.spelling())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "options without a step row: {missing:?}"
     );
 }
 

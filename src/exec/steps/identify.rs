@@ -4,11 +4,11 @@
 //! Must not: decode or format IDENTIFY itself (that is `ata::identify` and `report`); this
 //! file only fetches the data, reads the log pages `-I` wants, and files the results.
 
-use super::output::Output;
-use super::steps::Ctx;
+use super::Ctx;
 use crate::ata::identify::Identify;
 use crate::ata::identify_hex::{format_identify_hex, parse_identify_hex};
 use crate::error::{strerror, Error, ErrorClass};
+use crate::exec::output::Output;
 use crate::report::identify::{identify_report, render_report, IdentifyContext};
 
 /// `-I`, `--Istdout`, `--Iraw FILE`.
@@ -42,7 +42,7 @@ pub fn identify(ctx: &mut Ctx) {
     if let Some(path) = ctx.flags.identify_raw.clone() {
         ctx.out.action_on(
             "write_identify_raw",
-            "--Iraw",
+            &crate::cli::defs::IRAW,
             Some(path.display().to_string()),
         );
         match crate::device::files::write_output(&path, &id.to_le_bytes()) {

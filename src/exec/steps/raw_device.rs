@@ -3,7 +3,7 @@
 //! Must not: send a sector command to a partition or any node whose LBAs are not the drive's
 //! (the raw-device check comes first, and a refusal sends nothing).
 
-use super::steps::Ctx;
+use super::Ctx;
 use crate::ata::command::{op, Protocol, TaskFile, LBA28_LIMIT};
 use crate::error::Error;
 
@@ -53,6 +53,17 @@ pub(crate) fn geometry_identify(ctx: &mut Ctx) {
     }
 }
 
+/// A sector read that succeeded, ATA or NVMe: hdparm's hex dump, and the bytes in JSON.
+pub(super) fn sector_read(ctx: &mut Ctx, lba: u64, data: &[u8]) {
+    ctx.out.text("succeeded\n");
+    ctx.out.text(&crate::report::hexdump::sector_dump(data));
+    let hex: String = data.iter().map(|b| format!("{b:02x}")).collect();
+    ctx.out.section(
+        "read_sector",
+        serde_json::json!({ "lba": lba, "bytes": data.len(), "data_hex": hex }),
+    );
+}
+
 /// `--read-sector LBA`: READ SECTOR(S) (EXT) of one logical sector, dumped in hex.
 pub fn read_sector(ctx: &mut Ctx, lba: u64) {
     // hdparm sizes the sector from IDENTIFY first (512 bytes without it), then checks.
@@ -70,15 +81,7 @@ pub fn read_sector(ctx: &mut Ctx, lba: u64) {
     let mut data = vec![0u8; sector_bytes];
     ctx.out.text(&format!("reading sector {lba}: "));
     match ctx.dev.ata(&tf, &mut data) {
-        Ok(_) => {
-            ctx.out.text("succeeded\n");
-            ctx.out.text(&crate::report::hexdump::sector_dump(&data));
-            let hex: String = data.iter().map(|b| format!("{b:02x}")).collect();
-            ctx.out.section(
-                "read_sector",
-                serde_json::json!({ "lba": lba, "bytes": sector_bytes, "data_hex": hex }),
-            );
-        }
+        Ok(_) => sector_read(ctx, lba, &data),
         Err(f) => {
             // A drive aborts a read past its end (IDNF); say that this is why.
             let last = ctx

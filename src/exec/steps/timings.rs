@@ -1,13 +1,15 @@
 //! Steps 67-69 of hdparm's order: `-T`, `-F`, `-t`, then our `--bench`. The measuring is in
-//! [`super::timing`] and [`crate::timing`]; this file only calls it in order and files the
+//! [`crate::exec::timing`] and [`crate::timing`]; this file only calls it in order and files the
 //! results (text as it is printed, JSON as data, errors on stderr and in the verdict).
 
-use super::steps::{flush_drive_cache, Ctx};
-use super::timing::{bench, time_cache, time_device, TimingContext};
+use super::{flush_drive_cache, Ctx};
+use crate::cli::defs::{self as d, OptionDef};
 use crate::error::{Error, ErrorClass};
+use crate::exec::timing::{bench, time_cache, time_device, TimingContext};
 
 /// Whether reads can be timed on this device at all.
-fn timable(ctx: &mut Ctx, option: &str) -> bool {
+fn timable(ctx: &mut Ctx, def: &OptionDef) -> bool {
+    let option = def.spelling();
     if ctx.dev.is_directory() {
         let message = format!(
             "{}: {option} times reads of a device or file; this is a directory",
@@ -24,8 +26,9 @@ fn timable(ctx: &mut Ctx, option: &str) -> bool {
 /// 0; DIFFERENCES.md `exit:timing-char-device`). SCSI generic and NVMe character nodes have
 /// kind names of their own and are not refused here. `-T` times the page cache, not the
 /// device, and `--bench` reopens the node with O_DIRECT, which says for itself why it cannot.
-fn disk_timable(ctx: &mut Ctx, option: &str) -> bool {
-    if !timable(ctx, option) {
+fn disk_timable(ctx: &mut Ctx, def: &OptionDef) -> bool {
+    let option = def.spelling();
+    if !timable(ctx, def) {
         return false;
     }
     if ctx.dev.kind_name() == "char_device" {
@@ -42,27 +45,27 @@ fn disk_timable(ctx: &mut Ctx, option: &str) -> bool {
 
 pub fn run(ctx: &mut Ctx) {
     let f = ctx.flags.clone();
-    if f.time_cache && timable(ctx, "-T") {
-        measure(ctx, "-T", |t, out, err| {
+    if f.time_cache && timable(ctx, &d::TIME_CACHE) {
+        measure(ctx, &d::TIME_CACHE, |t, out, err| {
             time_cache(t, out, err).map(to_json)
         });
     }
     if f.flush_drive_cache {
-        ctx.out.action("flush_drive_cache", "-F");
+        ctx.out.action("flush_drive_cache", &d::FLUSH_DRIVE_CACHE);
         flush_drive_cache(ctx);
         // A failure of the timings after it is not the flush's.
         ctx.out.end_step();
     }
-    if f.time_device && disk_timable(ctx, "-t") {
-        measure(ctx, "-t", |t, out, err| {
+    if f.time_device && disk_timable(ctx, &d::TIME_DEVICE) {
+        measure(ctx, &d::TIME_DEVICE, |t, out, err| {
             time_device(t, out, err).map(to_json)
         });
     }
-    if f.bench.is_some() && timable(ctx, "--bench") {
+    if f.bench.is_some() && timable(ctx, &d::BENCH) {
         // Progress only on a terminal: the stderr writer's, which the caller knows, not the
         // process's own.
         let progress = ctx.out.stderr_is_terminal();
-        measure(ctx, "--bench", |t, out, err| {
+        measure(ctx, &d::BENCH, |t, out, err| {
             bench(t, out, err, progress).map(to_json)
         });
     }
@@ -75,7 +78,7 @@ fn to_json<T: serde::Serialize>(value: T) -> serde_json::Value {
 /// Runs one timing on the device's descriptor with both output streams, and files its result.
 fn measure(
     ctx: &mut Ctx,
-    option: &str,
+    option: &OptionDef,
     timing: impl FnOnce(
         &TimingContext<'_>,
         &mut dyn std::io::Write,
@@ -95,7 +98,7 @@ fn measure(
         let (stdout, stderr) = ctx.out.streams();
         timing(&tctx, stdout, stderr)
     };
-    file_result(ctx, option, result);
+    file_result(ctx, &option.spelling(), result);
 }
 
 fn file_result(ctx: &mut Ctx, option: &str, result: Result<serde_json::Value, Error>) {
