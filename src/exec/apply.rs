@@ -53,7 +53,6 @@
 //! | `devices[].record_path` | the record written under /run/hdparm |
 //! | `messages` | `{severity, class, text}`, as every document's; also on stderr |
 
-use super::get_value::value_of_get;
 use crate::cli::defs::{self, Role, Value};
 use crate::cli::ApplyRequest;
 use crate::config::debian::{self, DropRule, Facts, Severity};
@@ -74,6 +73,17 @@ struct RunResult {
     exit_status: u8,
     stdout: String,
     stderr: String,
+}
+
+impl RunResult {
+    fn of(args: &[String], run: super::WordsRun) -> RunResult {
+        RunResult {
+            args: args.to_vec(),
+            exit_status: run.exit_status,
+            stdout: run.stdout,
+            stderr: run.stderr,
+        }
+    }
 }
 
 /// One setting compared with what the plan asks for.
@@ -751,24 +761,7 @@ fn identity(path: &Path, id_path: &str) -> Identity {
 
 /// Runs one hdparm command line through this program.
 fn run_line(line: &[String]) -> RunResult {
-    let argv: Vec<OsString> = std::iter::once("hdparm".to_string())
-        .chain(line.iter().cloned())
-        .map(OsString::from)
-        .collect();
-    let mut out = Vec::new();
-    let mut err = Vec::new();
-    // Nothing a plan runs reads standard input.
-    let mut no_input = std::io::empty();
-    let exit_status = super::run(
-        &argv,
-        crate::Streams::new(&mut no_input, &mut out, &mut err),
-    );
-    RunResult {
-        args: line.to_vec(),
-        exit_status,
-        stdout: String::from_utf8_lossy(&out).into_owned(),
-        stderr: String::from_utf8_lossy(&err).into_owned(),
-    }
+    RunResult::of(line, super::run_words(line))
 }
 
 /// The settings of the plan that have a get printing a number (`-W0`, `-B254`...), which are
@@ -788,7 +781,7 @@ fn readable_settings(plan: &[Vec<String>]) -> Vec<Planned> {
 /// Reads one setting back with its get; with the first line of the get's error when it
 /// failed (no permission, no such ioctl).
 fn read_setting(device: &str, setting: &Planned) -> (Readback, Option<String>) {
-    let result = run_line(&[setting.option.clone(), device.to_string()]);
+    let result = super::run_words(&[setting.option.clone(), device.to_string()]);
     let failure = (result.exit_status != 0).then(|| {
         first_line(&result.stderr)
             .map(|l| l.trim().to_string())
@@ -797,7 +790,7 @@ fn read_setting(device: &str, setting: &Planned) -> (Readback, Option<String>) {
     let readback = Readback {
         option: setting.option.clone(),
         wanted: setting.value,
-        found: value_of_get(&result.stdout),
+        found: result.number(),
         recorded: None,
         reason: None,
     };

@@ -296,7 +296,6 @@ mod fake;
 #[cfg(test)]
 mod fake_nvme;
 mod filemap;
-mod get_value;
 mod guards;
 mod identify;
 mod identify_cache;
@@ -312,6 +311,9 @@ mod stop;
 mod surface;
 pub mod timing;
 mod timing_steps;
+mod words;
+
+pub use words::{run_words, WordsRun};
 
 use output::Output;
 

@@ -185,6 +185,37 @@ pub enum SettingsItem {
 }
 
 impl SettingsItem {
+    /// The number a get read, for the modes that compare it with what they set (`--apply`'s
+    /// read-back, `--experiment`): the value its line prints after the `=`. None for a get
+    /// that read no number (`not supported`, APM `off`, the drive state), for the geometry
+    /// (several numbers) and for a set.
+    pub fn number(&self) -> Option<i64> {
+        match self {
+            SettingsItem::Multcount { count: v }
+            | SettingsItem::IoSupport { mode: v }
+            | SettingsItem::Unmaskirq { value: v }
+            | SettingsItem::UsingDma { value: v }
+            | SettingsItem::Keepsettings { value: v }
+            | SettingsItem::Nowerr { value: v }
+            | SettingsItem::Readonly { value: v }
+            | SettingsItem::Readahead { sectors: v }
+            | SettingsItem::Busstate { value: v } => Some(*v),
+            SettingsItem::QueueDepth { depth } => Some(i64::from(*depth)),
+            SettingsItem::LookAhead { enabled } | SettingsItem::WriteCaching { enabled } => {
+                enabled.map(i64::from)
+            }
+            SettingsItem::ApmLevel { apm } => match apm {
+                Apm::Enabled { level, .. } => Some(i64::from(*level)),
+                Apm::NotSupported | Apm::Disabled => None,
+            },
+            SettingsItem::Acoustic { level } => level.map(i64::from),
+            SettingsItem::WriteReadVerify { value } => value.map(i64::from),
+            SettingsItem::Geometry { .. }
+            | SettingsItem::DriveState { .. }
+            | SettingsItem::Set { .. } => None,
+        }
+    }
+
     /// The line exactly as hdparm prints it, with its newline.
     pub fn text(&self) -> String {
         let mut s = String::new();
@@ -364,6 +395,32 @@ mod tests {
             .text(),
             " drive state is:  active/idle\n"
         );
+    }
+
+    #[test]
+    fn the_number_of_a_get_is_the_value_its_line_prints_after_the_equals_sign() {
+        let on = SettingsItem::WriteCaching {
+            enabled: Some(true),
+        };
+        assert_eq!(on.number(), Some(1));
+        let apm = |apm| SettingsItem::ApmLevel { apm }.number();
+        let level = Apm::Enabled {
+            level: 254,
+            level_valid: true,
+        };
+        assert_eq!(apm(level), Some(254));
+        // -B255 switches APM off: its get prints `off`, no number (--apply's drift).
+        assert_eq!(apm(Apm::Disabled), None);
+        assert_eq!(apm(Apm::NotSupported), None);
+        assert_eq!(SettingsItem::Readahead { sectors: 64 }.number(), Some(64));
+        assert_eq!(SettingsItem::Acoustic { level: None }.number(), None);
+        let set = SettingsItem::Set {
+            option: "-W".into(),
+            value: 1,
+            message: " setting drive write-caching to 1 (on)".into(),
+            outcome: Outcome::Done,
+        };
+        assert_eq!(set.number(), None);
     }
 
     #[test]
