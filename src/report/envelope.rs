@@ -9,8 +9,8 @@
 //!     { "name": "/dev/sda", "kind": "ata_disk", "description": "...",
 //!       "settings": [ {"setting": "readahead", "sectors": 256}, ... ],  // see report::settings
 //!       "actions": [ {"action": "standby", "option": "-y", "outcome": "done"} ],
-//!       "identify": { ... },            // -I: see report::json
-//!       "kernel_identity": { ... },     // -i: see report::json
+//!       "identify": { ... },            // -I: see report::identify_json
+//!       "kernel_identity": { ... },     // -i: see report::identify_json
 //!       "timing": [ { ... } ],          // -T, -t, --bench: see timing::reads, timing::bench
 //!       "max_sectors": { ... },         // -N; and other sections keyed by what they are:
 //!                                       // read_sector, identify_words, drive_temperature

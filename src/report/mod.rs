@@ -9,7 +9,7 @@ pub mod experiment;
 pub mod filemap;
 pub mod hexdump;
 pub mod identify;
-pub mod json;
+pub mod identify_json;
 pub mod kernel_identity;
 pub mod nvme;
 pub mod prometheus;
