@@ -13,6 +13,7 @@ pub mod identify_json;
 pub mod kernel_identity;
 pub mod nvme;
 pub mod prometheus;
+pub mod schema;
 pub mod settings;
 pub mod stop;
 pub mod surface;

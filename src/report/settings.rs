@@ -30,11 +30,13 @@
 //! | `write_read_verify` | `value` (null: not supported) |
 //! | `set` | `option`, `value`, `message`, `outcome` |
 //!
-//! Their JSON Schema is `$defs/settings_item` of `doc/hdparm-rs.schema.json`.
+//! Their JSON Schema is `$defs/settings_item` of `doc/hdparm-rs.schema.json`, generated from
+//! these types (`report::schema`): doc comments here are its descriptions.
 //!
 //! Nothing here touches a device.
 
 use crate::ata::values::Apm;
+use schemars::JsonSchema;
 use serde::{Serialize, Serializer};
 use std::fmt::Write as _;
 
@@ -48,7 +50,7 @@ pub fn on_off(value: i64) -> &'static str {
 }
 
 /// The power state reported by CHECK POWER MODE (`-C`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PowerState {
     Standby,
@@ -87,33 +89,37 @@ impl PowerState {
 
 /// `-B`'s JSON: `{"state":"not_supported"}`, `{"state":"off"}`, `{"state":"level","level":N}`.
 fn apm_json<S: Serializer>(apm: &Apm, serializer: S) -> Result<S::Ok, S::Error> {
-    #[derive(Serialize)]
-    #[serde(rename_all = "snake_case", tag = "state", content = "level")]
-    enum Json {
-        NotSupported,
-        Off,
-        Level(u8),
-    }
     match *apm {
-        Apm::NotSupported => Json::NotSupported,
-        Apm::Disabled => Json::Off,
-        Apm::Enabled { level, .. } => Json::Level(level),
+        Apm::NotSupported => ApmJson::NotSupported,
+        Apm::Disabled => ApmJson::Off,
+        Apm::Enabled { level, .. } => ApmJson::Level(level),
     }
     .serialize(serializer)
 }
 
+/// [`Apm`] as `-B`'s JSON has it (and its schema).
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case", tag = "state", content = "level")]
+#[schemars(deny_unknown_fields)]
+enum ApmJson {
+    NotSupported,
+    Off,
+    Level(u8),
+}
+
 /// What became of a set or an action: `done`, or `failed` (refused or failed; the error is in
 /// the device's `messages`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     Done,
     Failed,
 }
 
-/// One line of the settings report.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// One line of the settings report, tagged by `setting` (src/report/settings.rs).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(tag = "setting", rename_all = "snake_case")]
+#[schemars(deny_unknown_fields)]
 pub enum SettingsItem {
     Multcount {
         count: i64,
@@ -161,6 +167,7 @@ pub enum SettingsItem {
     },
     ApmLevel {
         #[serde(serialize_with = "apm_json")]
+        #[schemars(with = "ApmJson")]
         apm: Apm,
     },
     Acoustic {
