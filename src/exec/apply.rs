@@ -60,7 +60,7 @@ use crate::config::select::{self, Identity};
 use crate::config::verify::{self, Judgement, LastApply, Planned};
 use crate::device::system;
 use crate::error::{strerror, ErrorClass, Verdict};
-use crate::report::envelope::{Message, JSON_FORMAT_VERSION};
+use crate::report::envelope::{render_sorted, Message, Program, JSON_FORMAT_VERSION};
 use serde::Serialize;
 use std::ffi::OsString;
 use std::io::Write;
@@ -155,6 +155,19 @@ struct DeviceReport {
     record_path: Option<String>,
 }
 
+/// The `--apply` / `--check` document (`$defs/apply_document`).
+#[derive(Serialize, Debug)]
+struct ApplyDocument<'a> {
+    json_format_version: [u32; 2],
+    hdparm_rs: Program,
+    config: String,
+    /// `apply`, `check` or `dry_run`.
+    mode: &'static str,
+    dropped: &'a [DroppedBlock],
+    devices: &'a [DeviceReport],
+    messages: Vec<Message>,
+}
+
 #[derive(Serialize, Debug)]
 struct FactsReport {
     on_battery: bool,
@@ -168,7 +181,7 @@ struct Session<'a> {
     stdout: &'a mut dyn Write,
     stderr: &'a mut dyn Write,
     verdict: Verdict,
-    messages: Vec<serde_json::Value>,
+    messages: Vec<Message>,
 }
 
 impl Session<'_> {
@@ -186,8 +199,7 @@ impl Session<'_> {
                 class: class.map(ErrorClass::name),
                 text,
             };
-            self.messages
-                .push(serde_json::to_value(message).unwrap_or_default());
+            self.messages.push(message);
         }
     }
 
@@ -812,23 +824,25 @@ fn finish(
     let status = s.verdict.exit_status();
     let messages = s.messages;
     if request.json {
-        let document = serde_json::json!({
-            "json_format_version": JSON_FORMAT_VERSION,
-            "hdparm_rs": crate::report::envelope::program_json(
+        let document = ApplyDocument {
+            json_format_version: JSON_FORMAT_VERSION,
+            hdparm_rs: crate::report::envelope::program(
                 crate::cli::parse::redacted_argv(program_args),
                 status,
             ),
-            "config": request.config.display().to_string(),
-            "mode": if request.check { "check" } else if request.dry_run { "dry_run" } else { "apply" },
-            "dropped": dropped,
-            "devices": reports,
-            "messages": messages,
-        });
-        let _ = writeln!(
-            stdout,
-            "{}",
-            serde_json::to_string_pretty(&document).unwrap_or_default()
-        );
+            config: request.config.display().to_string(),
+            mode: if request.check {
+                "check"
+            } else if request.dry_run {
+                "dry_run"
+            } else {
+                "apply"
+            },
+            dropped,
+            devices: reports,
+            messages,
+        };
+        let _ = writeln!(stdout, "{}", render_sorted(&document));
     }
     let _ = stdout.flush();
     status
