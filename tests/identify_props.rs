@@ -10,7 +10,7 @@ use hdparm::error::ErrorClass;
 use hdparm::report::identify::{
     identify_report, render_report, DeviceKind, IdentifyContext, IdentifyReport,
 };
-use hdparm::report::json::{identify_value, kernel_identity_value};
+use hdparm::report::identify_json::{identify_value, kernel_identity_value};
 use hdparm::report::kernel_identity::{kernel_identity_report, render_kernel_identity};
 
 /// Our `hdparm --Istdin` with `input` on standard input: exit status, stdout, stderr.

@@ -344,7 +344,9 @@ fn library_documents() -> Vec<Doc> {
                 format!("-i of {} (multcount {multcount:?})", dump.display()),
                 DeviceJson {
                     name: "/dev/sdx".into(),
-                    kernel_identity: Some(hdparm::report::json::kernel_identity_value(&report)),
+                    kernel_identity: Some(hdparm::report::identify_json::kernel_identity_value(
+                        &report,
+                    )),
                     ..Default::default()
                 },
             ));

@@ -6,7 +6,7 @@
 
 use hdparm::ata::identify::{sata_settings_devslp, sector_config_sizes, Identify};
 use hdparm::report::identify::{identify_report, render_report, IdentifyContext};
-use hdparm::report::json::{identify_value, kernel_identity_value};
+use hdparm::report::identify_json::{identify_value, kernel_identity_value};
 use hdparm::report::kernel_identity::{kernel_identity_report, render_kernel_identity};
 use libfuzzer_sys::fuzz_target;
 

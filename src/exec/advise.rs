@@ -33,6 +33,17 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::Path;
 
+/// The `--advise` document (`$defs/advise_document`).
+#[derive(Serialize)]
+struct AdviseDocument<'a> {
+    json_format_version: [u32; 2],
+    hdparm_rs: crate::report::envelope::Program,
+    /// `advise`.
+    report: &'static str,
+    devices: &'a [DeviceAdvice],
+    messages: &'a [Message],
+}
+
 #[derive(Serialize)]
 struct DeviceAdvice {
     name: String,
@@ -131,20 +142,20 @@ pub fn run_advise(
     }
     let status = verdict.exit_status();
     if request.json {
-        let document = serde_json::json!({
-            "json_format_version": crate::report::envelope::JSON_FORMAT_VERSION,
-            "hdparm_rs": crate::report::envelope::program_json(
+        let document = AdviseDocument {
+            json_format_version: crate::report::envelope::JSON_FORMAT_VERSION,
+            hdparm_rs: crate::report::envelope::program(
                 crate::cli::parse::redacted_argv(program_args),
                 status,
             ),
-            "report": "advise",
-            "devices": reports,
-            "messages": messages,
-        });
+            report: "advise",
+            devices: &reports,
+            messages: &messages,
+        };
         let _ = writeln!(
             stdout,
             "{}",
-            serde_json::to_string_pretty(&document).unwrap_or_default()
+            crate::report::envelope::render_sorted(&document)
         );
     } else {
         for report in &reports {

@@ -53,7 +53,6 @@
 //! | `devices[].record_path` | the record written under /run/hdparm |
 //! | `messages` | `{severity, class, text}`, as every document's; also on stderr |
 
-use super::get_value::value_of_get;
 use crate::cli::defs::{self, Role, Value};
 use crate::cli::ApplyRequest;
 use crate::config::debian::{self, DropRule, Facts, Severity};
@@ -61,7 +60,7 @@ use crate::config::select::{self, Identity};
 use crate::config::verify::{self, Judgement, LastApply, Planned};
 use crate::device::system;
 use crate::error::{strerror, ErrorClass, Verdict};
-use crate::report::envelope::{Message, JSON_FORMAT_VERSION};
+use crate::report::envelope::{render_sorted, Message, Program, JSON_FORMAT_VERSION};
 use serde::Serialize;
 use std::ffi::OsString;
 use std::io::Write;
@@ -74,6 +73,17 @@ struct RunResult {
     exit_status: u8,
     stdout: String,
     stderr: String,
+}
+
+impl RunResult {
+    fn of(args: &[String], run: super::WordsRun) -> RunResult {
+        RunResult {
+            args: args.to_vec(),
+            exit_status: run.exit_status,
+            stdout: run.stdout,
+            stderr: run.stderr,
+        }
+    }
 }
 
 /// One setting compared with what the plan asks for.
@@ -145,6 +155,19 @@ struct DeviceReport {
     record_path: Option<String>,
 }
 
+/// The `--apply` / `--check` document (`$defs/apply_document`).
+#[derive(Serialize, Debug)]
+struct ApplyDocument<'a> {
+    json_format_version: [u32; 2],
+    hdparm_rs: Program,
+    config: String,
+    /// `apply`, `check` or `dry_run`.
+    mode: &'static str,
+    dropped: &'a [DroppedBlock],
+    devices: &'a [DeviceReport],
+    messages: Vec<Message>,
+}
+
 #[derive(Serialize, Debug)]
 struct FactsReport {
     on_battery: bool,
@@ -158,7 +181,7 @@ struct Session<'a> {
     stdout: &'a mut dyn Write,
     stderr: &'a mut dyn Write,
     verdict: Verdict,
-    messages: Vec<serde_json::Value>,
+    messages: Vec<Message>,
 }
 
 impl Session<'_> {
@@ -176,8 +199,7 @@ impl Session<'_> {
                 class: class.map(ErrorClass::name),
                 text,
             };
-            self.messages
-                .push(serde_json::to_value(message).unwrap_or_default());
+            self.messages.push(message);
         }
     }
 
@@ -751,24 +773,7 @@ fn identity(path: &Path, id_path: &str) -> Identity {
 
 /// Runs one hdparm command line through this program.
 fn run_line(line: &[String]) -> RunResult {
-    let argv: Vec<OsString> = std::iter::once("hdparm".to_string())
-        .chain(line.iter().cloned())
-        .map(OsString::from)
-        .collect();
-    let mut out = Vec::new();
-    let mut err = Vec::new();
-    // Nothing a plan runs reads standard input.
-    let mut no_input = std::io::empty();
-    let exit_status = super::run(
-        &argv,
-        crate::Streams::new(&mut no_input, &mut out, &mut err),
-    );
-    RunResult {
-        args: line.to_vec(),
-        exit_status,
-        stdout: String::from_utf8_lossy(&out).into_owned(),
-        stderr: String::from_utf8_lossy(&err).into_owned(),
-    }
+    RunResult::of(line, super::run_words(line))
 }
 
 /// The settings of the plan that have a get printing a number (`-W0`, `-B254`...), which are
@@ -788,7 +793,7 @@ fn readable_settings(plan: &[Vec<String>]) -> Vec<Planned> {
 /// Reads one setting back with its get; with the first line of the get's error when it
 /// failed (no permission, no such ioctl).
 fn read_setting(device: &str, setting: &Planned) -> (Readback, Option<String>) {
-    let result = run_line(&[setting.option.clone(), device.to_string()]);
+    let result = super::run_words(&[setting.option.clone(), device.to_string()]);
     let failure = (result.exit_status != 0).then(|| {
         first_line(&result.stderr)
             .map(|l| l.trim().to_string())
@@ -797,7 +802,7 @@ fn read_setting(device: &str, setting: &Planned) -> (Readback, Option<String>) {
     let readback = Readback {
         option: setting.option.clone(),
         wanted: setting.value,
-        found: value_of_get(&result.stdout),
+        found: result.number(),
         recorded: None,
         reason: None,
     };
@@ -819,23 +824,25 @@ fn finish(
     let status = s.verdict.exit_status();
     let messages = s.messages;
     if request.json {
-        let document = serde_json::json!({
-            "json_format_version": JSON_FORMAT_VERSION,
-            "hdparm_rs": crate::report::envelope::program_json(
+        let document = ApplyDocument {
+            json_format_version: JSON_FORMAT_VERSION,
+            hdparm_rs: crate::report::envelope::program(
                 crate::cli::parse::redacted_argv(program_args),
                 status,
             ),
-            "config": request.config.display().to_string(),
-            "mode": if request.check { "check" } else if request.dry_run { "dry_run" } else { "apply" },
-            "dropped": dropped,
-            "devices": reports,
-            "messages": messages,
-        });
-        let _ = writeln!(
-            stdout,
-            "{}",
-            serde_json::to_string_pretty(&document).unwrap_or_default()
-        );
+            config: request.config.display().to_string(),
+            mode: if request.check {
+                "check"
+            } else if request.dry_run {
+                "dry_run"
+            } else {
+                "apply"
+            },
+            dropped,
+            devices: reports,
+            messages,
+        };
+        let _ = writeln!(stdout, "{}", render_sorted(&document));
     }
     let _ = stdout.flush();
     status

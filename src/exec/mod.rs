@@ -296,7 +296,6 @@ mod fake;
 #[cfg(test)]
 mod fake_nvme;
 mod filemap;
-mod get_value;
 mod guards;
 mod identify_cache;
 mod lost;
@@ -309,6 +308,9 @@ mod steps;
 mod stop;
 mod surface;
 pub mod timing;
+mod words;
+
+pub use words::{run_words, WordsRun};
 
 use output::Output;
 

@@ -75,6 +75,9 @@ pub struct Output<'a> {
     /// Every error reported, by class and line, in order (`--dry-run` reads what its scratch
     /// run of the steps reported).
     errors: Vec<(ErrorClass, String)>,
+    /// The settings items of the run, kept when asked ([`Output::keep_items`]) for a caller
+    /// that reads the values (`--apply`, `--experiment`).
+    kept: Option<Vec<SettingsItem>>,
 }
 
 impl<'a> Output<'a> {
@@ -96,6 +99,7 @@ impl<'a> Output<'a> {
             device_name: None,
             name_devices: false,
             errors: Vec::new(),
+            kept: None,
         }
     }
 
@@ -148,6 +152,9 @@ impl<'a> Output<'a> {
 
     /// A settings line. A set stays open to an error until its step ends.
     pub fn item(&mut self, item: SettingsItem) {
+        if let Some(kept) = self.kept.as_mut() {
+            kept.push(item.clone());
+        }
         if self.json {
             if let Some(dev) = self.current.as_mut() {
                 if matches!(item, SettingsItem::Set { .. }) {
@@ -323,6 +330,17 @@ impl<'a> Output<'a> {
     /// stderr as it sends each command).
     pub fn trace_writer(&self) -> SharedStderr<'a> {
         self.stderr.clone()
+    }
+
+    /// Keeps a copy of every settings item from now on, for [`Output::finish_keeping`].
+    pub fn keep_items(&mut self) {
+        self.kept.get_or_insert_with(Vec::new);
+    }
+
+    /// [`Output::finish`], with the items kept since [`Output::keep_items`].
+    pub fn finish_keeping(mut self) -> (u8, Vec<SettingsItem>) {
+        let kept = self.kept.take().unwrap_or_default();
+        (self.finish(), kept)
     }
 
     /// Ends the run: prints the JSON document if any, and returns the exit status.

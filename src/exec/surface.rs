@@ -163,25 +163,38 @@ fn write_document(
     dry_run: Option<serde_json::Value>,
     failures: &Failures,
 ) {
-    let mut document = serde_json::json!({
-        "json_format_version": crate::report::envelope::JSON_FORMAT_VERSION,
-        "hdparm_rs": crate::report::envelope::program_json(
+    let document = SurfaceDocument {
+        json_format_version: crate::report::envelope::JSON_FORMAT_VERSION,
+        hdparm_rs: crate::report::envelope::program(
             crate::cli::parse::redacted_argv(program_args),
             status,
         ),
-        "report": "surface",
-        "device": device,
-        "surface": surface,
-        "messages": failures.messages,
-    });
-    if let (Some(plan), Some(map)) = (dry_run, document.as_object_mut()) {
-        map.insert("dry_run".into(), plan);
-    }
+        report: "surface",
+        device,
+        surface,
+        dry_run,
+        messages: &failures.messages,
+    };
     let _ = writeln!(
         stdout,
         "{}",
-        serde_json::to_string_pretty(&document).unwrap_or_default()
+        crate::report::envelope::render_sorted(&document)
     );
+}
+
+/// The `--surface` document (`$defs/surface_document`).
+#[derive(serde::Serialize)]
+struct SurfaceDocument<'a> {
+    json_format_version: [u32; 2],
+    hdparm_rs: crate::report::envelope::Program,
+    /// `surface`.
+    report: &'static str,
+    device: &'a str,
+    surface: serde_json::Value,
+    /// `--dry-run`: the plan.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dry_run: Option<serde_json::Value>,
+    messages: &'a [Message],
 }
 
 /// `--dry-run --surface`: prints the plan; returns the exit status the real run would have

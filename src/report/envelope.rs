@@ -9,8 +9,8 @@
 //!     { "name": "/dev/sda", "kind": "ata_disk", "description": "...",
 //!       "settings": [ {"setting": "readahead", "sectors": 256}, ... ],  // see report::settings
 //!       "actions": [ {"action": "standby", "option": "-y", "outcome": "done"} ],
-//!       "identify": { ... },            // -I: see report::json
-//!       "kernel_identity": { ... },     // -i: see report::json
+//!       "identify": { ... },            // -I: see report::identify_json
+//!       "kernel_identity": { ... },     // -i: see report::identify_json
 //!       "timing": [ { ... } ],          // -T, -t, --bench: see timing::reads, timing::bench
 //!       "max_sectors": { ... },         // -N; and other sections keyed by what they are:
 //!                                       // read_sector, identify_words, drive_temperature
@@ -142,12 +142,21 @@ pub struct Envelope {
 /// The `hdparm_rs` object of a document that is not built through [`Envelope`] (`--apply`,
 /// `--advise`, `--surface`): the program's version, its argv and the exit status.
 /// `argv` comes with its passwords redacted (`cli::parse::redacted_argv`).
-pub fn program_json(argv: Vec<String>, exit_status: u8) -> serde_json::Value {
-    serde_json::json!({
-        "version": env!("CARGO_PKG_VERSION"),
-        "argv": argv,
-        "exit_status": exit_status,
-    })
+pub fn program(argv: Vec<String>, exit_status: u8) -> Program {
+    Program {
+        version: env!("CARGO_PKG_VERSION"),
+        argv,
+        exit_status,
+    }
+}
+
+/// The text of a document that a mode writes itself (`--apply`, `--advise`, `--surface`),
+/// from its typed structure, as these documents have always been written: through a
+/// `serde_json::Value`, whose objects sort their keys at every level (they were `json!` maps),
+/// pretty-printed. No newline at the end.
+pub fn render_sorted<T: Serialize>(document: &T) -> String {
+    let value = serde_json::to_value(document).unwrap_or_default();
+    serde_json::to_string_pretty(&value).unwrap_or_default()
 }
 
 impl Envelope {

@@ -1,6 +1,6 @@
 //! The `-I` report: IDENTIFY data decoded into a typed [`IdentifyReport`], rendered as hdparm
 //! 9.65's text byte for byte (reference §5.3) or serialized as JSON (fields documented in
-//! [`crate::report::json`]).
+//! [`crate::report::identify_json`]).
 //!
 //! Owns: the decode (`decode.rs`: every decision hdparm's `identify()` makes, including its
 //! guesses about the standard a device follows) and the text (`text.rs`: only formatting).

@@ -96,6 +96,16 @@ fn temp(kelvin: u16) -> String {
 
 /// Writes the `-I` text, starting with hdparm's blank line.
 pub fn render(r: &NvmeIdentifyReport, out: &mut dyn Write) -> io::Result<()> {
+    render_identity(r, out)?;
+    render_configuration(r, out)?;
+    render_capabilities(r, out)?;
+    render_features(r, out)?;
+    render_power_and_firmware(r, out)?;
+    Ok(())
+}
+
+/// The device line, its identity strings, transport and standards.
+fn render_identity(r: &NvmeIdentifyReport, out: &mut dyn Write) -> io::Result<()> {
     let c = &r.controller;
     out.write_all(b"\nNVMe device, ")?;
     match (r.nsid, &r.controller_name) {
@@ -128,6 +138,12 @@ pub fn render(r: &NvmeIdentifyReport, out: &mut dyn Write) -> io::Result<()> {
     )?;
     out.write_all(b"Standards:\n")?;
     writeln!(out, "\tUsed: NVM Express {}", t.nvme_version)?;
+    Ok(())
+}
+
+/// `Configuration:`: the namespace's capacity and LBA formats, or why there are none.
+fn render_configuration(r: &NvmeIdentifyReport, out: &mut dyn Write) -> io::Result<()> {
+    let c = &r.controller;
     out.write_all(b"Configuration:\n")?;
     if let (Some(ns), Some(cap)) = (&r.namespace, &r.capacity) {
         writeln!(out, "\tLBA    user addressable sectors:{:>12}", cap.sectors)?;
@@ -190,6 +206,12 @@ pub fn render(r: &NvmeIdentifyReport, out: &mut dyn Write) -> io::Result<()> {
     if let Some(tn) = Some(c.tnvmcap).filter(|&v| v > 0) {
         writeln!(out, "\tTotal NVM capacity: {tn} bytes")?;
     }
+    Ok(())
+}
+
+/// `Capabilities:`: the optional admin and NVM commands.
+fn render_capabilities(r: &NvmeIdentifyReport, out: &mut dyn Write) -> io::Result<()> {
+    let c = &r.controller;
     out.write_all(b"Capabilities:\n")?;
     out.write_all(b"\tOptional admin commands:\n")?;
     let sup = |b: bool| if b { "   *" } else { "    " };
@@ -264,6 +286,12 @@ pub fn render(r: &NvmeIdentifyReport, out: &mut dyn Write) -> io::Result<()> {
     ] {
         writeln!(out, "\t{}\t{name}", sup(c.oncs & bit != 0))?;
     }
+    Ok(())
+}
+
+/// `Features:`: write cache, APST, temperature thresholds.
+fn render_features(r: &NvmeIdentifyReport, out: &mut dyn Write) -> io::Result<()> {
+    let c = &r.controller;
     out.write_all(b"Features:\n")?;
     let wc = &r.write_cache;
     let wc_state = match (wc.present, wc.enabled) {
@@ -280,6 +308,12 @@ pub fn render(r: &NvmeIdentifyReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "\tAutonomous Power State Transitions: {apst}")?;
     writeln!(out, "\tTemperature warning threshold:  {}", temp(c.wctemp))?;
     writeln!(out, "\tTemperature critical threshold: {}", temp(c.cctemp))?;
+    Ok(())
+}
+
+/// The power states and the firmware slots.
+fn render_power_and_firmware(r: &NvmeIdentifyReport, out: &mut dyn Write) -> io::Result<()> {
+    let c = &r.controller;
     out.write_all(b"Power states (* current):\n")?;
     for (i, ps) in c.psds.iter().enumerate() {
         let star = if r.power_state_current == Some(i as u8) {

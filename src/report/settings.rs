@@ -30,11 +30,13 @@
 //! | `write_read_verify` | `value` (null: not supported) |
 //! | `set` | `option`, `value`, `message`, `outcome` |
 //!
-//! Their JSON Schema is `$defs/settings_item` of `doc/hdparm-rs.schema.json`.
+//! Their JSON Schema is `$defs/settings_item` of `doc/hdparm-rs.schema.json`, generated from
+//! these types (`report::schema`): doc comments here are its descriptions.
 //!
 //! Nothing here touches a device.
 
 use crate::ata::values::Apm;
+use schemars::JsonSchema;
 use serde::{Serialize, Serializer};
 use std::fmt::Write as _;
 
@@ -48,7 +50,7 @@ pub fn on_off(value: i64) -> &'static str {
 }
 
 /// The power state reported by CHECK POWER MODE (`-C`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PowerState {
     Standby,
@@ -87,33 +89,37 @@ impl PowerState {
 
 /// `-B`'s JSON: `{"state":"not_supported"}`, `{"state":"off"}`, `{"state":"level","level":N}`.
 fn apm_json<S: Serializer>(apm: &Apm, serializer: S) -> Result<S::Ok, S::Error> {
-    #[derive(Serialize)]
-    #[serde(rename_all = "snake_case", tag = "state", content = "level")]
-    enum Json {
-        NotSupported,
-        Off,
-        Level(u8),
-    }
     match *apm {
-        Apm::NotSupported => Json::NotSupported,
-        Apm::Disabled => Json::Off,
-        Apm::Enabled { level, .. } => Json::Level(level),
+        Apm::NotSupported => ApmJson::NotSupported,
+        Apm::Disabled => ApmJson::Off,
+        Apm::Enabled { level, .. } => ApmJson::Level(level),
     }
     .serialize(serializer)
 }
 
+/// [`Apm`] as `-B`'s JSON has it (and its schema).
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case", tag = "state", content = "level")]
+#[schemars(deny_unknown_fields)]
+enum ApmJson {
+    NotSupported,
+    Off,
+    Level(u8),
+}
+
 /// What became of a set or an action: `done`, or `failed` (refused or failed; the error is in
 /// the device's `messages`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     Done,
     Failed,
 }
 
-/// One line of the settings report.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// One line of the settings report, tagged by `setting` (src/report/settings.rs).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(tag = "setting", rename_all = "snake_case")]
+#[schemars(deny_unknown_fields)]
 pub enum SettingsItem {
     Multcount {
         count: i64,
@@ -161,6 +167,7 @@ pub enum SettingsItem {
     },
     ApmLevel {
         #[serde(serialize_with = "apm_json")]
+        #[schemars(with = "ApmJson")]
         apm: Apm,
     },
     Acoustic {
@@ -185,6 +192,37 @@ pub enum SettingsItem {
 }
 
 impl SettingsItem {
+    /// The number a get read, for the modes that compare it with what they set (`--apply`'s
+    /// read-back, `--experiment`): the value its line prints after the `=`. None for a get
+    /// that read no number (`not supported`, APM `off`, the drive state), for the geometry
+    /// (several numbers) and for a set.
+    pub fn number(&self) -> Option<i64> {
+        match self {
+            SettingsItem::Multcount { count: v }
+            | SettingsItem::IoSupport { mode: v }
+            | SettingsItem::Unmaskirq { value: v }
+            | SettingsItem::UsingDma { value: v }
+            | SettingsItem::Keepsettings { value: v }
+            | SettingsItem::Nowerr { value: v }
+            | SettingsItem::Readonly { value: v }
+            | SettingsItem::Readahead { sectors: v }
+            | SettingsItem::Busstate { value: v } => Some(*v),
+            SettingsItem::QueueDepth { depth } => Some(i64::from(*depth)),
+            SettingsItem::LookAhead { enabled } | SettingsItem::WriteCaching { enabled } => {
+                enabled.map(i64::from)
+            }
+            SettingsItem::ApmLevel { apm } => match apm {
+                Apm::Enabled { level, .. } => Some(i64::from(*level)),
+                Apm::NotSupported | Apm::Disabled => None,
+            },
+            SettingsItem::Acoustic { level } => level.map(i64::from),
+            SettingsItem::WriteReadVerify { value } => value.map(i64::from),
+            SettingsItem::Geometry { .. }
+            | SettingsItem::DriveState { .. }
+            | SettingsItem::Set { .. } => None,
+        }
+    }
+
     /// The line exactly as hdparm prints it, with its newline.
     pub fn text(&self) -> String {
         let mut s = String::new();
@@ -364,6 +402,32 @@ mod tests {
             .text(),
             " drive state is:  active/idle\n"
         );
+    }
+
+    #[test]
+    fn the_number_of_a_get_is_the_value_its_line_prints_after_the_equals_sign() {
+        let on = SettingsItem::WriteCaching {
+            enabled: Some(true),
+        };
+        assert_eq!(on.number(), Some(1));
+        let apm = |apm| SettingsItem::ApmLevel { apm }.number();
+        let level = Apm::Enabled {
+            level: 254,
+            level_valid: true,
+        };
+        assert_eq!(apm(level), Some(254));
+        // -B255 switches APM off: its get prints `off`, no number (--apply's drift).
+        assert_eq!(apm(Apm::Disabled), None);
+        assert_eq!(apm(Apm::NotSupported), None);
+        assert_eq!(SettingsItem::Readahead { sectors: 64 }.number(), Some(64));
+        assert_eq!(SettingsItem::Acoustic { level: None }.number(), None);
+        let set = SettingsItem::Set {
+            option: "-W".into(),
+            value: 1,
+            message: " setting drive write-caching to 1 (on)".into(),
+            outcome: Outcome::Done,
+        };
+        assert_eq!(set.number(), None);
     }
 
     #[test]

@@ -144,22 +144,8 @@ pub fn csv(scan: &Scan) -> String {
 /// The SVG plot: read rate (line, left axis) and access time (dots, right axis) across the
 /// capacity; slow zones shaded, zones with errors marked red.
 pub fn svg(device: &str, scan: &Scan) -> String {
-    let (w, h) = (800.0, 400.0);
-    let (left, right, top, bottom) = (70.0, 70.0, 52.0, 50.0);
-    let plot_w = w - left - right;
-    let plot_h = h - top - bottom;
-    // Both value axes start at 0 and end on a round tick above the largest value.
-    let axis_over = |value: fn(&crate::timing::surface::Zone) -> Option<f64>, least: f64| {
-        let max = scan.zones.iter().filter_map(value).fold(0.0f64, f64::max);
-        Axis::covering(0.0, max.max(least), 5)
-    };
-    let rate_axis = axis_over(|z| z.read_mb_per_s, 1.0);
-    let access_axis = axis_over(|z| z.access_ms, 0.01);
-    let (max_rate, max_access) = (rate_axis.hi, access_axis.hi);
-    let n = scan.planned_zones.max(1) as f64;
-    let x = |i: f64| left + plot_w * i / n;
-    let y_rate = |r: f64| top + plot_h * (1.0 - r / max_rate);
-    let y_access = |a: f64| top + plot_h * (1.0 - a / max_access);
+    let p = Plot::new(scan);
+    let (w, h) = (p.w, p.h);
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"{w}\" height=\"{h}\" fill=\"white\"/>\n"
     );
@@ -172,6 +158,67 @@ pub fn svg(device: &str, scan: &Scan) -> String {
         scan.size_bytes as f64 / 1e9,
         if scan.quick { ", 8 MiB of each zone" } else { "" }
     );
+    svg_bands(&mut s, &p, scan);
+    svg_axes(&mut s, &p);
+    svg_legend(&mut s, &p, scan);
+    svg_axis_titles(&mut s, &p);
+    svg_series(&mut s, &p, scan);
+    s.push_str("</svg>\n");
+    s
+}
+
+/// The plot's geometry and its two value axes.
+struct Plot {
+    w: f64,
+    h: f64,
+    left: f64,
+    top: f64,
+    plot_w: f64,
+    plot_h: f64,
+    /// Zones planned (at least 1): the x axis.
+    n: f64,
+    rate_axis: Axis,
+    access_axis: Axis,
+}
+
+impl Plot {
+    fn new(scan: &Scan) -> Plot {
+        let (w, h) = (800.0, 400.0);
+        let (left, right, top, bottom) = (70.0, 70.0, 52.0, 50.0);
+        // Both value axes start at 0 and end on a round tick above the largest value.
+        let axis_over = |value: fn(&crate::timing::surface::Zone) -> Option<f64>, least: f64| {
+            let max = scan.zones.iter().filter_map(value).fold(0.0f64, f64::max);
+            Axis::covering(0.0, max.max(least), 5)
+        };
+        Plot {
+            w,
+            h,
+            left,
+            top,
+            plot_w: w - left - right,
+            plot_h: h - top - bottom,
+            n: scan.planned_zones.max(1) as f64,
+            rate_axis: axis_over(|z| z.read_mb_per_s, 1.0),
+            access_axis: axis_over(|z| z.access_ms, 0.01),
+        }
+    }
+
+    fn x(&self, i: f64) -> f64 {
+        self.left + self.plot_w * i / self.n
+    }
+
+    fn y_rate(&self, r: f64) -> f64 {
+        self.top + self.plot_h * (1.0 - r / self.rate_axis.hi)
+    }
+
+    fn y_access(&self, a: f64) -> f64 {
+        self.top + self.plot_h * (1.0 - a / self.access_axis.hi)
+    }
+}
+
+/// The bands behind slow zones and zones with read errors.
+fn svg_bands(s: &mut String, p: &Plot, scan: &Scan) {
+    let (top, plot_w, plot_h, n) = (p.top, p.plot_w, p.plot_h, p.n);
     for z in &scan.zones {
         let i = z.index as f64;
         if z.slow || z.has_errors() {
@@ -184,11 +231,16 @@ pub fn svg(device: &str, scan: &Scan) -> String {
                 s,
                 "<rect class=\"{}\" x=\"{:.1}\" y=\"{top}\" width=\"{:.1}\" height=\"{plot_h}\" fill=\"{color}\" opacity=\"0.5\"/>",
                 if z.has_errors() { "error" } else { "slow" },
-                x(i),
+                p.x(i),
                 plot_w / n
             );
         }
     }
+}
+
+/// The axes, their ticks and labels.
+fn svg_axes(s: &mut String, p: &Plot) {
+    let (left, top, plot_w, plot_h) = (p.left, p.top, p.plot_w, p.plot_h);
     // Axes, ticks and labels.
     let _ = writeln!(
         s,
@@ -201,22 +253,22 @@ pub fn svg(device: &str, scan: &Scan) -> String {
         left + plot_w,
         top + plot_h
     );
-    for t in rate_axis.ticks() {
+    for t in p.rate_axis.ticks() {
         let _ = writeln!(
             s,
             "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
             left - 6.0,
-            y_rate(t) + 4.0,
-            rate_axis.label(t)
+            p.y_rate(t) + 4.0,
+            p.rate_axis.label(t)
         );
     }
-    for t in access_axis.ticks() {
+    for t in p.access_axis.ticks() {
         let _ = writeln!(
             s,
             "<text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
             left + plot_w + 6.0,
-            y_access(t) + 4.0,
-            access_axis.label(t)
+            p.y_access(t) + 4.0,
+            p.access_axis.label(t)
         );
     }
     let percent = Axis::covering(0.0, 100.0, 10);
@@ -229,6 +281,11 @@ pub fn svg(device: &str, scan: &Scan) -> String {
             percent.label(t)
         );
     }
+}
+
+/// The legend of the bands drawn, in a row between the title and the plot.
+fn svg_legend(s: &mut String, p: &Plot, scan: &Scan) {
+    let (left, top) = (p.left, p.top);
     // The legend of the bands drawn, in a row between the title and the plot.
     let kinds = [
         (
@@ -254,6 +311,11 @@ pub fn svg(device: &str, scan: &Scan) -> String {
         );
         lx += 280.0;
     }
+}
+
+/// The titles of the three axes.
+fn svg_axis_titles(s: &mut String, p: &Plot) {
+    let (w, h, left, top, plot_w, plot_h) = (p.w, p.h, p.left, p.top, p.plot_w, p.plot_h);
     let _ = writeln!(
         s,
         "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">position on the device (% of capacity)</text>",
@@ -271,6 +333,10 @@ pub fn svg(device: &str, scan: &Scan) -> String {
         w - 14.0,
         top + plot_h / 2.0
     );
+}
+
+/// The read-rate line and the access-time dots.
+fn svg_series(s: &mut String, p: &Plot, scan: &Scan) {
     // One series, broken where a zone could not be read whole (a read error, or nothing
     // read): the line must not run across a region as if it had been read there.
     let mut path = String::new();
@@ -282,8 +348,8 @@ pub fn svg(device: &str, scan: &Scan) -> String {
                 let _ = write!(
                     path,
                     "{command}{:.1},{:.1} ",
-                    x(z.index as f64 + 0.5),
-                    y_rate(r)
+                    p.x(z.index as f64 + 0.5),
+                    p.y_rate(r)
                 );
                 pen_down = true;
             }
@@ -300,13 +366,11 @@ pub fn svg(device: &str, scan: &Scan) -> String {
             let _ = writeln!(
                 s,
                 "<circle class=\"access-time\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"2.5\" fill=\"#2ca02c\"/>",
-                x(z.index as f64 + 0.5),
-                y_access(a)
+                p.x(z.index as f64 + 0.5),
+                p.y_access(a)
             );
         }
     }
-    s.push_str("</svg>\n");
-    s
 }
 
 fn escape(text: &str) -> String {

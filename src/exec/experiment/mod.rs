@@ -252,38 +252,7 @@ pub fn run_with(
     let arm_sets: Vec<Vec<Setting>> = request.arms.iter().map(arm_settings).collect();
     let originals = read_originals(&arm_sets, settings)?;
     let order = balanced_order(request.arms.len(), request.trials);
-    let mut r = ExperimentReport {
-        device: request.device.to_string_lossy().into_owned(),
-        measurement: match request.measurement {
-            Measurement::Buffered => "buffered",
-            Measurement::Direct => "direct",
-            Measurement::Bench(_) => "bench",
-        },
-        unit: "mib_per_second",
-        order: "ABBA",
-        trials_per_arm: request.trials,
-        warmup: None,
-        originals: originals.clone(),
-        arms: request
-            .arms
-            .iter()
-            .zip(&arm_sets)
-            .map(|(a, s)| ArmReport {
-                label: a.text.clone(),
-                settings: s.clone(),
-                trials_mib_per_second: Vec::new(),
-                summary: None,
-            })
-            .collect(),
-        trials: Vec::new(),
-        comparisons: Vec::new(),
-        winner: None,
-        stopped: None,
-        kept: None,
-        restored: Vec::new(),
-        restore_failed: None,
-        stanza: None,
-    };
+    let mut r = new_report(request, &arm_sets, &originals);
     // The warm-up, then the measured trials: `None` marks the warm-up.
     let first = order.first().copied().unwrap_or(0);
     let schedule = std::iter::once((None, first))
@@ -298,35 +267,17 @@ pub fn run_with(
             break;
         }
         if let Some((p, terminal)) = progress.as_mut() {
-            // A terminal gets one line redrawn before each trial; a log (a pipe, a file, the
-            // journal) gets a plain line at the start and at each tenth of the run, so that it
-            // shows the run is alive without a line per trial.
-            let tenth = |step: usize| step * 10 / total;
-            if *terminal || step == 0 || tenth(step) != tenth(step - 1) {
-                let what = match index {
-                    None => "warm-up".to_string(),
-                    Some(i) => format!("trial {}/{}", i + 1, order.len()),
-                };
-                // The estimate: the mean time of the trials so far, for each one left.
-                let estimate = if step > 0 {
-                    let left = started.elapsed() / step as u32 * (total - step) as u32;
-                    format!(", about {} s left", left.as_secs() + 1)
-                } else {
-                    String::new()
-                };
-                let line = format!(
-                    "{}: {what}, arm {} '{}'{estimate}",
-                    r.device,
-                    arm + 1,
-                    r.arms[arm].label
-                );
-                let _ = if *terminal {
-                    write!(p, "\r\x1b[K{line}")
-                } else {
-                    writeln!(p, "{line}")
-                };
-                let _ = p.flush();
-            }
+            progress_line(
+                &mut **p,
+                *terminal,
+                &r,
+                step,
+                total,
+                index,
+                order.len(),
+                arm,
+                started,
+            );
         }
         if let Err(e) = apply_checked(&arm_sets[arm], settings) {
             r.stopped = Some(format!("arm '{}': {e}", r.arms[arm].label));
@@ -363,6 +314,112 @@ pub fn run_with(
         let _ = write!(p, "\r\x1b[K");
         let _ = p.flush();
     }
+    summarize(&mut r, stop);
+    let mut ending = if r.stopped.is_some() {
+        Ending::Failed
+    } else {
+        Ending::Done
+    };
+    keep_or_restore(
+        request,
+        &arm_sets,
+        &originals,
+        settings,
+        &mut r,
+        &mut ending,
+    );
+    Ok((r, ending))
+}
+
+/// The report before any trial: the request's arms with their settings, and the originals.
+fn new_report(
+    request: &ExperimentRequest,
+    arm_sets: &[Vec<Setting>],
+    originals: &[Setting],
+) -> ExperimentReport {
+    ExperimentReport {
+        device: request.device.to_string_lossy().into_owned(),
+        measurement: match request.measurement {
+            Measurement::Buffered => "buffered",
+            Measurement::Direct => "direct",
+            Measurement::Bench(_) => "bench",
+        },
+        unit: "mib_per_second",
+        order: "ABBA",
+        trials_per_arm: request.trials,
+        warmup: None,
+        originals: originals.to_vec(),
+        arms: request
+            .arms
+            .iter()
+            .zip(arm_sets)
+            .map(|(a, s)| ArmReport {
+                label: a.text.clone(),
+                settings: s.clone(),
+                trials_mib_per_second: Vec::new(),
+                summary: None,
+            })
+            .collect(),
+        trials: Vec::new(),
+        comparisons: Vec::new(),
+        winner: None,
+        stopped: None,
+        kept: None,
+        restored: Vec::new(),
+        restore_failed: None,
+        stanza: None,
+    }
+}
+
+/// The progress line before trial `step` of `total` (`index`: None for the warm-up). A
+/// terminal gets one line redrawn before each trial; a log (a pipe, a file, the journal) gets a
+/// plain line at the start and at each tenth of the run, so that it shows the run is alive
+/// without a line per trial.
+#[allow(clippy::too_many_arguments)]
+fn progress_line(
+    p: &mut dyn Write,
+    terminal: bool,
+    r: &ExperimentReport,
+    step: usize,
+    total: usize,
+    index: Option<usize>,
+    measured: usize,
+    arm: usize,
+    started: std::time::Instant,
+) {
+    // A terminal gets one line redrawn before each trial; a log (a pipe, a file, the
+    // journal) gets a plain line at the start and at each tenth of the run, so that it
+    // shows the run is alive without a line per trial.
+    let tenth = |step: usize| step * 10 / total;
+    if terminal || step == 0 || tenth(step) != tenth(step - 1) {
+        let what = match index {
+            None => "warm-up".to_string(),
+            Some(i) => format!("trial {}/{}", i + 1, measured),
+        };
+        // The estimate: the mean time of the trials so far, for each one left.
+        let estimate = if step > 0 {
+            let left = started.elapsed() / step as u32 * (total - step) as u32;
+            format!(", about {} s left", left.as_secs() + 1)
+        } else {
+            String::new()
+        };
+        let line = format!(
+            "{}: {what}, arm {} '{}'{estimate}",
+            r.device,
+            arm + 1,
+            r.arms[arm].label
+        );
+        let _ = if terminal {
+            write!(p, "\r\x1b[K{line}")
+        } else {
+            writeln!(p, "{line}")
+        };
+        let _ = p.flush();
+    }
+}
+
+/// Each arm's summary, the comparisons with arm 0, and the winner of a run not cut short.
+fn summarize(r: &mut ExperimentReport, stop: &dyn Fn() -> bool) {
     for arm in &mut r.arms {
         arm.summary = stats::summarize_rates(&arm.trials_mib_per_second);
     }
@@ -388,11 +445,18 @@ pub fn run_with(
         r.stopped = Some("interrupted by a signal after the last trial".into());
         r.winner = None;
     }
-    let mut ending = if r.stopped.is_some() {
-        Ending::Failed
-    } else {
-        Ending::Done
-    };
+}
+
+/// With `--keep`, sets the winner again and writes its hdparm.conf stanza; else (or when that
+/// fails) restores the originals.
+fn keep_or_restore(
+    request: &ExperimentRequest,
+    arm_sets: &[Vec<Setting>],
+    originals: &[Setting],
+    settings: &mut dyn Settings,
+    r: &mut ExperimentReport,
+    ending: &mut Ending,
+) {
     let keep = request.keep.then_some(r.winner).flatten();
     match keep {
         Some(w) => match apply_checked(&arm_sets[w], settings) {
@@ -408,13 +472,12 @@ pub fn run_with(
                     "--keep: the winner '{}' did not apply: {e}",
                     r.arms[w].label
                 ));
-                ending = Ending::Failed;
-                restore(&originals, settings, &mut r, &mut ending);
+                *ending = Ending::Failed;
+                restore(originals, settings, r, ending);
             }
         },
-        None => restore(&originals, settings, &mut r, &mut ending),
+        None => restore(originals, settings, r, ending),
     }
-    Ok((r, ending))
 }
 
 /// Sets the originals again and reads each back into the report.
@@ -567,6 +630,33 @@ pub fn run_experiment(
             });
         }
     }
+    closing_messages(request, &report, signal, &device, stderr, &mut messages);
+    let status = class.map_or(0, ErrorClass::exit_status);
+    write_report(
+        request,
+        program_args,
+        &report,
+        device,
+        messages,
+        status,
+        plot_to_stdout,
+        stdout,
+        stderr,
+    );
+    let _ = stdout.flush();
+    status
+}
+
+/// The lines that end a run (stopped early, not all restored, no winner to keep), on stderr
+/// and as the document's messages.
+fn closing_messages(
+    request: &ExperimentRequest,
+    report: &ExperimentReport,
+    signal: Option<i32>,
+    device: &str,
+    stderr: &mut dyn Write,
+    messages: &mut Vec<Message>,
+) {
     if let Some(why) = &report.stopped {
         let text = match signal {
             Some(signal) => format!(
@@ -606,7 +696,21 @@ pub fn run_experiment(
             text,
         });
     }
-    let status = class.map_or(0, ErrorClass::exit_status);
+}
+
+/// The report: the JSON document, or the text (with the SVG on stdout for `--plot -`).
+#[allow(clippy::too_many_arguments)]
+fn write_report(
+    request: &ExperimentRequest,
+    program_args: &[OsString],
+    report: &ExperimentReport,
+    device: String,
+    messages: Vec<Message>,
+    status: u8,
+    plot_to_stdout: bool,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) {
     if request.json {
         let mut env = Envelope::new(argv_strings(program_args));
         env.hdparm_rs.exit_status = status;
@@ -621,20 +725,18 @@ pub fn run_experiment(
         if let Some(dev) = doc["devices"][0].as_object_mut() {
             dev.insert(
                 "experiment".into(),
-                serde_json::to_value(&report).unwrap_or_default(),
+                serde_json::to_value(report).unwrap_or_default(),
             );
         }
         let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
         text.push('\n');
         let _ = stdout.write_all(text.as_bytes());
     } else if plot_to_stdout {
-        let _ = stderr.write_all(report::render_text(&report).as_bytes());
-        let _ = stdout.write_all(report::render_svg(&report).as_bytes());
+        let _ = stderr.write_all(report::render_text(report).as_bytes());
+        let _ = stdout.write_all(report::render_svg(report).as_bytes());
     } else {
-        let _ = stdout.write_all(report::render_text(&report).as_bytes());
+        let _ = stdout.write_all(report::render_text(report).as_bytes());
     }
-    let _ = stdout.flush();
-    status
 }
 
 fn argv_strings(args: &[OsString]) -> Vec<String> {

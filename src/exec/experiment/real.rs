@@ -1,5 +1,5 @@
 //! The real [`Settings`] and [`Trials`] of `--experiment`: each runs this program's own
-//! options through [`crate::exec::run`] with in-memory streams (`-a DEV` to read, `-a 8 DEV` to
+//! options through [`crate::exec::run_words`] with in-memory streams (`-a DEV` to read, `-a 8 DEV` to
 //! set, `--json -t DEV` to measure), so that an arm does exactly what the same words do on the
 //! command line, guards, messages and all. `--bench` is called directly, one bench trial per
 //! experiment trial, because its own trial count is not an arm's business.
@@ -8,31 +8,9 @@
 
 use super::{Settings, Trials};
 use crate::cli::{ExperimentRequest, Flags, Measurement};
-use crate::exec::get_value::value_of_get;
+use crate::exec::run_words;
 use crate::report::experiment::Setting;
-use std::ffi::OsString;
 use std::path::PathBuf;
-
-/// Runs `hdparm WORDS...` through this program; exit status, stdout, stderr.
-fn run_words(words: &[String]) -> (u8, String, String) {
-    let argv: Vec<OsString> = std::iter::once("hdparm".to_string())
-        .chain(words.iter().cloned())
-        .map(OsString::from)
-        .collect();
-    let mut out = Vec::new();
-    let mut err = Vec::new();
-    // Nothing an experiment runs reads standard input.
-    let mut no_input = std::io::empty();
-    let status = crate::exec::run(
-        &argv,
-        crate::Streams::new(&mut no_input, &mut out, &mut err),
-    );
-    (
-        status,
-        String::from_utf8_lossy(&out).into_owned(),
-        String::from_utf8_lossy(&err).into_owned(),
-    )
-}
 
 /// Why a run failed, in one line.
 fn failure(status: u8, stderr: &str) -> String {
@@ -84,20 +62,20 @@ impl Settings for RealSettings {
     fn read(&mut self, option: &str) -> Result<String, String> {
         if option == "-X" {
             // hdparm has no get for -X; the drive's IDENTIFY says which mode is selected.
-            let (status, out, err) = run_words(&["-I".into(), self.device.clone()]);
-            if status != 0 {
-                return Err(format!("-I: {}", failure(status, &err)));
+            let run = run_words(&["-I".into(), self.device.clone()]);
+            if run.exit_status != 0 {
+                return Err(format!("-I: {}", failure(run.exit_status, &run.stderr)));
             }
-            return selected_xfer_mode(&out)
+            return selected_xfer_mode(&run.stdout)
                 .ok_or_else(|| "IDENTIFY marks no transfer mode as selected".to_string());
         }
-        let (status, out, err) = run_words(&[option.to_string(), self.device.clone()]);
-        if status != 0 {
-            return Err(failure(status, &err));
+        let run = run_words(&[option.to_string(), self.device.clone()]);
+        if run.exit_status != 0 {
+            return Err(failure(run.exit_status, &run.stderr));
         }
-        value_of_get(&out)
+        run.number()
             .map(|v| v.to_string())
-            .ok_or_else(|| format!("its get printed no value: {}", out.trim()))
+            .ok_or_else(|| format!("its get printed no value: {}", run.stdout.trim()))
     }
 
     fn apply(&mut self, settings: &[Setting]) -> Result<(), String> {
@@ -107,10 +85,14 @@ impl Settings for RealSettings {
             words.push(s.value.clone());
         }
         words.push(self.device.clone());
-        let (status, _, err) = run_words(&words);
-        if status != 0 {
+        let run = run_words(&words);
+        if run.exit_status != 0 {
             let shown: Vec<String> = settings.iter().map(Setting::text).collect();
-            return Err(format!("{}: {}", shown.join(" "), failure(status, &err)));
+            return Err(format!(
+                "{}: {}",
+                shown.join(" "),
+                failure(run.exit_status, &run.stderr)
+            ));
         }
         Ok(())
     }
@@ -165,11 +147,12 @@ impl Trials for RealTrials {
             Measurement::Bench(options) => return self.bench(options),
         }
         words.push(self.device.clone());
-        let (status, out, err) = run_words(&words);
-        if status != 0 {
-            return Err(failure(status, &err));
+        let run = run_words(&words);
+        if run.exit_status != 0 {
+            return Err(failure(run.exit_status, &run.stderr));
         }
-        let doc: serde_json::Value = serde_json::from_str(&out).map_err(|e| e.to_string())?;
+        let doc: serde_json::Value =
+            serde_json::from_str(&run.stdout).map_err(|e| e.to_string())?;
         doc["devices"][0]["timing"][0]["mib_per_second"]
             .as_f64()
             .ok_or_else(|| "-t reported no rate".to_string())

@@ -501,7 +501,45 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
     report.transport = transport;
     let serial_transport = transport_type == 1;
 
-    // ---- standards --------------------------------------------------------------------
+    let (standards, like_std, min_std) = standards(id, is_cdrom, like_std, chksum);
+    report.standards = Some(standards);
+    report.configuration = Some(configuration(
+        id, ctx, is_atapi, is_cdrom, like_std, min_std,
+    ));
+    report.capabilities = Some(capabilities(
+        id,
+        is_atapi,
+        is_cdrom,
+        like_std,
+        min_std,
+        serial_transport,
+    ));
+    report.commands_features = commands_features(id, serial_transport);
+    if like_std > 6 {
+        report.additional_features = Some(additional_features(id));
+    }
+    if kind == DeviceKind::Cfa {
+        report.cfa = Some(cfa(id));
+    }
+    report.removable_media_status_notification = id.removable_media_status_notification();
+    report.security = security(id, is_cdrom, like_std);
+    report.wwn = wwn(id, is_cdrom, like_std);
+    report.hw_reset = hw_reset(id);
+    report.device_sleep = device_sleep(id, ctx);
+    report.integrity = integrity(id, is_cdrom, like_std, chksum);
+    report
+}
+
+/// The standards section, and hdparm's guesses of the standard the device follows
+/// (`like_std`, raised from the class's starting value) and the oldest it supports (`min_std`).
+fn standards(
+    id: &Identify,
+    is_cdrom: bool,
+    mut like_std: u16,
+    chksum: u8,
+) -> (Standards, u16, u16) {
+    let w = |n: usize| id.word(n);
+    let standards;
     let mut std = 0u16;
     let mut min_std = 0xFFFFu16;
     if !is_cdrom {
@@ -579,31 +617,42 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
         } else {
             (None, None)
         };
-        report.standards = Some(Standards::Ata {
+        standards = Standards::Ata {
             minor_version_code: minor,
             used,
             supported,
             likely_used,
             some_of,
-        });
+        };
     } else {
         let used_sff_8020i = w(74) == 9;
         let supported_atapi = id
             .word_reported(73)
             .then(|| (1..15u16).filter(|&i| w(73) & (1 << i) != 0).collect());
         let likely_atapi_1 = !used_sff_8020i && supported_atapi.is_none();
-        report.standards = Some(Standards::Cdrom {
+        standards = Standards::Cdrom {
             used_sff_8020i,
             supported_atapi,
             likely_atapi_1,
-        });
+        };
         like_std = 2;
     }
     if min_std == 0xFFFF {
         min_std = if like_std > 4 { like_std - 3 } else { 1 };
     }
 
-    // ---- configuration ----------------------------------------------------------------
+    (standards, like_std, min_std)
+}
+
+/// The configuration section: ATA-1 flags, ATAPI or addressing, buffer, form factor, rotation.
+fn configuration(
+    id: &Identify,
+    ctx: &IdentifyContext,
+    is_atapi: bool,
+    is_cdrom: bool,
+    like_std: u16,
+    min_std: u16,
+) -> Configuration {
     let ata1_flags = if !is_cdrom && like_std == 1 {
         (1..15)
             .filter(|&b| id.general_configuration() & (1 << b) != 0)
@@ -661,9 +710,19 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
         rpm if rpm > 0x401 => Some(Rotation::Rpm { rpm }),
         _ => None,
     };
-    report.configuration = Some(configuration);
+    configuration
+}
 
-    // ---- capabilities -----------------------------------------------------------------
+/// The capabilities section. `serial_transport`: the transport is serial (SATA words shown).
+fn capabilities(
+    id: &Identify,
+    is_atapi: bool,
+    is_cdrom: bool,
+    like_std: u16,
+    min_std: u16,
+    serial_transport: bool,
+) -> Capabilities {
+    let buffer_type = id.buffer_type();
     let mut caps = Capabilities {
         cmd_queuing: is_atapi && !is_cdrom && id.atapi_command_queuing(),
         cmd_overlap: is_atapi && id.atapi_overlap(),
@@ -747,6 +806,26 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
     // Some SATA ATAPI devices re-purpose word 62 for their DMA modes (DMADIR).
     let dmadir = is_atapi && id.atapi_dmadir_required();
     caps.dmadir_required = dmadir;
+    dma(id, &mut caps.dma, dmadir, is_atapi, is_cdrom);
+    let advanced_pio = id.advanced_pio_modes() & 0xFF;
+    caps.pio.modes = if id.timing_words_valid() && advanced_pio != 0 {
+        let bits = (advanced_pio << 3) | 7;
+        Some((0..=8u8).filter(|&m| bits & (1 << m) != 0).collect())
+    } else if (min_std < 5 || is_cdrom) && id.pio_timing_mode() <= 2 {
+        Some((0..=id.pio_timing_mode() as u8).collect())
+    } else {
+        None
+    };
+    if id.timing_words_valid() {
+        let [no_flow_control, iordy] = id.pio_cycle_ns();
+        caps.pio.cycle_no_flow_control_ns = nonzero(no_flow_control);
+        caps.pio.cycle_iordy_flow_control_ns = nonzero(iordy);
+    }
+    caps
+}
+
+/// The DMA modes and cycle times. `dmadir`: a SATA ATAPI device that re-purposes word 62.
+fn dma(id: &Identify, dma: &mut Dma, dmadir: bool, is_atapi: bool, is_cdrom: bool) {
     let (sdma, mdma, udma) = (id.sdma_modes(), id.mdma_modes(), id.udma_modes());
     let sdma_ok = if dmadir {
         false
@@ -755,7 +834,7 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
         !(sdma == 0 || lo & 0xF8 != 0 || (hi != 0 && hi != 1 && hi != 2 && hi != 4))
     };
     if dmadir || id.dma_supported() {
-        caps.dma.modes = if id.dma_timing_word_reported() && sdma == 0 && mdma == 0 {
+        dma.modes = if id.dma_timing_word_reported() && sdma == 0 && mdma == 0 {
             DmaModes::Legacy {
                 sdma: id.dma_timing_mode(),
             }
@@ -779,82 +858,74 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
                 questionable: conflict || !have_mode,
             }
         };
-        caps.dma.interleaved = is_atapi && !is_cdrom && id.atapi_interleaved_dma();
+        dma.interleaved = is_atapi && !is_cdrom && id.atapi_interleaved_dma();
         if id.timing_words_valid() {
             let [min, recommended] = id.dma_cycle_ns();
-            caps.dma.cycle_min_ns = nonzero(min);
-            caps.dma.cycle_recommended_ns = nonzero(recommended);
+            dma.cycle_min_ns = nonzero(min);
+            dma.cycle_recommended_ns = nonzero(recommended);
         }
     }
-    let advanced_pio = id.advanced_pio_modes() & 0xFF;
-    caps.pio.modes = if id.timing_words_valid() && advanced_pio != 0 {
-        let bits = (advanced_pio << 3) | 7;
-        Some((0..=8u8).filter(|&m| bits & (1 << m) != 0).collect())
-    } else if (min_std < 5 || is_cdrom) && id.pio_timing_mode() <= 2 {
-        Some((0..=id.pio_timing_mode() as u8).collect())
-    } else {
-        None
-    };
-    if id.timing_words_valid() {
-        let [no_flow_control, iordy] = id.pio_cycle_ns();
-        caps.pio.cycle_no_flow_control_ns = nonzero(no_flow_control);
-        caps.pio.cycle_iordy_flow_control_ns = nonzero(iordy);
-    }
-    report.capabilities = Some(caps);
+}
 
-    // ---- commands / features ----------------------------------------------------------
-    if id.word_valid(83) {
-        let mut groups = vec![
-            features(82, w(82) & 0x7FFF, w(85), &W82),
-            features(83, w(83) & 0x3FFF, w(86), &W83),
-        ];
-        if id.word_valid(84) && id.word_valid(87) {
-            let mut g = features(84, w(84) & 0x3FFF, w(87), &W84);
-            if w(84) & 0x1800 == 0x1800 && id.word_reported(116) {
-                g.tlc_completion_timer_msec = Some(10 * u32::from(w(116)));
-            }
-            groups.push(g);
-        }
-        if w(86) & 0x8000 != 0 && id.word_valid(119) && id.word_valid(120) {
-            groups.push(features(119, w(119) & 0x3FFF, w(120), &W119));
-        }
-        if sata_words_shown(76) {
-            groups.push(features(76, w(76), w(76), &W76));
-        }
-        if sata_words_shown(78) {
-            groups.push(features(78, w(78), w(79), &W78));
-        }
-        if w(206) & 1 != 0 {
-            groups.push(features(206, w(206), w(206) & 0x3F, &W206));
-        }
-        if w(59) & 0x1000 != 0 {
-            groups.push(features(59, w(59), w(59), &W59));
-        }
-        report.commands_features = Some(groups);
+/// The commands/features tables (W82, W83...), when word 83 is valid.
+fn commands_features(id: &Identify, serial_transport: bool) -> Option<Vec<FeatureGroup>> {
+    let w = |n: usize| id.word(n);
+    let sata_words_shown = |n: usize| serial_transport || id.word_reported(n);
+    if !id.word_valid(83) {
+        return None;
     }
-    if like_std > 6 {
-        const TRIM_DATA: u16 = 1 << 14;
-        const TRIM_ZEROS: u16 = 1 << 5;
-        let w69 = w(69) & !(TRIM_DATA | TRIM_ZEROS);
-        let trim = id.trim_supported().then(|| Trim {
-            limit_blocks: id.trim_max_blocks(),
-            deterministic_read: (w(69) & TRIM_DATA != 0).then_some(if w(69) & TRIM_ZEROS != 0 {
-                "zeros"
-            } else {
-                "data"
-            }),
-        });
-        report.additional_features = Some(AdditionalFeatures {
-            features: features(69, w69, w69, &W69).features,
-            trim,
-        });
+    let mut groups = vec![
+        features(82, w(82) & 0x7FFF, w(85), &W82),
+        features(83, w(83) & 0x3FFF, w(86), &W83),
+    ];
+    if id.word_valid(84) && id.word_valid(87) {
+        let mut g = features(84, w(84) & 0x3FFF, w(87), &W84);
+        if w(84) & 0x1800 == 0x1800 && id.word_reported(116) {
+            g.tlc_completion_timer_msec = Some(10 * u32::from(w(116)));
+        }
+        groups.push(g);
     }
-    if kind == DeviceKind::Cfa {
-        report.cfa = Some(cfa(id));
+    if w(86) & 0x8000 != 0 && id.word_valid(119) && id.word_valid(120) {
+        groups.push(features(119, w(119) & 0x3FFF, w(120), &W119));
     }
-    report.removable_media_status_notification = id.removable_media_status_notification();
+    if sata_words_shown(76) {
+        groups.push(features(76, w(76), w(76), &W76));
+    }
+    if sata_words_shown(78) {
+        groups.push(features(78, w(78), w(79), &W78));
+    }
+    if w(206) & 1 != 0 {
+        groups.push(features(206, w(206), w(206) & 0x3F, &W206));
+    }
+    if w(59) & 0x1000 != 0 {
+        groups.push(features(59, w(59), w(59), &W59));
+    }
+    Some(groups)
+}
 
-    // ---- security, WWN, reset, DEVSLP, checksum ---------------------------------------
+/// The additional features (word 69, TRIM) of an ATA-7-or-later device.
+fn additional_features(id: &Identify) -> AdditionalFeatures {
+    let w = |n: usize| id.word(n);
+    const TRIM_DATA: u16 = 1 << 14;
+    const TRIM_ZEROS: u16 = 1 << 5;
+    let w69 = w(69) & !(TRIM_DATA | TRIM_ZEROS);
+    let trim = id.trim_supported().then(|| Trim {
+        limit_blocks: id.trim_max_blocks(),
+        deterministic_read: (w(69) & TRIM_DATA != 0).then_some(if w(69) & TRIM_ZEROS != 0 {
+            "zeros"
+        } else {
+            "data"
+        }),
+    });
+    AdditionalFeatures {
+        features: features(69, w69, w69, &W69).features,
+        trim,
+    }
+}
+
+/// The security section, when the device reports its security words.
+fn security(id: &Identify, is_cdrom: bool, like_std: u16) -> Option<Security> {
+    let mut security = None;
     let (erase_word, enhanced_erase_word) = id.security_erase_time_words();
     if id.security_feature_set_supported()
         && !is_cdrom
@@ -862,7 +933,7 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
         && (id.security_word() != 0 || erase_word != 0 || enhanced_erase_word != 0)
     {
         let status = id.security_status();
-        report.security = Some(Security {
+        security = Some(Security {
             master_password_revision: id.master_password_revision(),
             status: (id.security_word() != 0).then(|| SecurityFlags {
                 supported: status.supported,
@@ -881,22 +952,34 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
             enhanced_erase_time: erase_time(enhanced_erase_word),
         });
     }
+    security
+}
+
+/// The WWN, its NAA, OUI and unique ID.
+fn wwn(id: &Identify, is_cdrom: bool, like_std: u16) -> Option<Wwn> {
+    let mut wwn_report = None;
     if let Some(wwn) = id.wwn().filter(|_| !is_cdrom && like_std > 3) {
         // NAA (bits 63:60), IEEE OUI (59:36), unique ID (35:0): ACS-4 §7.12.7.56.
-        report.wwn = Some(Wwn {
+        wwn_report = Some(Wwn {
             wwn: format!("{wwn:016x}"),
             naa: (wwn >> 60) as u8,
             ieee_oui: ((wwn >> 36) & 0xFF_FFFF) as u32,
             unique_id: wwn & 0xF_FFFF_FFFF,
         });
     }
+    wwn_report
+}
+
+/// The hardware reset result (word 93).
+fn hw_reset(id: &Identify) -> Option<HwReset> {
+    let mut hw_reset = None;
     if let Some(w93) = id.hardware_reset_result() {
         let (device_number, jj) = if w93 & 1 != 0 {
             (0, w93)
         } else {
             (1, w93 >> 8)
         };
-        report.hw_reset = Some(HwReset {
+        hw_reset = Some(HwReset {
             cblid_above_vih: w93 & 0x2000 != 0,
             device_number,
             determined_by: match jj & 6 {
@@ -906,10 +989,16 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
             },
         });
     }
+    hw_reset
+}
+
+/// DEVSLP timings from the SATA settings log, on a live device that has them.
+fn device_sleep(id: &Identify, ctx: &IdentifyContext) -> Option<DeviceSleep> {
+    let mut device_sleep = None;
     if ctx.live && id.wants_sata_settings_log() {
         if let Some(t) = ctx.devslp {
             let source = if t.deto_ms != 0 { "drive" } else { "default" };
-            report.device_sleep = Some(DeviceSleep {
+            device_sleep = Some(DeviceSleep {
                 exit_timeout_ms: if t.deto_ms != 0 { t.deto_ms } else { 20 },
                 exit_timeout_source: source,
                 min_assertion_ms: if t.mdat_ms != 0 { t.mdat_ms } else { 10 },
@@ -917,16 +1006,22 @@ pub fn identify_report(id: &Identify, ctx: &IdentifyContext) -> IdentifyReport {
             });
         }
     }
+    device_sleep
+}
+
+/// The integrity word (255) and the byte sum of the 512 bytes.
+fn integrity(id: &Identify, is_cdrom: bool, like_std: u16, chksum: u8) -> Option<Integrity> {
+    let mut integrity = None;
     if like_std > 4 && !is_cdrom {
         let signature_present = id.integrity_signature_present();
-        report.integrity = Some(Integrity {
+        integrity = Some(Integrity {
             signature_present,
             byte_sum: chksum,
             word: id.integrity_word(),
             checksum_correct: signature_present.then_some(chksum == 0),
         });
     }
-    report
+    integrity
 }
 
 fn erase_time(word: u16) -> Option<EraseTime> {

@@ -26,13 +26,41 @@ fn mode_text(modes: &[XferMode]) -> String {
 
 /// Writes the `-I` text for a report, starting with hdparm's blank line.
 pub fn render_report(r: &IdentifyReport, out: &mut dyn Write) -> io::Result<()> {
+    if !device_lines(r, out)? {
+        return Ok(());
+    }
+    if let Some(s) = &r.standards {
+        standards(out, s)?;
+    }
+    if let Some(c) = &r.configuration {
+        configuration(out, c)?;
+    }
+    if let Some(c) = &r.capabilities {
+        capabilities(out, c)?;
+    }
+    features_sections(r, out)?;
+    if let Some(c) = &r.cfa {
+        cfa(out, c)?;
+    }
+    if r.removable_media_status_notification {
+        out.write_all(b"\t\tRemovable Media Status Notification feature set supported\n")?;
+    }
+    if let Some(s) = &r.security {
+        security(out, s)?;
+    }
+    wwn_reset_sleep_integrity(r, out)
+}
+
+/// The device line, its identity strings and transport; false for an unknown device type,
+/// whose report ends there.
+fn device_lines(r: &IdentifyReport, out: &mut dyn Write) -> io::Result<bool> {
     out.write_all(b"\n")?;
     let d = &r.device;
     match d.kind {
         DeviceKind::Cfa => out.write_all(b"CompactFlash ATA device\n")?,
         DeviceKind::Unknown => {
             out.write_all(b"Unknown device type:\n\tbits 15&14 of general configuration word 0 both set to 1.\n")?;
-            return Ok(());
+            return Ok(false);
         }
         DeviceKind::Ata | DeviceKind::Atapi => {
             if d.kind == DeviceKind::Ata {
@@ -78,15 +106,11 @@ pub fn render_report(r: &IdentifyReport, out: &mut dyn Write) -> io::Result<()> 
         }
         out.write_all(b"\n")?;
     }
-    if let Some(s) = &r.standards {
-        standards(out, s)?;
-    }
-    if let Some(c) = &r.configuration {
-        configuration(out, c)?;
-    }
-    if let Some(c) = &r.capabilities {
-        capabilities(out, c)?;
-    }
+    Ok(true)
+}
+
+/// `Commands/features:` and the additional features (TRIM).
+fn features_sections(r: &IdentifyReport, out: &mut dyn Write) -> io::Result<()> {
     if let Some(groups) = &r.commands_features {
         out.write_all(b"Commands/features:\n\tEnabled\tSupported:\n")?;
         for g in groups {
@@ -115,15 +139,11 @@ pub fn render_report(r: &IdentifyReport, out: &mut dyn Write) -> io::Result<()> 
             }
         }
     }
-    if let Some(c) = &r.cfa {
-        cfa(out, c)?;
-    }
-    if r.removable_media_status_notification {
-        out.write_all(b"\t\tRemovable Media Status Notification feature set supported\n")?;
-    }
-    if let Some(s) = &r.security {
-        security(out, s)?;
-    }
+    Ok(())
+}
+
+/// The WWN, HW reset, Device Sleep and checksum sections.
+fn wwn_reset_sleep_integrity(r: &IdentifyReport, out: &mut dyn Write) -> io::Result<()> {
     if let Some(w) = &r.wwn {
         writeln!(out, "Logical Unit WWN Device Identifier: {}", w.wwn)?;
         writeln!(out, "\tNAA\t\t: {:x}", w.naa)?;
@@ -350,6 +370,13 @@ fn configuration(out: &mut dyn Write, c: &Configuration) -> io::Result<()> {
 }
 
 fn capabilities(out: &mut dyn Write, c: &Capabilities) -> io::Result<()> {
+    capability_flags_and_buffer(out, c)?;
+    timers_and_power(out, c)?;
+    dma_and_pio(out, c)
+}
+
+/// The `Capabilities:` line, the buffer and queue depth.
+fn capability_flags_and_buffer(out: &mut dyn Write, c: &Capabilities) -> io::Result<()> {
     out.write_all(b"Capabilities:\n\t")?;
     if c.cmd_queuing {
         out.write_all(b"Cmd queuing, ")?;
@@ -410,6 +437,11 @@ fn capabilities(out: &mut dyn Write, c: &Capabilities) -> io::Result<()> {
     if any {
         out.write_all(b"\n")?;
     }
+    Ok(())
+}
+
+/// Double-word IO, the standby timer, multiple sector transfer, APM, AAM, ATAPI's overlap.
+fn timers_and_power(out: &mut dyn Write, c: &Capabilities) -> io::Result<()> {
     if let Some(dw) = c.double_word_io {
         writeln!(
             out,
@@ -479,6 +511,11 @@ fn capabilities(out: &mut dyn Write, c: &Capabilities) -> io::Result<()> {
     if c.dmadir_required {
         out.write_all(b"\tDMADIR bit required in PACKET commands\n")?;
     }
+    Ok(())
+}
+
+/// The `DMA:` and `PIO:` modes with their cycle times.
+fn dma_and_pio(out: &mut dyn Write, c: &Capabilities) -> io::Result<()> {
     out.write_all(b"\tDMA: ")?;
     match &c.dma.modes {
         DmaModes::NotSupported => out.write_all(b"not supported\n")?,

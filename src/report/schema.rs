@@ -1,0 +1,84 @@
+//! The JSON Schema of `--json` (`doc/hdparm-rs.schema.json`), generated: `hdparm --generate
+//! schema` prints [`document`], and a test fails when the checked-in copy differs from it.
+//!
+//! The definitions of typed reports are derived from their types with `schemars`
+//! ([`GENERATED`]: `settings_item`), so a key added to a report is in the schema with no
+//! hand edit. The rest of the document is still written by hand, in `schema/hand.json`, with
+//! a `"@generated NAME"` placeholder where each generated definition goes; those parts move
+//! here as their JSON is built from typed structures instead of `json!`.
+//!
+//! Must not: change a document; the schema describes what the reports already write.
+
+use schemars::generate::{Contract, SchemaSettings};
+use schemars::JsonSchema;
+
+/// The hand-written part of the document, with its placeholders.
+const HAND: &str = include_str!("schema/hand.json");
+
+/// The definitions generated from types: their `$defs` name and their schema.
+pub const GENERATED: &[(&str, fn() -> serde_json::Value)] =
+    &[("settings_item", definition::<super::settings::SettingsItem>)];
+
+/// One type's schema as a definition of the document: its subschemas inlined (the document's
+/// `$defs` are its own), without the root's `$schema` and `title`, with its doc comment as
+/// the description.
+fn definition<T: JsonSchema>() -> serde_json::Value {
+    // What the reports write (a field that is always serialized is required), not what a
+    // reader would accept.
+    let generator = SchemaSettings::draft2020_12()
+        .with(|s| {
+            s.inline_subschemas = true;
+            s.contract = Contract::Serialize;
+        })
+        .into_generator();
+    let mut value = generator.into_root_schema_for::<T>().to_value();
+    if let Some(object) = value.as_object_mut() {
+        object.remove("$schema");
+        object.remove("title");
+    }
+    value
+}
+
+/// The whole document, as `doc/hdparm-rs.schema.json` holds it.
+pub fn document() -> String {
+    let mut text = HAND.to_string();
+    for (name, schema) in GENERATED {
+        let placeholder = format!("\"@generated {name}\"");
+        // The placeholder's line gives the indentation of the definition's lines.
+        let indent = text
+            .find(&placeholder)
+            .map(|at| {
+                let line = &text[text[..at].rfind('\n').map_or(0, |nl| nl + 1)..at];
+                line.len() - line.trim_start().len()
+            })
+            .unwrap_or(0);
+        let pretty = serde_json::to_string_pretty(&schema()).unwrap_or_default();
+        let pad = " ".repeat(indent);
+        let indented = pretty.replace('\n', &format!("\n{pad}"));
+        text = text.replace(&placeholder, &indented);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_checked_in_schema_is_the_generated_one() {
+        let checked_in = include_str!("../../doc/hdparm-rs.schema.json");
+        assert!(
+            checked_in == document(),
+            "doc/hdparm-rs.schema.json is stale: regenerate it with \
+             `cargo run -- --generate schema > doc/hdparm-rs.schema.json` \
+             (its hand-written parts are in src/report/schema/hand.json)"
+        );
+    }
+
+    #[test]
+    fn every_generated_definition_has_its_placeholder() {
+        for (name, _) in GENERATED {
+            assert!(HAND.contains(&format!("\"@generated {name}\"")), "{name}");
+        }
+    }
+}
