@@ -297,6 +297,8 @@ pub enum Invocation {
     Prometheus(PrometheusRequest),
     /// `--generate complete-SHELL` (ours): a shell completion script on stdout.
     Completions { shell: String },
+    /// `--generate man` (ours): doc/hdparm.8, made from the option definitions, on stdout.
+    ManPage,
     /// `--advise` (ours): what is off about each drive, and the command that changes it.
     Advise(AdviseRequest),
     /// `--surface` (ours): a read scan of the whole device, zone by zone.
