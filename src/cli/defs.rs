@@ -162,6 +162,9 @@ pub struct OptionDef {
     /// Its entry in the man page (`hdparm --generate man`); none for the obsolete letters,
     /// which the page leaves out.
     pub man: Option<ManEntry>,
+    /// Its lines in `--security-help`, byte for byte as hdparm 9.65 prints them (the layout
+    /// around them is in `usage.rs`).
+    pub security_help: Option<&'static str>,
     pub(crate) apply: Apply,
 }
 
@@ -190,6 +193,14 @@ impl OptionDef {
         !matches!(self.guard, Guard::PleaseDestroy | Guard::Both)
             && ((self.role == Role::GetSet && matches!(self.value, Value::Decimal { .. }))
                 || self.short == Some(b'X'))
+    }
+
+    /// The definition with its lines in `--security-help` (several lines joined by `\n`).
+    const fn in_security_help(self, lines: &'static str) -> OptionDef {
+        OptionDef {
+            security_help: Some(lines),
+            ..self
+        }
     }
 
     /// How a user writes it: `-B` or `--security-erase`.
@@ -256,6 +267,7 @@ macro_rules! get_set {
             example: &[concat!("-", $letter, $max)],
             origin: Origin::Hdparm,
             man: None,
+            security_help: None,
             apply: Apply::GetSet(field!(GetSet<u32>, $field)),
         }
     };
@@ -280,6 +292,7 @@ macro_rules! set_only {
             example: &[concat!("-", $letter, $min)],
             origin: Origin::Hdparm,
             man: None,
+            security_help: None,
             apply: Apply::SetOnly(field!(SetOnly<u32>, $field)),
         }
     };
@@ -307,6 +320,7 @@ const fn plain(
         example,
         origin: Origin::Hdparm,
         man: None,
+        security_help: None,
         apply,
     }
 }
@@ -738,6 +752,7 @@ pub const MAX_SECTORS: OptionDef = OptionDef {
     example: &["-N"],
     origin: Origin::Hdparm,
     man: None,
+    security_help: None,
     apply: Apply::Custom(|p, def, typed| {
         let noisy = p.take_noisy();
         let (value, permanent) = p.number(def, typed)?;
@@ -778,6 +793,7 @@ pub const PIO_MODE: OptionDef = OptionDef {
     example: &["-p", "pio4"],
     origin: Origin::Hdparm,
     man: None,
+    security_help: None,
     apply: Apply::Custom(|p, def, _| p.set_transfer_mode(def, field!(SetOnly<u32>, pio_mode))),
 }
 .man_page("MODE", r#"Ask the legacy IDE driver to program the interface chipset for PIO MODE (a number or a name such as pio4)."#);
@@ -1046,6 +1062,7 @@ pub const XFER_MODE: OptionDef = OptionDef {
     example: &["-X", "udma5"],
     origin: Origin::Hdparm,
     man: None,
+    security_help: None,
     apply: Apply::Custom(|p, def, _| p.set_transfer_mode(def, field!(SetOnly<u32>, xfer_mode))),
 }
 .man_page("MODE", r#"Set the drive's transfer mode with SET FEATURES: a number or a name such as udma5, mdma2, pio4 (hdparm's N+64 arithmetic: \-X69 is UltraDMA mode 5). libata refuses this through pass\-through; the tool says so."#);
@@ -1923,7 +1940,8 @@ pub const SECURITY_FREEZE: OptionDef = long_flag(
     &["--security-freeze"],
     Apply::Flag(field!(bool, security_freeze)),
 )
-.man_page("", r#"Freeze the security settings until the next reset."#);
+.man_page("", r#"Freeze the security settings until the next reset."#)
+.in_security_help(" --security-freeze           Freeze security settings until reset.");
 parses!(security_freeze_parses, "--security-freeze /dev/x", |f| f
     .security_freeze);
 pub const SECURITY_PROMPT: OptionDef = long_flag(
@@ -1936,7 +1954,8 @@ pub const SECURITY_PROMPT: OptionDef = long_flag(
 )
 .man_page("", r#"Read the password from the terminal, without echo, instead of the command line (\fBPlease enter the drive password:\fR). Give it before the password command.
 hdparm\-rs's \fB Issuing ...\fR line then says \fBpassword from the terminal (not shown)\fR
-where hdparm prints the password (see SAFETY, Passwords)."#);
+where hdparm prints the password (see SAFETY, Passwords)."#)
+.in_security_help(" --security-prompt-for-password   Prompt user to enter the drive password.");
 parses!(
     security_prompt_parses,
     "--security-prompt-for-password --security-unlock /dev/x",
@@ -1967,7 +1986,12 @@ pub const SECURITY_MODE: OptionDef = security_letter(
     "hm",
     "The security level of --security-set-pass: h high, m maximum",
 )
-.man_page("h|m", r#"Security level for \-\-security\-set\-pass: high (default) or maximum. Give it before the password command."#);
+.man_page("h|m", r#"Security level for \-\-security\-set\-pass: high (default) or maximum. Give it before the password command."#)
+.in_security_help(concat!(
+    " --security-mode  LEVEL      Use LEVEL to select security level:\n",
+    "                                  h   high security (default).\n",
+    "                                  m   maximum security.",
+));
 parses!(
     security_mode_parses,
     "--security-mode m --security-set-pass pw /dev/x",
@@ -1978,7 +2002,12 @@ pub const USER_MASTER: OptionDef = security_letter(
     "um",
     "Whose password the security options use: u user, m master",
 )
-.man_page("u|m", r#"Whether the password is the user's (default) or the master's. Give it before the password command."#);
+.man_page("u|m", r#"Whether the password is the user's (default) or the master's. Give it before the password command."#)
+.in_security_help(concat!(
+    " --user-master    WHICH      Use WHICH to choose password type:\n",
+    "                                  u   user-password (default).\n",
+    "                                  m   master-password",
+));
 parses!(
     user_master_parses,
     "--user-master m --security-unlock pw /dev/x",
@@ -2015,7 +2044,8 @@ pub const SECURITY_UNLOCK: OptionDef = security(
     "Unlock the drive with a password (SECURITY UNLOCK)",
     SecurityCommand::Unlock,
 )
-.man_page("PASSWORD", r#"Unlock a locked drive (SECURITY UNLOCK). A drive counts wrong passwords and refuses further attempts until a power cycle after five."#);
+.man_page("PASSWORD", r#"Unlock a locked drive (SECURITY UNLOCK). A drive counts wrong passwords and refuses further attempts until a power cycle after five."#)
+.in_security_help(" --security-unlock   PASSWD  Unlock drive.");
 parses!(
     security_unlock_parses,
     "--security-unlock NULL /dev/x",
@@ -2027,7 +2057,12 @@ pub const SECURITY_SET_PASS: OptionDef = security(
     SecurityCommand::SetPass,
 )
 .man_page("PASSWORD", r#"Set a user or master password (\-\-user\-master); a user password locks the drive at its next power cycle, and hdparm\-rs says so once on stderr.
-A master password is sent with the next master password revision code (IDENTIFY word 92 plus one)."#);
+A master password is sent with the next master password revision code (IDENTIFY word 92 plus one)."#)
+.in_security_help(concat!(
+    " --security-set-pass PASSWD  Lock drive, using password PASSWD:\n",
+    "                                  Use 'NULL' to set empty password.\n",
+    "                                  Drive gets locked if user-passwd is selected.",
+));
 parses!(
     security_set_pass_parses,
     "--security-set-pass abc /dev/x",
@@ -2041,7 +2076,8 @@ pub const SECURITY_DISABLE: OptionDef = security(
 .man_page("PASSWORD", r#"Remove the password: SECURITY UNLOCK, then SECURITY DISABLE PASSWORD with the same data.
 PASSWORD is text of up to 32 characters, \fBNULL\fR for an empty one, or \fBhex:\fR and 64 hex digits; hdparm prints it (\fBsecurity_password: ...\fR) while reading the command line.
 A failure ends the device's processing.
-None of the password commands needs a guard flag."#);
+None of the password commands needs a guard flag."#)
+.in_security_help(" --security-disable  PASSWD  Disable drive locking.");
 parses!(
     security_disable_parses,
     "--security-disable pw /dev/x",
@@ -2055,7 +2091,8 @@ pub const SECURITY_ERASE: OptionDef = security(
 .man_page("PASSWORD", r#"SECURITY ERASE PREPARE, then SECURITY ERASE UNIT: erase the whole drive. The drive must have a password set (\-\-security\-set\-pass).
 The command's timeout is computed as hdparm computes it from IDENTIFY words 89 and 90 and the capacity (12 hours without IDENTIFY).
 hdparm\-rs prints the drive's own estimate on stderr before it starts, the elapsed time while it runs when stderr is a terminal, and does not send anything to a drive whose security is frozen (it says how to unfreeze it: suspend and resume, or a hot\-plug).
-SIGINT, SIGTERM, SIGHUP and SIGQUIT do not stop the erase: hdparm\-rs says that the drive keeps erasing and stays locked with this password, waits for the end, sends nothing to the devices after it, and then ends (see SIGNALS)."#);
+SIGINT, SIGTERM, SIGHUP and SIGQUIT do not stop the erase: hdparm\-rs says that the drive keeps erasing and stays locked with this password, waits for the end, sends nothing to the devices after it, and then ends (see SIGNALS)."#)
+.in_security_help(" --security-erase    PASSWD  Erase a (locked) drive.");
 parses!(
     security_erase_parses,
     "--security-erase pw /dev/x",
@@ -2066,7 +2103,8 @@ pub const SECURITY_ERASE_ENHANCED: OptionDef = security(
     "Erase the drive, reserved areas too (SECURITY ERASE UNIT, enhanced)",
     SecurityCommand::EraseEnhanced,
 )
-.man_page("PASSWORD", r#"Enhanced SECURITY ERASE UNIT (also the reallocated and reserved areas), with the time of IDENTIFY word 90; as \-\-security\-erase otherwise."#);
+.man_page("PASSWORD", r#"Enhanced SECURITY ERASE UNIT (also the reallocated and reserved areas), with the time of IDENTIFY word 90; as \-\-security\-erase otherwise."#)
+.in_security_help(" --security-erase-enhanced PASSWD   Enhanced-erase a (locked) drive.");
 parses!(
     security_erase_enhanced_parses,
     "--security-erase-enhanced pw /dev/x",
