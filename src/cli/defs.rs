@@ -17,7 +17,6 @@
 //! What this file must not do: touch the system, or know how an option is carried out.
 
 use super::flags::*;
-use super::parse::{no_dry_run, IdentifyOutput, Outcome, ParseError, Parser, Step};
 
 /// Whose option it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,9 +134,74 @@ pub(crate) enum Apply {
     /// Switches a flag on. A short letter also ends a `-q` (hdparm's DO_FLAG); a long one does
     /// not.
     Flag(fn(&mut Flags) -> &mut bool),
-    /// Everything else: the function reads the value as the definition describes it.
-    Custom(fn(&mut Parser, &OptionDef, &str) -> Step<Outcome>),
+    /// Everything else: one of the parser's own readers, which reads the value as the
+    /// definition describes it.
+    Custom(Reader),
     Rejected,
+}
+
+/// The parser's readers for the options that are more than a flag or a decimal into a field.
+/// `cli::parse` carries each out: a definition is data, and knows nothing of the parser.
+#[derive(Clone, Copy)]
+pub(crate) enum Reader {
+    /// `-h`, `--help`.
+    Help {
+        extended: bool,
+    },
+    /// `-V`.
+    Version,
+    /// `--security-help`.
+    SecurityHelp,
+    /// `-I`, `--Istdout`, `--Iraw FILE`: one setting, the last one given wins.
+    IdentifyDecode,
+    IdentifyHex,
+    IdentifyRaw,
+    /// `-q`.
+    Quiet,
+    /// `-N [p]COUNT`.
+    MaxSectors,
+    /// `-p`, `-X`: a transfer mode into the field.
+    TransferMode(fn(&mut Flags) -> &mut SetOnly<u32>),
+    /// The definition's [`Value::Number`] into the field.
+    Number(fn(&mut Flags) -> &mut Option<u64>),
+    /// `--make-bad-sector [f]LBA`.
+    MakeBadSector,
+    /// `--fallocate KiB FILE`, `--fibmap FILE`, `--Istdin`: the invocation itself.
+    Fallocate,
+    Fibmap,
+    Istdin,
+    /// `--fwdownload*`.
+    Fwdownload(FwMode),
+    /// A sanitize command without a value.
+    Sanitize(SanitizeCommand),
+    SanitizeOverwrite,
+    SanitizeOverwritePasses,
+    /// `--sanitize-status [--wait]`.
+    SanitizeStatus,
+    TrimRanges,
+    /// `--security-mode h|m`, `--user-master u|m`.
+    SecurityLetter,
+    /// A security command and its password.
+    Security(SecurityCommand),
+    /// `--security-password-file FILE`.
+    PasswordFile,
+    Bench,
+    BenchRandom,
+    /// A `--bench-*` value: the benchmark's own parser stores the word.
+    BenchSetting(fn(&mut crate::timing::bench::BenchOptions, &str) -> Result<(), String>),
+    /// `--apply`, `--check`, `--config FILE`, `--experiment`, `--prometheus`, `--generate`,
+    /// `--advise`, `--surface`: ours, most reading the rest of the command line.
+    Apply {
+        check: bool,
+    },
+    Config,
+    Experiment,
+    Prometheus,
+    Generate,
+    Advise,
+    Surface {
+        quick: bool,
+    },
 }
 
 /// One option spelling.
@@ -567,7 +631,7 @@ pub const HELP: OptionDef = plain(
     Some(" -h   Display terse usage information"),
     "Print hdparm's usage text",
     &["-h"],
-    Apply::Custom(|_, _, _| Ok(Outcome::Done(Invocation::Help { extended: false }))),
+    Apply::Custom(Reader::Help { extended: false }),
 )
 .man_page("", r#"Show hdparm's terse usage text."#);
 invokes!(help_invokes, "-h", Invocation::Help { extended: false });
@@ -606,11 +670,7 @@ pub const IDENTIFY: OptionDef = plain(
     Some(" -I   Detailed/current information directly from drive"),
     "Decode IDENTIFY DEVICE read from the drive",
     &["-I"],
-    Apply::Custom(|p, _, _| {
-        p.set_identify_output(IdentifyOutput::Decode);
-        p.end_quiet();
-        Ok(Outcome::Continue)
-    }),
+    Apply::Custom(Reader::IdentifyDecode),
 )
 .man_page("", r#"Ask the drive for its IDENTIFY data now and decode all of it: model, serial, firmware, standards, geometry and size, capabilities, transfer modes, features with their enabled state, security, WWN and checksum."#);
 parses!(identify_parses, "--Istdout -I /dev/x", |f| f.identify
@@ -753,18 +813,7 @@ pub const MAX_SECTORS: OptionDef = OptionDef {
     origin: Origin::Hdparm,
     man: None,
     security_help: None,
-    apply: Apply::Custom(|p, def, typed| {
-        let noisy = p.take_noisy();
-        let (value, permanent) = p.number(def, typed)?;
-        let f = &mut p.flags;
-        f.max_sectors.get = noisy;
-        f.max_sectors_permanent = permanent;
-        f.max_sectors.set = value.is_some();
-        if let Some(v) = value {
-            f.max_sectors.value = v;
-        }
-        Ok(Outcome::Continue)
-    }),
+    apply: Apply::Custom(Reader::MaxSectors),
 }
 .man_page("[[p]COUNT]", r#"Get or set the number of visible sectors (Host Protected Area / Accessible Max Address). A p prefix makes the setting permanent (it survives a power cycle). The set uses SET ACCESSIBLE MAX ADDRESS EXT where the drive has Accessible Max Address, else READ NATIVE MAX ADDRESS (EXT) immediately followed by SET MAX ADDRESS (EXT); the get is printed afterwards. Reducing the size below what IDENTIFY shows needs \-\-yes\-i\-know\-what\-i\-am\-doing. When IDENTIFY shows more sectors than the native maximum, the get adds the DCO real maximum as (N?)."#);
 parses!(max_sectors_parses, "-N p0x10 /dev/x", |f| f.max_sectors
@@ -794,7 +843,7 @@ pub const PIO_MODE: OptionDef = OptionDef {
     origin: Origin::Hdparm,
     man: None,
     security_help: None,
-    apply: Apply::Custom(|p, def, _| p.set_transfer_mode(def, field!(SetOnly<u32>, pio_mode))),
+    apply: Apply::Custom(Reader::TransferMode(field!(SetOnly<u32>, pio_mode))),
 }
 .man_page("MODE", r#"Ask the legacy IDE driver to program the interface chipset for PIO MODE (a number or a name such as pio4)."#);
 parses!(pio_mode_parses, "-p pio4 /dev/x", |f| f.pio_mode
@@ -822,11 +871,7 @@ pub const QUIET: OptionDef = plain(
     Some(" -q   Change next setting quietly"),
     "Make the next option quiet, and hide the device header from here on",
     &["-q"],
-    Apply::Custom(|p, _, _| {
-        p.flags.quiet = true;
-        p.noisy = false;
-        Ok(Outcome::Continue)
-    }),
+    Apply::Custom(Reader::Quiet),
 )
 .man_page("", r#"Make the next option quiet: its messages are not printed. Once \-q is seen the device header line is not printed either."#);
 parses!(quiet_parses, "-q -W0 -A /dev/x", |f| f.quiet
@@ -984,7 +1029,7 @@ pub const VERSION: OptionDef = plain(
     Some(" -V   Display program version and exit immediately"),
     "Print the version",
     &["-V"],
-    Apply::Custom(|_, _, _| Ok(Outcome::Done(Invocation::Version))),
+    Apply::Custom(Reader::Version),
 )
 .man_page(
     "",
@@ -1063,7 +1108,7 @@ pub const XFER_MODE: OptionDef = OptionDef {
     origin: Origin::Hdparm,
     man: None,
     security_help: None,
-    apply: Apply::Custom(|p, def, _| p.set_transfer_mode(def, field!(SetOnly<u32>, xfer_mode))),
+    apply: Apply::Custom(Reader::TransferMode(field!(SetOnly<u32>, xfer_mode))),
 }
 .man_page("MODE", r#"Set the drive's transfer mode with SET FEATURES: a number or a name such as udma5, mdma2, pio4 (hdparm's N+64 arithmetic: \-X69 is UltraDMA mode 5). libata refuses this through pass\-through; the tool says so."#);
 parses!(xfer_mode_parses, "-X udma5 /dev/x", |f| f.xfer_mode
@@ -1224,10 +1269,7 @@ pub const DCO_SETMAX: OptionDef = OptionDef {
         Some(" --dco-setmax      Use DCO to set maximum addressable sectors"),
         "Set the maximum addressable sectors through DCO SET",
         &["--dco-setmax", "1000000"],
-        Apply::Custom(|p, def, typed| {
-            p.flags.dco_setmax = p.number(def, typed)?.0;
-            Ok(Outcome::Continue)
-        }),
+        Apply::Custom(Reader::Number(field!(Option<u64>, dco_setmax))),
     )
 }
 .man_page("N", r#"Set the maximum addressable sectors through DCO: the drive's DCO identify data, checked against its checksum (DCO Checksum FAILED! otherwise, and nothing is sent), is sent back with DEVICE CONFIGURATION SET with the new maximum and checksum (needs \-\-yes\-i\-know\-what\-i\-am\-doing when it shrinks the drive)."#);
@@ -1268,18 +1310,7 @@ pub const FALLOCATE: OptionDef = OptionDef {
         Some(" --fallocate       Create a file without writing data to disk"),
         "Create a file of N KiB without writing its data (fallocate)",
         &[],
-        Apply::Custom(|p, _, typed| {
-            let (kib, _) = p.u64_parm(false, None, 0, 1 << 53, typed, "bad/missing block-count")?;
-            let path = p.filename(typed)?;
-            if p.num_flags != 0 || p.remaining() > 0 {
-                return Err(ParseError::Usage { clue: 4 });
-            }
-            Ok(Outcome::Done(Invocation::Fallocate {
-                kib: kib.unwrap_or(0),
-                path,
-                dry_run: p.flags.dry_run,
-            }))
-        }),
+        Apply::Custom(Reader::Fallocate),
     )
 }
 .man_page("KiB FILE", r#"Create FILE (it must not exist; mode 0600) with KiB kibibytes allocated and no data written (fallocate(2)), then sync it. No device argument."#);
@@ -1310,20 +1341,7 @@ pub const FIBMAP: OptionDef = OptionDef {
         Some(" --fibmap          Show device extents (and fragmentation) for a file"),
         "Print where a file's blocks lie on the device",
         &[],
-        Apply::Custom(|p, _, typed| {
-            let path = p.filename(typed)?;
-            if p.num_flags != 0 || p.remaining() > 0 {
-                return Err(ParseError::Usage { clue: 5 });
-            }
-            if p.flags.dry_run {
-                return Err(no_dry_run(
-                    "--fibmap",
-                    "it reads where the file lies (FIEMAP, or FIBMAP block by block)",
-                    "",
-                ));
-            }
-            Ok(Outcome::Done(Invocation::Fibmap { path }))
-        }),
+        Apply::Custom(Reader::Fibmap),
     )
 }
 .man_page("FILE", r#"Show the extents of FILE as absolute sector ranges of the disk: the file system's start (from sysfs or the geometry) plus its blocks, from FIEMAP, else FIBMAP. Holes and extents of unknown place show dashes. No device argument. Unlike hdparm 9.65, it finds the start of a partition whose major number differs from its disk's (loop and other extended partitions)."#);
@@ -1337,14 +1355,7 @@ invokes!(
 
 /// One `--fwdownload*` spelling.
 const fn fwdownload(name: &'static str, usage: &'static str, mode: FwMode) -> OptionDef {
-    let apply = match mode {
-        FwMode::Default => Apply::Custom(|p, _, t| p.set_fwdownload(FwMode::Default, t)),
-        FwMode::Mode3 => Apply::Custom(|p, _, t| p.set_fwdownload(FwMode::Mode3, t)),
-        FwMode::Mode3Max => Apply::Custom(|p, _, t| p.set_fwdownload(FwMode::Mode3Max, t)),
-        FwMode::Mode7 => Apply::Custom(|p, _, t| p.set_fwdownload(FwMode::Mode7, t)),
-        FwMode::ModeE => Apply::Custom(|p, _, t| p.set_fwdownload(FwMode::ModeE, t)),
-        FwMode::ModeEMax => Apply::Custom(|p, _, t| p.set_fwdownload(FwMode::ModeEMax, t)),
-    };
+    let apply = Apply::Custom(Reader::Fwdownload(mode));
     OptionDef {
         value: Value::Filename,
         guard: Guard::Both,
@@ -1462,11 +1473,7 @@ pub const IRAW: OptionDef = OptionDef {
         Some(" --Iraw filename   Write raw binary identify data to the specfied file"),
         "Write the raw IDENTIFY data to a file",
         &[],
-        Apply::Custom(|p, _, typed| {
-            let path = p.filename(typed)?;
-            p.set_identify_output(IdentifyOutput::Raw(path));
-            Ok(Outcome::Continue)
-        }),
+        Apply::Custom(Reader::IdentifyRaw),
     )
 }
 .man_page(
@@ -1484,21 +1491,7 @@ pub const ISTDIN: OptionDef = OptionDef {
         Some(" --Istdin          Read identify data from stdin as ASCII hex"),
         "Decode IDENTIFY data read from stdin as hex words",
         &[],
-        Apply::Custom(|p, _, _| {
-            if p.remaining() > 0 {
-                return Err(ParseError::Usage { clue: 2 });
-            }
-            if p.flags.dry_run {
-                return Err(no_dry_run(
-                    "--Istdin",
-                    "it only decodes what standard input holds",
-                    "",
-                ));
-            }
-            Ok(Outcome::Done(Invocation::IdentifyStdin {
-                json: p.flags.json,
-            }))
-        }),
+        Apply::Custom(Reader::Istdin),
     )
 }
 .man_page("", r#"Decode IDENTIFY data given as hexadecimal words on standard input (the output of \-\-Istdout), without a device."#);
@@ -1513,10 +1506,7 @@ pub const ISTDOUT: OptionDef = long_flag(
     Some(" --Istdout         Write identify data to stdout as ASCII hex"),
     "Print the IDENTIFY data as hex words",
     &["--Istdout"],
-    Apply::Custom(|p, _, _| {
-        p.set_identify_output(IdentifyOutput::Hex);
-        Ok(Outcome::Continue)
-    }),
+    Apply::Custom(Reader::IdentifyHex),
 )
 .man_page(
     "",
@@ -1540,11 +1530,7 @@ pub const MAKE_BAD_SECTOR: OptionDef = OptionDef {
         Some(" --make-bad-sector Deliberately corrupt a sector directly on the media (VERY DANGEROUS)"),
         "Make a sector unreadable (WRITE UNCORRECTABLE EXT or WRITE LONG); f flags it",
         &[],
-        Apply::Custom(|p, def, typed| {
-            let (v, flagged) = p.number(def, typed)?;
-            p.flags.make_bad_sector = v.map(|lba| (lba, flagged));
-            Ok(Outcome::Continue)
-        }),
+        Apply::Custom(Reader::MakeBadSector),
     )
 }
 .man_page("[f]LBA", r#"Deliberately corrupt sector LBA (needs \-\-yes\-i\-know\-what\-i\-am\-doing): WRITE UNCORRECTABLE EXT (pseudo, or flagged with f) where the drive claims it, f is given or LBA needs 48 bits, else WRITE LONG. The raw device only (not a partition)."#);
@@ -1567,10 +1553,7 @@ pub const OFFSET: OptionDef = long_number(
     Some(" --offset          use with -t, to begin timings at given offset (in GiB) from start of drive"),
     "Start -t at this offset, in GiB",
     &["--offset", "0", "-t"],
-    Apply::Custom(|p, def, typed| {
-        p.flags.offset_gib = p.number(def, typed)?.0;
-        Ok(Outcome::Continue)
-    }),
+    Apply::Custom(Reader::Number(field!(Option<u64>, offset_gib))),
 )
 .man_page("GiB", r#"Start \-t that many GiB into the device."#);
 parses!(offset_parses, "--OFFSET 2 -t /dev/x", |f| f.offset_gib
@@ -1615,10 +1598,7 @@ pub const READ_SECTOR: OptionDef = long_number(
     Some(" --read-sector     Read and dump (in hex) a sector directly from the media"),
     "Read one sector from the media and print it in hex (READ SECTORS EXT)",
     &["--read-sector", "0"],
-    Apply::Custom(|p, def, typed| {
-        p.flags.read_sector = p.number(def, typed)?.0;
-        Ok(Outcome::Continue)
-    }),
+    Apply::Custom(Reader::Number(field!(Option<u64>, read_sector))),
 )
 .man_page(
     "LBA",
@@ -1642,10 +1622,7 @@ const fn write_sector(name: &'static str, usage: &'static str) -> OptionDef {
             Some(usage),
             "Overwrite one sector with zeros (WRITE SECTORS EXT)",
             &[],
-            Apply::Custom(|p, def, typed| {
-                p.flags.write_sector = p.number(def, typed)?.0;
-                Ok(Outcome::Continue)
-            }),
+            Apply::Custom(Reader::Number(field!(Option<u64>, write_sector))),
         )
     }
 }
@@ -1681,7 +1658,7 @@ pub const SANITIZE_ANTIFREEZE_LOCK: OptionDef = sanitize(
     " --sanitize-antifreeze-lock  Block sanitize-freeze-lock command until next power cycle",
     "Block SANITIZE FREEZE LOCK until power-off (SANITIZE ANTIFREEZE LOCK)",
     Guard::None,
-    Apply::Custom(|p, _, _| p.set_sanitize(SanitizeCommand::AntifreezeLock)),
+    Apply::Custom(Reader::Sanitize(SanitizeCommand::AntifreezeLock)),
 )
 .man_page(
     "",
@@ -1698,7 +1675,7 @@ pub const SANITIZE_BLOCK_ERASE: OptionDef = sanitize(
     " --sanitize-block-erase      Start block erase operation",
     "Erase every block of the media (SANITIZE BLOCK ERASE)",
     Guard::YesIKnow,
-    Apply::Custom(|p, _, _| p.set_sanitize(SanitizeCommand::BlockErase)),
+    Apply::Custom(Reader::Sanitize(SanitizeCommand::BlockErase)),
 )
 .man_page("", r#"Start a SANITIZE BLOCK ERASE (needs \-\-yes\-i\-know\-what\-i\-am\-doing; destroys all data).
 The drive erases in the background; \-\-sanitize\-status shows its progress.
@@ -1713,7 +1690,7 @@ pub const SANITIZE_CRYPTO_SCRAMBLE: OptionDef = sanitize(
     " --sanitize-crypto-scramble  Change the internal encryption keys that used for used data",
     "Change the media encryption keys (SANITIZE CRYPTO SCRAMBLE)",
     Guard::YesIKnow,
-    Apply::Custom(|p, _, _| p.set_sanitize(SanitizeCommand::CryptoScramble)),
+    Apply::Custom(Reader::Sanitize(SanitizeCommand::CryptoScramble)),
 )
 .man_page("", r#"Start a SANITIZE CRYPTO SCRAMBLE: the drive changes its media encryption keys (needs \-\-yes\-i\-know\-what\-i\-am\-doing; destroys all data)."#);
 parses!(
@@ -1726,7 +1703,7 @@ pub const SANITIZE_FREEZE_LOCK: OptionDef = sanitize(
     " --sanitize-freeze-lock      Lock drive's sanitize features until next power cycle",
     "Lock the sanitize commands until power-off (SANITIZE FREEZE LOCK)",
     Guard::None,
-    Apply::Custom(|p, _, _| p.set_sanitize(SanitizeCommand::FreezeLock)),
+    Apply::Custom(Reader::Sanitize(SanitizeCommand::FreezeLock)),
 )
 .man_page(
     "",
@@ -1744,10 +1721,7 @@ pub const SANITIZE_OVERWRITE: OptionDef = OptionDef {
         " --sanitize-overwrite  PATTERN  Overwrite the internal media with constant PATTERN",
         "Overwrite the media with a 32-bit pattern (SANITIZE OVERWRITE)",
         Guard::YesIKnow,
-        Apply::Custom(|p, _, _| {
-            let pattern = p.overwrite_pattern()?;
-            p.set_sanitize(SanitizeCommand::Overwrite { pattern })
-        }),
+        Apply::Custom(Reader::SanitizeOverwrite),
     )
 }
 .man_page("hex:PATTERN", r#"Start a SANITIZE OVERWRITE with a 32\-bit PATTERN, given as \fBhex:\fR and 8 hex digits (needs \-\-yes\-i\-know\-what\-i\-am\-doing; destroys all data)."#);
@@ -1765,17 +1739,7 @@ pub const SANITIZE_OVERWRITE_PASSES: OptionDef = long_number(
     Some(" --sanitize-overwrite-passes COUNT  Number of overwrite passes from 0 to 7, default 0 means 16 passes"),
     "The number of passes of --sanitize-overwrite (0 means 16)",
     &["--sanitize-overwrite-passes", "1", "-C"],
-    Apply::Custom(|p, def, typed| {
-        // Any failure gets the one message, as hdparm's own check prints it.
-        let passes = p.number(def, typed).ok().and_then(|(v, _)| v);
-        let Some(passes) = passes else {
-            return Err(ParseError::Message(format!(
-                "  {typed}: Number of passes must be in range 0..7"
-            )));
-        };
-        p.flags.sanitize_passes = passes as u32;
-        Ok(Outcome::Continue)
-    }),
+    Apply::Custom(Reader::SanitizeOverwritePasses),
 )
 .man_page("N", r#"Number of overwrite passes of \-\-sanitize\-overwrite, 0..7 (0 means 16); give it before \-\-sanitize\-overwrite."#);
 parses!(
@@ -1788,13 +1752,7 @@ pub const SANITIZE_STATUS: OptionDef = sanitize(
     " --sanitize-status           Show sanitize status information",
     "Print the sanitize state and progress (SANITIZE STATUS)",
     Guard::None,
-    Apply::Custom(|p, _, _| {
-        // Our `--wait` may follow it (no other flag may: it is standalone).
-        if p.take_word_if(b"--wait") {
-            p.flags.sanitize_wait = true;
-        }
-        p.set_sanitize(SanitizeCommand::Status)
-    }),
+    Apply::Custom(Reader::SanitizeStatus),
 )
 .man_page("", r#"Show the sanitize state (SD0 idle, SD1 frozen, SD2 in progress with its progress), whether the last sanitize completed without error, and the antifreeze bit.
 Followed by \-\-wait (ours), it asks again every second until the operation ends, showing the percentage done and the time left on stderr when that is a terminal, and prints the final status."#);
@@ -1814,7 +1772,7 @@ pub const SECURITY_HELP: OptionDef = long_flag(
     Some(" --security-help             Display help for ATA security commands"),
     "Print the help of the security options",
     &[],
-    Apply::Custom(|_, _, _| Ok(Outcome::Done(Invocation::SecurityHelp))),
+    Apply::Custom(Reader::SecurityHelp),
 )
 .man_page("", r#"Show the help on the security options."#);
 invokes!(
@@ -1834,10 +1792,7 @@ pub const SET_SECTOR_SIZE: OptionDef = OptionDef {
         Some(" --set-sector-size           Change logical sector size of drive"),
         "Change the drive's logical sector size (SET SECTOR CONFIGURATION EXT)",
         &[],
-        Apply::Custom(|p, def, typed| {
-            p.flags.set_sector_size = p.number(def, typed)?.0;
-            Ok(Outcome::Continue)
-        }),
+        Apply::Custom(Reader::Number(field!(Option<u64>, set_sector_size))),
     )
 }
 .man_page("N", r#"Change the logical sector size of a drive that supports it to one of the sizes of its Sector Configuration log (needs \-\-please\-destroy\-my\-drive; must be the only option). A size the log does not list is refused (exit 25)."#);
@@ -1856,15 +1811,7 @@ pub const TRIM_SECTOR_RANGES: OptionDef = OptionDef {
         Some(" --trim-sector-ranges        Tell SSD firmware to discard unneeded data sectors: lba:count .."),
         "Tell the drive that these sectors hold no data (DATA SET MANAGEMENT TRIM)",
         &[],
-        Apply::Custom(|p, _, typed| {
-            let ranges = p.trim_ranges(typed)?;
-            p.flags.trim_ranges = if ranges.is_empty() {
-                None
-            } else {
-                Some(ranges)
-            };
-            Ok(Outcome::Continue)
-        }),
+        Apply::Custom(Reader::TrimRanges),
     )
 }
 .man_page("LBA:COUNT ...", r#"TRIM the given sector ranges (COUNT 1..65535) with one DATA SET MANAGEMENT command (needs \-\-please\-destroy\-my\-drive; must be the only option; the raw device only)."#);
@@ -1976,7 +1923,7 @@ const fn security_letter(
             None,
             summary,
             &[],
-            Apply::Custom(|p, def, _| p.security_letter(def)),
+            Apply::Custom(Reader::SecurityLetter),
         )
     }
 }
@@ -2020,19 +1967,7 @@ const fn security(
     summary: &'static str,
     command: SecurityCommand,
 ) -> OptionDef {
-    let apply = match command {
-        SecurityCommand::Unlock => Apply::Custom(|p, _, _| p.set_security(SecurityCommand::Unlock)),
-        SecurityCommand::SetPass => {
-            Apply::Custom(|p, _, _| p.set_security(SecurityCommand::SetPass))
-        }
-        SecurityCommand::Disable => {
-            Apply::Custom(|p, _, _| p.set_security(SecurityCommand::Disable))
-        }
-        SecurityCommand::Erase => Apply::Custom(|p, _, _| p.set_security(SecurityCommand::Erase)),
-        SecurityCommand::EraseEnhanced => {
-            Apply::Custom(|p, _, _| p.set_security(SecurityCommand::EraseEnhanced))
-        }
-    };
+    let apply = Apply::Custom(Reader::Security(command));
     OptionDef {
         value: Value::Password,
         ..long_flag(name, Role::Standalone, None, summary, &[], apply)
@@ -2129,11 +2064,7 @@ pub const SECURITY_PASSWORD_FILE: OptionDef = OptionDef {
         Some(" --security-password-file FILE  Read the security password from FILE (- stdin, /dev/fd/N)"),
         "Read the security password from a file or descriptor (one trailing newline dropped, 32 bytes at most)",
         &["--security-password-file", "/root/pw", "--security-unlock"],
-        Apply::Custom(|p, _, typed| {
-            let path = p.filename(typed)?;
-            p.flags.security_password_file = Some(path);
-            Ok(Outcome::Continue)
-        }),
+        Apply::Custom(Reader::PasswordFile),
     ))
 }
 .man_page("FILE", r#"Read the security password from FILE instead of the command line, where \fBps\fR and the
@@ -2165,7 +2096,7 @@ pub const LONG_HELP: OptionDef = ours(long_flag(
     Some(" --help            Display this usage text with the hdparm-rs options"),
     "Print the usage text with the options of hdparm-rs",
     &["--help"],
-    Apply::Custom(|_, _, _| Ok(Outcome::Done(Invocation::Help { extended: true }))),
+    Apply::Custom(Reader::Help { extended: true }),
 ))
 .man_page(
     "",
@@ -2295,10 +2226,7 @@ pub const BENCH: OptionDef = ours(long_flag(
     Some(" --bench           Benchmark reads: repeated O_DIRECT trials at a queue depth"),
     "Time O_DIRECT reads at a queue depth, in repeated trials",
     &["--bench"],
-    Apply::Custom(|p, _, _| {
-        p.flags.bench.get_or_insert_with(Default::default);
-        Ok(Outcome::Continue)
-    }),
+    Apply::Custom(Reader::Bench),
 ))
 .man_page("", r#"Benchmark reads: repeated trials of O_DIRECT reads at a queue depth through io_uring (a plain read loop where io_uring is not available), reported as mean \(+- standard deviation and min ... max, then per read: the reads per second and the latency percentiles p50, p99 and p99.9 of every read, from its submission to its completion (what fio reports with lat_percentiles=1)."#);
 parses!(bench_parses, "--bench /dev/x", |f| f.bench
@@ -2330,12 +2258,10 @@ pub const BENCH_TRIALS: OptionDef = bench_setting(
     " --bench-trials N  Number of trials (default 5)",
     "The number of --bench trials",
     "3",
-    Apply::Custom(|p, _, typed| {
-        p.bench_setting(typed, |o, w| {
-            o.trials = crate::timing::bench::parse_trials(w)?;
-            Ok(())
-        })
-    }),
+    Apply::Custom(Reader::BenchSetting(|o, w| {
+        o.trials = crate::timing::bench::parse_trials(w)?;
+        Ok(())
+    })),
 )
 .man_page("N", r#"Number of trials (default 5)."#);
 parses!(bench_trials_parses, "--bench-trials 3 /dev/x", |f| f
@@ -2347,12 +2273,10 @@ pub const BENCH_DEPTH: OptionDef = bench_setting(
     " --bench-depth N   Queue depth (default 32)",
     "The queue depth of --bench",
     "4",
-    Apply::Custom(|p, _, typed| {
-        p.bench_setting(typed, |o, w| {
-            o.depth = crate::timing::bench::parse_depth(w)?;
-            Ok(())
-        })
-    }),
+    Apply::Custom(Reader::BenchSetting(|o, w| {
+        o.depth = crate::timing::bench::parse_depth(w)?;
+        Ok(())
+    })),
 )
 .man_page("N", r#"Number of reads in flight (default 32)."#);
 parses!(
@@ -2377,12 +2301,10 @@ pub const BENCH_BS: OptionDef = bench_setting(
     " --bench-bs N      Block size in bytes, K or M suffix allowed (default 2M)",
     "The block size of --bench reads",
     "64K",
-    Apply::Custom(|p, _, typed| {
-        p.bench_setting(typed, |o, w| {
-            o.block_size = crate::timing::bench::parse_block_size(w)?;
-            Ok(())
-        })
-    }),
+    Apply::Custom(Reader::BenchSetting(|o, w| {
+        o.block_size = crate::timing::bench::parse_block_size(w)?;
+        Ok(())
+    })),
 )
 .man_page(
     "SIZE",
@@ -2397,12 +2319,10 @@ pub const BENCH_SECONDS: OptionDef = bench_setting(
     " --bench-seconds N Seconds per trial (default 3)",
     "The length of one --bench trial, in seconds",
     "0.5",
-    Apply::Custom(|p, _, typed| {
-        p.bench_setting(typed, |o, w| {
-            o.trial_duration = crate::timing::bench::parse_seconds(w)?;
-            Ok(())
-        })
-    }),
+    Apply::Custom(Reader::BenchSetting(|o, w| {
+        o.trial_duration = crate::timing::bench::parse_seconds(w)?;
+        Ok(())
+    })),
 )
 .man_page("S", r#"Length of each trial in seconds (default 3)."#);
 parses!(bench_seconds_parses, "--bench-seconds 0.5 /dev/x", |f| f
@@ -2417,10 +2337,7 @@ pub const BENCH_RANDOM: OptionDef = ours(long_flag(
     Some(" --bench-random    Random offsets instead of sequential reads"),
     "Read at random offsets in --bench",
     &["--bench-random"],
-    Apply::Custom(|p, _, _| {
-        p.flags.bench.get_or_insert_with(Default::default).random = true;
-        Ok(Outcome::Continue)
-    }),
+    Apply::Custom(Reader::BenchRandom),
 ))
 .man_page(
     "",
@@ -2459,11 +2376,7 @@ const fn apply_mode(
     summary: &'static str,
     check: bool,
 ) -> OptionDef {
-    let apply = if check {
-        Apply::Custom(|p, _, _| p.apply_request(true))
-    } else {
-        Apply::Custom(|p, _, _| p.apply_request(false))
-    };
+    let apply = Apply::Custom(Reader::Apply { check });
     immediate(name, usage, summary, Value::ApplyArguments, apply)
 }
 
@@ -2572,11 +2485,7 @@ pub const CONFIG: OptionDef = OptionDef {
         // It modifies --apply or --check, which read the rest of the command line, so no
         // device run shows it (config_before_apply_invokes does).
         &[],
-        Apply::Custom(|p, _, typed| {
-            let path = p.filename(typed)?;
-            p.flags.apply_config = Some(path);
-            Ok(Outcome::Continue)
-        }),
+        Apply::Custom(Reader::Config),
     ))
 }
 .man_page(
@@ -2683,7 +2592,7 @@ pub const EXPERIMENT: OptionDef = OptionDef {
         Some(" --experiment ARM ARM... [--trials N] [--direct|--bench] [--keep] [--plot FILE] DEVICE"),
         "Compare groups of settings by interleaved timed trials, and restore the settings after",
         &[],
-        Apply::Custom(|p, _, _| p.experiment_request()),
+        Apply::Custom(Reader::Experiment),
     ))
 }
 .man_page(r#"ARM ARM... [\-\-trials N] [\-\-direct|\-\-bench] [\-\-keep] [\-\-plot FILE] DEVICE"#, r#"Compare groups of settings (each ARM one quoted group in hdparm's grammar, such as '\-a 8' or
@@ -2792,7 +2701,7 @@ pub const PROMETHEUS: OptionDef = OptionDef {
         Some(" --prometheus [FILE] [--no-wake] [-t] [DEVICE...]  Drive state as node_exporter textfile metrics"),
         "Write every drive's state as node_exporter textfile metrics, waking none with --no-wake",
         &[],
-        Apply::Custom(|p, _, _| p.prometheus_request()),
+        Apply::Custom(Reader::Prometheus),
     ))
 }
 .man_page(r#"[FILE] [\-\-no\-wake] [\-t] [DEVICE...]"#, r#"Write every drive's state (or the DEVICEs') in the node_exporter textfile\-collector format: an
@@ -2868,22 +2777,7 @@ pub const GENERATE: OptionDef = OptionDef {
         ),
         "Print the completion script of a shell, made from these definitions",
         &[],
-        Apply::Custom(|p, _, _| {
-            let word = p.next_word_text();
-            if word.as_deref() == Some("man") {
-                return Ok(Outcome::Done(Invocation::ManPage));
-            }
-            let shell = word.as_deref().and_then(|w| w.strip_prefix("complete-"));
-            match shell.filter(|s| super::complete::SHELLS.contains(s)) {
-                Some(shell) => Ok(Outcome::Done(Invocation::Completions {
-                    shell: shell.to_string(),
-                })),
-                None => Err(ParseError::Message(format!(
-                    "--generate: expected complete-bash, complete-zsh or complete-fish, got '{}'",
-                    word.unwrap_or_default()
-                ))),
-            }
-        }),
+        Apply::Custom(Reader::Generate),
     ))
 }
 .man_page(
@@ -2916,7 +2810,7 @@ pub const ADVISE: OptionDef = OptionDef {
         Some(" --advise [--wake] [DEVICE...]  What is off about each drive, and the command that changes it"),
         "Read each drive and say what is off, why, the risk, and the command that changes it",
         &[],
-        Apply::Custom(|p, _, _| p.advise_request()),
+        Apply::Custom(Reader::Advise),
     ))
 }
 .man_page(r#"[\-\-wake] [DEVICE...]"#, r#"Read each drive (IDENTIFY, SMART attributes, the kernel's settings, sysfs) and print what is
@@ -2942,11 +2836,7 @@ const fn surface(
     summary: &'static str,
     quick: bool,
 ) -> OptionDef {
-    let apply = if quick {
-        Apply::Custom(|p, _, _| p.surface_request(true))
-    } else {
-        Apply::Custom(|p, _, _| p.surface_request(false))
-    };
+    let apply = Apply::Custom(Reader::Surface { quick });
     immediate(name, usage, summary, Value::SurfaceArguments, apply)
 }
 
