@@ -1353,6 +1353,9 @@ invokes!(
     }
 );
 
+/// The man page entry of each `--fwdownload-*` variant.
+const FWDOWNLOAD_VARIANT_MAN: &str = r#"See \-\-fwdownload (needs \-\-yes\-i\-know\-what\-i\-am\-doing and \-\-please\-destroy\-my\-drive)."#;
+
 /// One `--fwdownload*` spelling.
 const fn fwdownload(name: &'static str, usage: &'static str, mode: FwMode) -> OptionDef {
     let apply = Apply::Custom(Reader::Fwdownload(mode));
@@ -1369,6 +1372,8 @@ const fn fwdownload(name: &'static str, usage: &'static str, mode: FwMode) -> Op
             apply,
         )
     }
+    // The variants' entries point to --fwdownload's, which overrides this.
+    .man_page("FILE", FWDOWNLOAD_VARIANT_MAN)
 }
 
 pub const FWDOWNLOAD: OptionDef = fwdownload(
@@ -1384,8 +1389,7 @@ pub const FWDOWNLOAD_MODE3: OptionDef = fwdownload(
     "fwdownload-mode3",
     " --fwdownload-mode3      Download firmware using min-size segments (EXTREMELY DANGEROUS)",
     FwMode::Mode3,
-)
-.man_page("FILE", r#"See \-\-fwdownload (needs \-\-yes\-i\-know\-what\-i\-am\-doing and \-\-please\-destroy\-my\-drive)."#);
+);
 parses!(
     fwdownload_mode3_parses,
     "--fwdownload-mode3 fw.bin /dev/x",
@@ -1395,8 +1399,7 @@ pub const FWDOWNLOAD_MODE3_MAX: OptionDef = fwdownload(
     "fwdownload-mode3-max",
     " --fwdownload-mode3-max  Download firmware using max-size segments (EXTREMELY DANGEROUS)",
     FwMode::Mode3Max,
-)
-.man_page("FILE", r#"See \-\-fwdownload (needs \-\-yes\-i\-know\-what\-i\-am\-doing and \-\-please\-destroy\-my\-drive)."#);
+);
 parses!(
     fwdownload_mode3_max_parses,
     "--fwdownload-mode3-max fw.bin /dev/x",
@@ -1406,8 +1409,7 @@ pub const FWDOWNLOAD_MODE7: OptionDef = fwdownload(
     "fwdownload-mode7",
     " --fwdownload-mode7      Download firmware using a single segment (EXTREMELY DANGEROUS)",
     FwMode::Mode7,
-)
-.man_page("FILE", r#"See \-\-fwdownload (needs \-\-yes\-i\-know\-what\-i\-am\-doing and \-\-please\-destroy\-my\-drive)."#);
+);
 parses!(
     fwdownload_mode7_parses,
     "--fwdownload-mode7 fw.bin /dev/x",
@@ -1417,8 +1419,7 @@ pub const FWDOWNLOAD_MODEE: OptionDef = fwdownload(
     "fwdownload-modee",
     " --fwdownload-modee      Download firmware using mode E (min-size segments) (EXTREMELY DANGEROUS)",
     FwMode::ModeE,
-)
-.man_page("FILE", r#"See \-\-fwdownload (needs \-\-yes\-i\-know\-what\-i\-am\-doing and \-\-please\-destroy\-my\-drive)."#);
+);
 parses!(
     fwdownload_modee_parses,
     "--fwdownload-modee fw.bin /dev/x",
@@ -1428,8 +1429,7 @@ pub const FWDOWNLOAD_MODEE_MAX: OptionDef = fwdownload(
     "fwdownload-modee-max",
     " --fwdownload-modee-max  Download firmware using mode E (max-size segments) (EXTREMELY DANGEROUS)",
     FwMode::ModeEMax,
-)
-.man_page("FILE", r#"See \-\-fwdownload (needs \-\-yes\-i\-know\-what\-i\-am\-doing and \-\-please\-destroy\-my\-drive)."#);
+);
 parses!(
     fwdownload_modee_max_parses,
     "--fwdownload-modee-max fw.bin /dev/x",

@@ -536,21 +536,22 @@ impl<'a> Parser<'a> {
         std::mem::replace(&mut self.noisy, true)
     }
 
+    /// When the current word is used up, the next word becomes the value's when its first byte
+    /// passes `starts` (hdparm: `if (!*p && argc && isdigit(**argv)) p = *argv++`).
+    fn value_from_next_word_if(&mut self, starts: fn(&u8) -> bool) {
+        let first = self.peek_word().and_then(|w| w.first().copied());
+        if self.at_word_end() && self.remaining() > 0 && first.as_ref().is_some_and(starts) {
+            self.take_next_word();
+        }
+    }
+
     /// hdparm's `numeric_parm`: optional (or required) decimal digits, range-checked.
     fn numeric(&mut self, def: &OptionDef, required: bool) -> Step<Option<u32>> {
         let (letter, name, min, max) = match (def.short, def.value) {
             (Some(letter), Value::Decimal { name, min, max }) => (letter, name, min, max),
             _ => return Err(usage(10)),
         };
-        if self.at_word_end()
-            && self.remaining() > 0
-            && self
-                .peek_word()
-                .and_then(|w| w.first().copied())
-                .is_some_and(|c| c.is_ascii_digit())
-        {
-            self.take_next_word();
-        }
+        self.value_from_next_word_if(|c| c.is_ascii_digit());
         let mut value: i32 = 0;
         let mut got_digit = false;
         while let Some(&c) = self.rest().first() {
@@ -629,15 +630,7 @@ impl<'a> Parser<'a> {
     /// or prints `-X: missing value`, and exits 0 having set nothing (DIFFERENCES.md:
     /// args:-X foo*, args:-p foo*).
     fn xfer_mode(&mut self, letter: u8) -> Step<u32> {
-        if self.at_word_end()
-            && self.remaining() > 0
-            && self
-                .peek_word()
-                .and_then(|w| w.first().copied())
-                .is_some_and(|c| c.is_ascii_alphanumeric())
-        {
-            self.take_next_word();
-        }
+        self.value_from_next_word_if(|c| c.is_ascii_alphanumeric());
         let mut name = String::new();
         while let Some(&c) = self.rest().first() {
             if !c.is_ascii_alphanumeric() || name.len() >= 31 {
