@@ -14,7 +14,9 @@
 //! (`hdparm --generate man > doc/hdparm.8`). The tests below each definition check what it
 //! parses to.
 //!
-//! What this file must not do: touch the system, or know how an option is carried out.
+//! What this file must not do: touch the system, know how an option is carried out, or call
+//! the parser: a definition names the parser's reader for its value ([`Reader`]), and
+//! `cli/parse/readers.rs` holds the readers, so the arrow points from the parser to here only.
 
 use super::flags::*;
 

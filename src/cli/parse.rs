@@ -17,6 +17,9 @@
 //! Where hdparm acts while it parses (a device before a later usage error is already done), we
 //! parse everything first and do nothing on a usage error; DIFFERENCES.md lists that.
 //!
+//! Each option is read as its definition (`defs.rs`) says: a flag or a decimal into a field
+//! here, anything more by the reader the definition names (`parse/readers.rs`).
+//!
 //! This module never touches the system: `--Istdin`, `--fibmap`, `--fallocate` and the help
 //! texts come back as [`Invocation`] variants for the caller to run.
 
