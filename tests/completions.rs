@@ -255,3 +255,36 @@ fn zsh_specs_keep_apostrophes_and_complete_block_devices_only() {
         "{devices}"
     );
 }
+
+/// What one shell's script spells an option as: bash's word list, zsh's `_arguments` spec,
+/// fish's `-s`/`-l`.
+fn offers(script: &str, shell: &str, short: Option<u8>, long: Option<&str>) -> bool {
+    match (shell, short, long) {
+        ("bash", Some(c), _) => script
+            .split(['"', ' '])
+            .any(|w| w == format!("-{}", c as char)),
+        ("bash", None, Some(name)) => script.split(['"', ' ']).any(|w| w == format!("--{name}")),
+        ("zsh", Some(c), _) => script.contains(&format!("\n  '-{}[", c as char)),
+        ("zsh", None, Some(name)) => script.contains(&format!("\n  '--{name}[")),
+        ("fish", Some(c), _) => script.contains(&format!("complete -c hdparm -s {} ", c as char)),
+        ("fish", None, Some(name)) => script.contains(&format!("complete -c hdparm -l {name} ")),
+        _ => false,
+    }
+}
+
+/// Every option the definitions hold (but the obsolete letters, which hdparm rejects) is
+/// completed by each shell's script, as the binary prints it.
+#[test]
+fn every_defined_option_is_completed_by_every_shell() {
+    use hdparm::cli::defs::{Role, OPTIONS};
+    let mut missing = Vec::new();
+    for shell in ["bash", "zsh", "fish"] {
+        let script = generated(shell);
+        for def in OPTIONS.iter().filter(|d| d.role != Role::Obsolete) {
+            if !offers(&script, shell, def.short, def.long) {
+                missing.push(format!("{shell}: {}", def.spelling()));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "not completed: {missing:?}");
+}

@@ -8,7 +8,18 @@
 //! `DeviceAccess`).
 
 use super::command::{op, Protocol, TaskFile};
-use crate::cli::FwMode;
+
+/// The firmware download variants, one per `--fwdownload*` spelling: the default chooses mode
+/// 3 or 7 from IDENTIFY, the others name the mode and the segment size ([`Plan::new`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FwMode {
+    Default,
+    Mode3,
+    Mode3Max,
+    Mode7,
+    ModeE,
+    ModeEMax,
+}
 
 /// The largest file hdparm accepts: 0xFFFF blocks of 512 bytes.
 pub const MAX_BYTES: u64 = 0xFFFF * 512;

@@ -3,19 +3,22 @@
 //! A definition says everything the program knows about an option spelling: its short letter
 //! and/or long name, the kind and range of its value (with hdparm's exact range-error text), how
 //! it takes part in the grammar (get/set, set-only, action, modifier, standalone...), the guard
-//! flags it needs, its usage clue, its line in `-h`/`--help` and a one-line summary. The parser
-//! ([`super::parse`]), the help texts ([`super::usage`]), the man page test (`tests/manpage.rs`)
-//! and the option tables of the bad-input and differential tests read [`OPTIONS`]; nothing else
+//! flags it needs, its usage clue, its line in `-h`/`--help`, a one-line summary and its man page
+//! entry (`.man_page(argument, roff)`). The parser ([`super::parse`]), the help texts
+//! ([`super::usage`]), the man page ([`super::man`]), the completions ([`super::complete`]) and
+//! the option tables of the bad-input and differential tests read [`OPTIONS`]; nothing else
 //! lists options.
 //!
-//! To add an option: write its definition below (in hdparm's usage order, ours at the end), its
-//! field in [`Flags`], its step in `exec/`, and its man page entry. The tests below each
-//! definition check what it parses to.
+//! To add an option: write its definition below (in hdparm's usage order, ours at the end) with
+//! its man page entry, its field in [`Flags`] and its step in `exec/`, then regenerate the page
+//! (`hdparm --generate man > doc/hdparm.8`). The tests below each definition check what it
+//! parses to.
 //!
-//! What this file must not do: touch the system, or know how an option is carried out.
+//! What this file must not do: touch the system, know how an option is carried out, or call
+//! the parser: a definition names the parser's reader for its value ([`Reader`]), and
+//! `cli/parse/readers.rs` holds the readers, so the arrow points from the parser to here only.
 
 use super::flags::*;
-use super::parse::{no_dry_run, IdentifyOutput, Outcome, ParseError, Parser, Step};
 
 /// Whose option it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,9 +136,74 @@ pub(crate) enum Apply {
     /// Switches a flag on. A short letter also ends a `-q` (hdparm's DO_FLAG); a long one does
     /// not.
     Flag(fn(&mut Flags) -> &mut bool),
-    /// Everything else: the function reads the value as the definition describes it.
-    Custom(fn(&mut Parser, &OptionDef, &str) -> Step<Outcome>),
+    /// Everything else: one of the parser's own readers, which reads the value as the
+    /// definition describes it.
+    Custom(Reader),
     Rejected,
+}
+
+/// The parser's readers for the options that are more than a flag or a decimal into a field.
+/// `cli::parse` carries each out: a definition is data, and knows nothing of the parser.
+#[derive(Clone, Copy)]
+pub(crate) enum Reader {
+    /// `-h`, `--help`.
+    Help {
+        extended: bool,
+    },
+    /// `-V`.
+    Version,
+    /// `--security-help`.
+    SecurityHelp,
+    /// `-I`, `--Istdout`, `--Iraw FILE`: one setting, the last one given wins.
+    IdentifyDecode,
+    IdentifyHex,
+    IdentifyRaw,
+    /// `-q`.
+    Quiet,
+    /// `-N [p]COUNT`.
+    MaxSectors,
+    /// `-p`, `-X`: a transfer mode into the field.
+    TransferMode(fn(&mut Flags) -> &mut SetOnly<u32>),
+    /// The definition's [`Value::Number`] into the field.
+    Number(fn(&mut Flags) -> &mut Option<u64>),
+    /// `--make-bad-sector [f]LBA`.
+    MakeBadSector,
+    /// `--fallocate KiB FILE`, `--fibmap FILE`, `--Istdin`: the invocation itself.
+    Fallocate,
+    Fibmap,
+    Istdin,
+    /// `--fwdownload*`.
+    Fwdownload(FwMode),
+    /// A sanitize command without a value.
+    Sanitize(SanitizeCommand),
+    SanitizeOverwrite,
+    SanitizeOverwritePasses,
+    /// `--sanitize-status [--wait]`.
+    SanitizeStatus,
+    TrimRanges,
+    /// `--security-mode h|m`, `--user-master u|m`.
+    SecurityLetter,
+    /// A security command and its password.
+    Security(SecurityCommand),
+    /// `--security-password-file FILE`.
+    PasswordFile,
+    Bench,
+    BenchRandom,
+    /// A `--bench-*` value: the benchmark's own parser stores the word.
+    BenchSetting(fn(&mut crate::timing::bench::BenchOptions, &str) -> Result<(), String>),
+    /// `--apply`, `--check`, `--config FILE`, `--experiment`, `--prometheus`, `--generate`,
+    /// `--advise`, `--surface`: ours, most reading the rest of the command line.
+    Apply {
+        check: bool,
+    },
+    Config,
+    Experiment,
+    Prometheus,
+    Generate,
+    Advise,
+    Surface {
+        quick: bool,
+    },
 }
 
 /// One option spelling.
@@ -157,10 +225,33 @@ pub struct OptionDef {
     /// A command line fragment that uses it with a valid value (for the test tables).
     pub example: &'static [&'static str],
     pub origin: Origin,
+    /// Its entry in the man page (`hdparm --generate man`); none for the obsolete letters,
+    /// which the page leaves out.
+    pub man: Option<ManEntry>,
+    /// Its lines in `--security-help`, byte for byte as hdparm 9.65 prints them (the layout
+    /// around them is in `usage.rs`).
+    pub security_help: Option<&'static str>,
     pub(crate) apply: Apply,
 }
 
+/// An option's entry in doc/hdparm.8, in roff: the argument shown in italics after the
+/// spelling (empty for none), and the paragraphs below it. `super::man` puts the page together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ManEntry {
+    pub argument: &'static str,
+    pub text: &'static str,
+}
+
 impl OptionDef {
+    /// The definition with its man page entry (roff: `argument` in italics after the
+    /// spelling, empty for none; `text` the paragraphs below it).
+    const fn man_page(self, argument: &'static str, text: &'static str) -> OptionDef {
+        OptionDef {
+            man: Some(ManEntry { argument, text }),
+            ..self
+        }
+    }
+
     /// Whether an experiment may set it: it has a get to read the value before, and a set to
     /// put it back after (`-X` is read back from IDENTIFY's selected mode). Never an option
     /// that needs --please-destroy-my-drive (`-J`, a vendor sequence hdparm itself calls risky).
@@ -168,6 +259,14 @@ impl OptionDef {
         !matches!(self.guard, Guard::PleaseDestroy | Guard::Both)
             && ((self.role == Role::GetSet && matches!(self.value, Value::Decimal { .. }))
                 || self.short == Some(b'X'))
+    }
+
+    /// The definition with its lines in `--security-help` (several lines joined by `\n`).
+    const fn in_security_help(self, lines: &'static str) -> OptionDef {
+        OptionDef {
+            security_help: Some(lines),
+            ..self
+        }
     }
 
     /// How a user writes it: `-B` or `--security-erase`.
@@ -255,6 +354,8 @@ macro_rules! get_set {
             summary: $summary,
             example: &[concat!("-", $letter, $max)],
             origin: Origin::Hdparm,
+            man: None,
+            security_help: None,
             apply: Apply::GetSet(field!(GetSet<u32>, $field)),
         }
     };
@@ -278,6 +379,8 @@ macro_rules! set_only {
             summary: $summary,
             example: &[concat!("-", $letter, $min)],
             origin: Origin::Hdparm,
+            man: None,
+            security_help: None,
             apply: Apply::SetOnly(field!(SetOnly<u32>, $field)),
         }
     };
@@ -304,6 +407,8 @@ const fn plain(
         summary,
         example,
         origin: Origin::Hdparm,
+        man: None,
+        security_help: None,
         apply,
     }
 }
@@ -353,7 +458,8 @@ pub const READAHEAD: OptionDef = get_set!(
     readahead,
     " -a   Get/set fs readahead",
     "Get/set the block layer's read-ahead, in 512-byte sectors"
-);
+)
+.man_page("[N]", r#"Get or set the filesystem read\-ahead of the block device, in 512\-byte sectors (0..2048). This is the kernel's setting (BLKRAGET/BLKRASET), not the drive's."#);
 parses!(
     readahead_repeated_bare_only_adds_the_get,
     "-a512 -a /dev/x",
@@ -381,7 +487,8 @@ pub const LOOKAHEAD: OptionDef = get_set!(
     lookahead,
     " -A   Get/set the drive look-ahead flag (0/1)",
     "Get/set the drive's read look-ahead (SET FEATURES 0xAA/0x55)"
-);
+)
+.man_page("[0|1]", r#"Get or set the drive's read\-look\-ahead feature (SET FEATURES 0xAA/0x55). The get reads IDENTIFY words 82 and 85."#);
 parses!(lookahead_parses, "-A0 /dev/x", |f| f.lookahead
     == GetSet {
         get: true,
@@ -395,7 +502,8 @@ pub const BUSSTATE: OptionDef = get_set!(
     busstate,
     " -b   Get/set bus state (0 == off, 1 == on, 2 == tristate)",
     "Get/set the IDE bus state (HDIO_GET/SET_BUSSTATE)"
-);
+)
+.man_page("[0|1|2]", r#"Get or set the bus state of an old IDE interface (off, on, tristate). Only the legacy IDE driver implements it."#);
 parses!(busstate_parses, "-b /dev/x", |f| f.busstate
     == GetSet {
         get: true,
@@ -409,7 +517,8 @@ pub const APM: OptionDef = get_set!(
     apm,
     " -B   Set Advanced Power Management setting (1-255)",
     "Get/set Advanced Power Management (SET FEATURES 0x05/0x85)"
-);
+)
+.man_page("[N]", r#"Get or set Advanced Power Management: 1..127 allow spin\-down, 128..254 do not, 255 disables APM. The get reads IDENTIFY word 91. On NVMe: APST (see NVME)."#);
 parses!(apm_parses, "-B 254 /dev/x", |f| f.apm
     == GetSet {
         get: true,
@@ -429,7 +538,8 @@ pub const IO32BIT: OptionDef = get_set!(
     io32bit,
     " -c   Get/set IDE 32-bit IO setting",
     "Get/set the IDE driver's 32-bit I/O (HDIO_GET/SET_32BIT)"
-);
+)
+.man_page("[0..3]", r#"Get or set 32\-bit I/O support of the interface: 0 16\-bit, 1 32\-bit, 3 32\-bit with a sync sequence."#);
 parses!(io32bit_parses, "-c3 /dev/x", |f| f.io32bit.value == 3
     && f.io32bit.set);
 pub const CHECK_POWER: OptionDef = plain(
@@ -440,7 +550,8 @@ pub const CHECK_POWER: OptionDef = plain(
     "Print the drive's power mode (CHECK POWER MODE)",
     &["-C"],
     Apply::PlainSet(field!(Action, check_power)),
-);
+)
+.man_page("", r#"Check the drive's power mode with CHECK POWER MODE: unknown, active/idle, standby, sleeping, NVcache states. This does not spin up a drive in standby."#);
 parses!(check_power_parses, "-C /dev/x", |f| f.check_power
     == Action {
         set: true,
@@ -458,7 +569,8 @@ pub const DMA: OptionDef = get_set!(
     dma,
     " -d   Get/set using_dma flag",
     "Get/set the IDE driver's DMA flag (HDIO_GET/SET_DMA)"
-);
+)
+.man_page("[0|1]", r#"Get or set the using_dma flag of the legacy IDE driver. libata has no such switch; the kernel decides."#);
 parses!(dma_parses, "-d1 /dev/x", |f| f.dma
     == GetSet {
         get: true,
@@ -472,6 +584,10 @@ pub const DEFECT_MGMT: OptionDef = set_only!(
     defect_mgmt,
     " -D   Enable/disable drive defect management",
     "Enable/disable the drive's defect management (SET FEATURES 0x04/0x84)"
+)
+.man_page(
+    "0|1",
+    r#"Enable or disable the drive's defect management (SET FEATURES 0x04/0x84)."#,
 );
 parses!(defect_mgmt_parses, "-D0 /dev/x", |f| f.defect_mgmt
     == SetOnly {
@@ -486,7 +602,8 @@ pub const CDROM_SPEED: OptionDef = set_only!(
     cdrom_speed,
     " -E   Set cd/dvd drive speed",
     "Set a CD/DVD drive's read speed"
-);
+)
+.man_page("N", r#"Set the speed of a CD/DVD drive, N times 177 kB/s (0..255; 0 restores the drive's default): SET STREAMING through the cdrom driver's packet interface, then the driver's CDROM_SELECT_SPEED (SET CD SPEED). It fails only when both fail."#);
 parses!(cdrom_speed_parses, "-E 4 /dev/x", |f| f.cdrom_speed
     == SetOnly {
         set: true,
@@ -501,7 +618,8 @@ pub const FLUSH_BUFFERS: OptionDef = plain(
     "Flush the kernel's buffer cache for the device (BLKFLSBUF)",
     &["-f"],
     Apply::Flag(field!(bool, flush_buffers)),
-);
+)
+.man_page("", r#"Flush the kernel's buffer cache for the device when the tool finishes with it (sync, fsync, BLKFLSBUF)."#);
 parses!(flush_buffers_parses, "-qf -W /dev/x", |f| f.flush_buffers
     && f.write_cache.get);
 pub const FLUSH_DRIVE_CACHE: OptionDef = plain(
@@ -512,6 +630,10 @@ pub const FLUSH_DRIVE_CACHE: OptionDef = plain(
     "Flush the drive's write cache (FLUSH CACHE EXT)",
     &["-F"],
     Apply::Flag(field!(bool, flush_drive_cache)),
+)
+.man_page(
+    "",
+    r#"Flush the drive's own write cache (FLUSH CACHE or FLUSH CACHE EXT)."#,
 );
 parses!(flush_drive_cache_parses, "-F /dev/x", |f| f
     .flush_drive_cache);
@@ -523,7 +645,8 @@ pub const GEOMETRY: OptionDef = plain(
     "Print the geometry, size and start sector",
     &["-g"],
     Apply::Flag(field!(bool, geometry)),
-);
+)
+.man_page("", r#"Show the geometry: cylinders/heads/sectors, size in sectors and the start sector of a partition."#);
 parses!(geometry_parses, "-g /dev/x", |f| f.geometry && !f.defaults);
 pub const HELP: OptionDef = plain(
     Some(b'h'),
@@ -532,8 +655,9 @@ pub const HELP: OptionDef = plain(
     Some(" -h   Display terse usage information"),
     "Print hdparm's usage text",
     &["-h"],
-    Apply::Custom(|_, _, _| Ok(Outcome::Done(Invocation::Help { extended: false }))),
-);
+    Apply::Custom(Reader::Help { extended: false }),
+)
+.man_page("", r#"Show hdparm's terse usage text."#);
 invokes!(help_invokes, "-h", Invocation::Help { extended: false });
 pub const HITACHI_TEMP: OptionDef = plain(
     Some(b'H'),
@@ -543,6 +667,10 @@ pub const HITACHI_TEMP: OptionDef = plain(
     "Read the drive temperature (Hitachi/HGST SMART vendor command)",
     &["-H"],
     Apply::PlainSet(field!(Action, hitachi_temp)),
+)
+.man_page(
+    "",
+    r#"Read the drive temperature with the Hitachi vendor command."#,
 );
 parses!(hitachi_temp_parses, "-H /dev/x", |f| f.hitachi_temp.set);
 pub const IDENTITY: OptionDef = plain(
@@ -553,6 +681,10 @@ pub const IDENTITY: OptionDef = plain(
     "Print the kernel's cached identification (HDIO_GET_IDENTITY)",
     &["-i"],
     Apply::Flag(field!(bool, identity)),
+)
+.man_page(
+    "",
+    r#"Show the identification the kernel kept when it probed the drive (HDIO_GET_IDENTITY)."#,
 );
 parses!(identity_parses, "-i /dev/x", |f| f.identity);
 pub const IDENTIFY: OptionDef = plain(
@@ -562,12 +694,9 @@ pub const IDENTIFY: OptionDef = plain(
     Some(" -I   Detailed/current information directly from drive"),
     "Decode IDENTIFY DEVICE read from the drive",
     &["-I"],
-    Apply::Custom(|p, _, _| {
-        p.set_identify_output(IdentifyOutput::Decode);
-        p.end_quiet();
-        Ok(Outcome::Continue)
-    }),
-);
+    Apply::Custom(Reader::IdentifyDecode),
+)
+.man_page("", r#"Ask the drive for its IDENTIFY data now and decode all of it: model, serial, firmware, standards, geometry and size, capabilities, transfer modes, features with their enabled state, security, WWN and checksum."#);
 parses!(identify_parses, "--Istdout -I /dev/x", |f| f.identify
     && !f.identify_stdout);
 parses!(identify_2_parses, "-qI -W /dev/x", |f| f.identify
@@ -582,7 +711,8 @@ pub const WDIDLE3: OptionDef = OptionDef {
         " -J   Get/set Western DIgital \"Idle3\" timeout for a WDC \"Green\" drive (DANGEROUS)",
         "Get/set the idle3 timer of WD Green drives (vendor command)"
     )
-};
+}
+.man_page("[SECONDS]", r#"Get or set the idle3 timer of Western Digital Green drives (vendor commands; setting needs \-\-please\-destroy\-my\-drive). SECONDS is 0 (off) to 300: 1 to 12 give 8.0 to 12.0 s in tenths, longer times round up to 30 s units. The value read is shown as the drive may mean it, with the older drives' reading in brackets; \-\-verbose adds the raw byte. The sequence (vendor command 0x80 with 'E', a key through SMART 0xD6, the timer through SMART 0xD5/0xD6, then 0x80 with 'D') goes through SG_IO only, 12 s per command, as hdparm sends it."#);
 parses!(wdidle3_parses, "-J300 /dev/x", |f| f.wdidle3
     == GetSet {
         get: true,
@@ -596,6 +726,10 @@ pub const KEEP_SETTINGS: OptionDef = get_set!(
     keep_settings,
     " -k   Get/set keep_settings_over_reset flag (0/1)",
     "Get/set the IDE driver's keep-settings-over-reset flag"
+)
+.man_page(
+    "[0|1]",
+    r#"Get or set the legacy IDE driver's keep_settings_over_reset flag."#,
 );
 parses!(keep_settings_parses, "-k1 /dev/x", |f| f.keep_settings.set
     && f.keep_settings.value == 1);
@@ -606,6 +740,10 @@ pub const KEEP_FEATURES: OptionDef = set_only!(
     keep_features,
     " -K   Set drive keep_features_over_reset flag (0/1)",
     "Set the drive's keep-features-over-reset (SET FEATURES 0x66/0xCC)"
+)
+.man_page(
+    "0|1",
+    r#"Set the drive's keep\-features\-over\-reset flag (SET FEATURES 0x66/0xCC)."#,
 );
 parses!(keep_features_parses, "-K1 /dev/x", |f| f.keep_features
     == SetOnly {
@@ -620,6 +758,10 @@ pub const DOORLOCK: OptionDef = set_only!(
     doorlock,
     " -L   Set drive doorlock (0/1) (removable harddisks only)",
     "Lock/unlock the door of a removable drive (DOOR LOCK/UNLOCK)"
+)
+.man_page(
+    "0|1",
+    r#"Lock (1) or unlock (0) the door of a removable\-media drive."#,
 );
 parses!(doorlock_parses, "-L1 /dev/x", |f| f.doorlock
     == SetOnly {
@@ -637,7 +779,8 @@ pub const MULTCOUNT: OptionDef = OptionDef {
         " -m   Get/set multiple sector count",
         "Get/set the multiple-sector count (HDIO_SET_MULTCOUNT, SET MULTIPLE MODE)"
     )
-};
+}
+.man_page("[N]", r#"Get or set the multiple\-sector count (0..64) for PIO multiple\-sector transfers. On libata the get comes from IDENTIFY word 59 and the set needs \-\-yes\-i\-know\-what\-i\-am\-doing."#);
 parses!(multcount_parses, "-m16d1 /dev/x", |f| f.multcount.value
     == 16
     && f.dma.value == 1);
@@ -648,6 +791,10 @@ pub const ACOUSTIC: OptionDef = get_set!(
     acoustic,
     " -M   Get/set acoustic management (0-254, 128: quiet, 254: fast)",
     "Get/set Automatic Acoustic Management (SET FEATURES 0x42/0xC2)"
+)
+.man_page(
+    "[N]",
+    r#"Get or set Automatic Acoustic Management: 128 quiet ... 254 fast, 0 disables."#,
 );
 parses!(acoustic_parses, "-M128 /dev/x", |f| f.acoustic
     == GetSet {
@@ -662,6 +809,10 @@ pub const NOWERR: OptionDef = get_set!(
     nowerr,
     " -n   Get/set ignore-write-errors flag (0/1)",
     "Get/set the IDE driver's ignore-write-errors flag"
+)
+.man_page(
+    "[0|1]",
+    r#"Get or set the legacy IDE driver's ignore\-write\-errors flag."#,
 );
 parses!(nowerr_parses, "-n1 /dev/x", |f| f.nowerr.set
     && f.nowerr.value == 1);
@@ -684,19 +835,11 @@ pub const MAX_SECTORS: OptionDef = OptionDef {
     summary: "Get/set the max visible sectors (HPA); p makes it permanent",
     example: &["-N"],
     origin: Origin::Hdparm,
-    apply: Apply::Custom(|p, def, typed| {
-        let noisy = p.take_noisy();
-        let (value, permanent) = p.number(def, typed)?;
-        let f = &mut p.flags;
-        f.max_sectors.get = noisy;
-        f.max_sectors_permanent = permanent;
-        f.max_sectors.set = value.is_some();
-        if let Some(v) = value {
-            f.max_sectors.value = v;
-        }
-        Ok(Outcome::Continue)
-    }),
-};
+    man: None,
+    security_help: None,
+    apply: Apply::Custom(Reader::MaxSectors),
+}
+.man_page("[[p]COUNT]", r#"Get or set the number of visible sectors (Host Protected Area / Accessible Max Address). A p prefix makes the setting permanent (it survives a power cycle). The set uses SET ACCESSIBLE MAX ADDRESS EXT where the drive has Accessible Max Address, else READ NATIVE MAX ADDRESS (EXT) immediately followed by SET MAX ADDRESS (EXT); the get is printed afterwards. Reducing the size below what IDENTIFY shows needs \-\-yes\-i\-know\-what\-i\-am\-doing. When IDENTIFY shows more sectors than the native maximum, the get adds the DCO real maximum as (N?)."#);
 parses!(max_sectors_parses, "-N p0x10 /dev/x", |f| f.max_sectors
     == GetSet {
         get: true,
@@ -722,8 +865,11 @@ pub const PIO_MODE: OptionDef = OptionDef {
     summary: "Set the chipset's PIO mode (HDIO_SET_PIO_MODE)",
     example: &["-p", "pio4"],
     origin: Origin::Hdparm,
-    apply: Apply::Custom(|p, def, _| p.set_transfer_mode(def, field!(SetOnly<u32>, pio_mode))),
-};
+    man: None,
+    security_help: None,
+    apply: Apply::Custom(Reader::TransferMode(field!(SetOnly<u32>, pio_mode))),
+}
+.man_page("MODE", r#"Ask the legacy IDE driver to program the interface chipset for PIO MODE (a number or a name such as pio4)."#);
 parses!(pio_mode_parses, "-p pio4 /dev/x", |f| f.pio_mode
     == SetOnly {
         set: true,
@@ -739,7 +885,8 @@ pub const PREFETCH: OptionDef = set_only!(
     prefetch,
     " -P   Set drive prefetch count",
     "Set the drive's prefetch count (SET FEATURES 0xAB)"
-);
+)
+.man_page("N", r#"Set the drive's prefetch count."#);
 parses!(prefetch_parses, "-P255 /dev/x", |f| f.prefetch.value == 255);
 pub const QUIET: OptionDef = plain(
     Some(b'q'),
@@ -748,12 +895,9 @@ pub const QUIET: OptionDef = plain(
     Some(" -q   Change next setting quietly"),
     "Make the next option quiet, and hide the device header from here on",
     &["-q"],
-    Apply::Custom(|p, _, _| {
-        p.flags.quiet = true;
-        p.noisy = false;
-        Ok(Outcome::Continue)
-    }),
-);
+    Apply::Custom(Reader::Quiet),
+)
+.man_page("", r#"Make the next option quiet: its messages are not printed. Once \-q is seen the device header line is not printed either."#);
 parses!(quiet_parses, "-q -W0 -A /dev/x", |f| f.quiet
     && !f.write_cache.get
     && f.lookahead.get);
@@ -764,6 +908,10 @@ pub const QUEUE_DEPTH: OptionDef = get_set!(
     queue_depth,
     " -Q   Get/set DMA queue_depth (if supported)",
     "Get/set the command queue depth (sysfs device/queue_depth)"
+)
+.man_page(
+    "[N]",
+    r#"Get or set the command queue depth through sysfs (device/queue_depth)."#,
 );
 parses!(queue_depth_parses, "-Q 1024 /dev/x", |f| f
     .queue_depth
@@ -776,6 +924,10 @@ pub const READONLY: OptionDef = get_set!(
     readonly,
     " -r   Get/set device readonly flag (DANGEROUS to set)",
     "Get/set the block device's read-only flag (BLKROGET/BLKROSET)"
+)
+.man_page(
+    "[0|1]",
+    r#"Get or set the read\-only flag of the block device (BLKROGET/BLKROSET)."#,
 );
 parses!(readonly_parses, "-r1 /dev/x", |f| f.readonly
     == GetSet {
@@ -790,6 +942,10 @@ pub const WRITE_READ_VERIFY: OptionDef = get_set!(
     write_read_verify,
     " -R   Get/set device write-read-verify flag",
     "Get/set the drive's write-read-verify (SET FEATURES 0x0B/0x8B)"
+)
+.man_page(
+    "[0..3]",
+    r#"Get or set the drive's Write\-Read\-Verify feature."#,
 );
 parses!(write_read_verify_parses, "-R3 /dev/x", |f| f
     .write_read_verify
@@ -805,7 +961,8 @@ pub const POWERUP_IN_STANDBY: OptionDef = OptionDef {
         " -s   Set power-up in standby flag (0/1) (DANGEROUS)",
         "Set the drive's power-up in standby (SET FEATURES 0x06/0x86); 1 needs the guard"
     )
-};
+}
+.man_page("0|1", r#"Enable or disable power\-up in standby (enabling needs \-\-yes\-i\-know\-what\-i\-am\-doing)."#);
 parses!(powerup_in_standby_parses, "-s1 /dev/x", |f| f
     .powerup_in_standby
     == SetOnly {
@@ -820,7 +977,8 @@ pub const STANDBY: OptionDef = set_only!(
     standby,
     " -S   Set standby (spindown) timeout",
     "Set the standby (spindown) timer (IDLE with a timer code)"
-);
+)
+.man_page("N", r#"Set the standby (spin\-down) timeout: 0 off, 1..240 multiples of 5 seconds, 241..251 multiples of 30 minutes, 252 21 minutes, 253 vendor\-specific, 255 21 minutes 15 seconds. On NVMe: APST (see NVME)."#);
 parses!(standby_parses, "-S 12 /dev/x", |f| f.standby
     == SetOnly {
         set: true,
@@ -835,7 +993,8 @@ pub const TIME_DEVICE: OptionDef = plain(
     "Time buffered reads from the device",
     &["-t"],
     Apply::Flag(field!(bool, time_device)),
-);
+)
+.man_page("", r#"Time sequential reads from the device through the page cache (or with O_DIRECT when \-\-direct is given): 2 MiB reads for about 3 seconds, reported in MB/sec (MB = 2^20 bytes)."#);
 parses!(time_device_parses, "-t /dev/x", |f| f.time_device
     && !f.time_cache);
 pub const TIME_CACHE: OptionDef = plain(
@@ -846,7 +1005,8 @@ pub const TIME_CACHE: OptionDef = plain(
     "Time reads from the kernel's buffer cache",
     &["-T"],
     Apply::Flag(field!(bool, time_cache)),
-);
+)
+.man_page("", r#"Time reads of the same 2 MiB from the kernel's cache for about 2 seconds: a measure of memory, processor and cache throughput, not of the drive."#);
 parses!(time_cache_parses, "-T /dev/x", |f| f.time_cache);
 pub const UNMASK_IRQ: OptionDef = get_set!(
     'u',
@@ -855,6 +1015,10 @@ pub const UNMASK_IRQ: OptionDef = get_set!(
     unmask_irq,
     " -u   Get/set unmaskirq flag (0/1)",
     "Get/set the IDE driver's unmask-irq flag"
+)
+.man_page(
+    "[0|1]",
+    r#"Get or set the legacy IDE driver's unmask\-irq flag."#,
 );
 parses!(unmask_irq_parses, "-u1 /dev/x", |f| f.unmask_irq.value == 1);
 pub const OBSOLETE_U: OptionDef = plain(
@@ -879,7 +1043,8 @@ pub const DEFAULTS: OptionDef = plain(
     "Print the default report",
     &["-v"],
     Apply::Flag(field!(bool, defaults)),
-);
+)
+.man_page("", r#"Show the default report: multcount, IO_support, unmaskirq, using_dma, keepsettings, readonly, readahead, geometry (each where the driver supports it). This is also what a device alone on the command line gets."#);
 parses!(defaults_parses, "-v /dev/x", |f| f.defaults);
 pub const VERSION: OptionDef = plain(
     Some(b'V'),
@@ -888,7 +1053,12 @@ pub const VERSION: OptionDef = plain(
     Some(" -V   Display program version and exit immediately"),
     "Print the version",
     &["-V"],
-    Apply::Custom(|_, _, _| Ok(Outcome::Done(Invocation::Version))),
+    Apply::Custom(Reader::Version),
+)
+.man_page(
+    "",
+    r#"Show the version: \fBhdparm v9.65.0 (hdparm\-rs 0.1.0)\fR, the hdparm release this program
+reproduces in the form scripts check (they read it as 9.65), then its own name and version."#,
 );
 invokes!(version_invokes, "-V", Invocation::Version);
 pub const RESET: OptionDef = plain(
@@ -899,6 +1069,10 @@ pub const RESET: OptionDef = plain(
     "Reset the device (HDIO_DRIVE_RESET)",
     &["-w"],
     Apply::PlainSet(field!(Action, reset)),
+)
+.man_page(
+    "",
+    r#"Reset the device through the legacy IDE driver (dangerous)."#,
 );
 parses!(reset_parses, "-w /dev/x", |f| f.reset.set);
 pub const WRITE_CACHE: OptionDef = get_set!(
@@ -908,6 +1082,10 @@ pub const WRITE_CACHE: OptionDef = get_set!(
     write_cache,
     " -W   Get/set drive write-caching flag (0/1)",
     "Get/set the drive's write cache (SET FEATURES 0x02/0x82)"
+)
+.man_page(
+    "[0|1]",
+    r#"Get or set the drive's write cache. Disabling it flushes the cache before and after."#,
 );
 parses!(
     write_cache_repeated_bare_only_adds_the_get,
@@ -952,8 +1130,11 @@ pub const XFER_MODE: OptionDef = OptionDef {
     summary: "Set the drive's transfer mode (SET FEATURES 0x03)",
     example: &["-X", "udma5"],
     origin: Origin::Hdparm,
-    apply: Apply::Custom(|p, def, _| p.set_transfer_mode(def, field!(SetOnly<u32>, xfer_mode))),
-};
+    man: None,
+    security_help: None,
+    apply: Apply::Custom(Reader::TransferMode(field!(SetOnly<u32>, xfer_mode))),
+}
+.man_page("MODE", r#"Set the drive's transfer mode with SET FEATURES: a number or a name such as udma5, mdma2, pio4 (hdparm's N+64 arithmetic: \-X69 is UltraDMA mode 5). libata refuses this through pass\-through; the tool says so."#);
 parses!(xfer_mode_parses, "-X udma5 /dev/x", |f| f.xfer_mode
     == SetOnly {
         set: true,
@@ -970,7 +1151,8 @@ pub const STANDBY_NOW: OptionDef = plain(
     "Spin the drive down now (STANDBY IMMEDIATE)",
     &["-y"],
     Apply::PlainSet(field!(Action, standby_now)),
-);
+)
+.man_page("", r#"Put the drive in standby now (STANDBY IMMEDIATE)."#);
 parses!(standby_now_parses, "-y /dev/x", |f| f.standby_now.set);
 pub const SLEEP_NOW: OptionDef = plain(
     Some(b'Y'),
@@ -980,6 +1162,10 @@ pub const SLEEP_NOW: OptionDef = plain(
     "Put the drive to sleep now (SLEEP)",
     &["-Y"],
     Apply::PlainSet(field!(Action, sleep_now)),
+)
+.man_page(
+    "",
+    r#"Put the drive to sleep now (SLEEP); only a reset wakes it."#,
 );
 parses!(sleep_now_parses, "-Y /dev/x", |f| f.sleep_now.set);
 pub const REREAD_PARTITIONS: OptionDef = plain(
@@ -990,6 +1176,10 @@ pub const REREAD_PARTITIONS: OptionDef = plain(
     "Make the kernel re-read the partition table (BLKRRPART)",
     &["-z"],
     Apply::PlainSet(field!(Action, reread_partitions)),
+)
+.man_page(
+    "",
+    r#"Ask the kernel to re\-read the partition table (BLKRRPART)."#,
 );
 parses!(reread_partitions_parses, "-z /dev/x", |f| f
     .reread_partitions
@@ -1002,6 +1192,10 @@ pub const SEAGATE_POWERSAVE: OptionDef = plain(
     "Disable the auto power saving of old Seagate drives (vendor command)",
     &["-Z"],
     Apply::PlainSet(field!(Action, seagate_powersave)),
+)
+.man_page(
+    "",
+    r#"Disable the automatic power saving of some old Seagate drives."#,
 );
 parses!(seagate_powersave_parses, "-Z /dev/x", |f| f
     .seagate_powersave
@@ -1056,6 +1250,10 @@ pub const DCO_FREEZE: OptionDef = long_flag(
     "Freeze the Device Configuration Overlay until power-off (DCO FREEZE LOCK)",
     &["--dco-freeze"],
     Apply::Flag(field!(bool, dco_freeze)),
+)
+.man_page(
+    "",
+    r#"Freeze the Device Configuration Overlay until the next power cycle."#,
 );
 parses!(dco_freeze_parses, "--dco-freeze /dev/x", |f| f.dco_freeze);
 pub const DCO_IDENTIFY: OptionDef = long_flag(
@@ -1065,7 +1263,8 @@ pub const DCO_IDENTIFY: OptionDef = long_flag(
     "Decode the Device Configuration Overlay (DCO IDENTIFY)",
     &["--dco-identify"],
     Apply::Flag(field!(bool, dco_identify)),
-);
+)
+.man_page("", r#"Read and show the Device Configuration Overlay identify data: whether its checksum verifies, then the features and the real maximum that DCO can restrict (with \-\-json, a \fBdco_identify\fR object)."#);
 parses!(dco_identify_parses, "--DCO-IDENTIFY /dev/x", |f| f
     .dco_identify);
 pub const DCO_RESTORE: OptionDef = OptionDef {
@@ -1078,7 +1277,8 @@ pub const DCO_RESTORE: OptionDef = OptionDef {
         &["--yes-i-know-what-i-am-doing", "--dco-restore"],
         Apply::Flag(field!(bool, dco_restore)),
     )
-};
+}
+.man_page("", r#"Reset the Device Configuration Overlay to the factory settings (needs \-\-yes\-i\-know\-what\-i\-am\-doing)."#);
 parses!(dco_restore_parses, "--dco-restore /dev/x", |f| f
     .dco_restore);
 pub const DCO_SETMAX: OptionDef = OptionDef {
@@ -1093,12 +1293,10 @@ pub const DCO_SETMAX: OptionDef = OptionDef {
         Some(" --dco-setmax      Use DCO to set maximum addressable sectors"),
         "Set the maximum addressable sectors through DCO SET",
         &["--dco-setmax", "1000000"],
-        Apply::Custom(|p, def, typed| {
-            p.flags.dco_setmax = p.number(def, typed)?.0;
-            Ok(Outcome::Continue)
-        }),
+        Apply::Custom(Reader::Number(field!(Option<u64>, dco_setmax))),
     )
-};
+}
+.man_page("N", r#"Set the maximum addressable sectors through DCO: the drive's DCO identify data, checked against its checksum (DCO Checksum FAILED! otherwise, and nothing is sent), is sent back with DEVICE CONFIGURATION SET with the new maximum and checksum (needs \-\-yes\-i\-know\-what\-i\-am\-doing when it shrinks the drive)."#);
 parses!(dco_setmax_parses, "--dco-setmax 0x1000 /dev/x", |f| f
     .dco_setmax
     == Some(4096));
@@ -1109,6 +1307,10 @@ pub const DIRECT: OptionDef = long_flag(
     "Time reads with O_DIRECT, bypassing the page cache",
     &["--direct", "-t"],
     Apply::Flag(field!(bool, direct)),
+)
+.man_page(
+    "",
+    r#"Open the device with O_DIRECT for \-t and \-T, bypassing the page cache."#,
 );
 parses!(direct_parses, "--direct -t /dev/x", |f| f.direct
     && f.time_device);
@@ -1119,7 +1321,8 @@ pub const DRQ_HSM_ERROR: OptionDef = long_flag(
     "Provoke a stuck-DRQ error in the kernel (a test of error handling)",
     &["--drq-hsm-error"],
     Apply::Flag(field!(bool, drq_hsm_error)),
-);
+)
+.man_page("", r#"Provoke a stuck\-DRQ host state machine error (a kernel debugging aid; very dangerous): after a buffer\-cache flush and one second, the IDENTIFY opcode is sent as a command without data."#);
 parses!(drq_hsm_error_parses, "--drq-hsm-error /dev/x", |f| f
     .drq_hsm_error);
 pub const FALLOCATE: OptionDef = OptionDef {
@@ -1131,20 +1334,10 @@ pub const FALLOCATE: OptionDef = OptionDef {
         Some(" --fallocate       Create a file without writing data to disk"),
         "Create a file of N KiB without writing its data (fallocate)",
         &[],
-        Apply::Custom(|p, _, typed| {
-            let (kib, _) = p.u64_parm(false, None, 0, 1 << 53, typed, "bad/missing block-count")?;
-            let path = p.filename(typed)?;
-            if p.num_flags != 0 || p.remaining() > 0 {
-                return Err(ParseError::Usage { clue: 4 });
-            }
-            Ok(Outcome::Done(Invocation::Fallocate {
-                kib: kib.unwrap_or(0),
-                path,
-                dry_run: p.flags.dry_run,
-            }))
-        }),
+        Apply::Custom(Reader::Fallocate),
     )
-};
+}
+.man_page("KiB FILE", r#"Create FILE (it must not exist; mode 0600) with KiB kibibytes allocated and no data written (fallocate(2)), then sync it. No device argument."#);
 invokes!(
     fallocate_invokes,
     "--fallocate 0x10 /mnt/file",
@@ -1172,22 +1365,10 @@ pub const FIBMAP: OptionDef = OptionDef {
         Some(" --fibmap          Show device extents (and fragmentation) for a file"),
         "Print where a file's blocks lie on the device",
         &[],
-        Apply::Custom(|p, _, typed| {
-            let path = p.filename(typed)?;
-            if p.num_flags != 0 || p.remaining() > 0 {
-                return Err(ParseError::Usage { clue: 5 });
-            }
-            if p.flags.dry_run {
-                return Err(no_dry_run(
-                    "--fibmap",
-                    "it reads where the file lies (FIEMAP, or FIBMAP block by block)",
-                    "",
-                ));
-            }
-            Ok(Outcome::Done(Invocation::Fibmap { path }))
-        }),
+        Apply::Custom(Reader::Fibmap),
     )
-};
+}
+.man_page("FILE", r#"Show the extents of FILE as absolute sector ranges of the disk: the file system's start (from sysfs or the geometry) plus its blocks, from FIEMAP, else FIBMAP. Holes and extents of unknown place show dashes. No device argument. Unlike hdparm 9.65, it finds the start of a partition whose major number differs from its disk's (loop and other extended partitions)."#);
 invokes!(
     fibmap_invokes,
     "--fibmap /mnt/file",
@@ -1196,16 +1377,12 @@ invokes!(
     }
 );
 
+/// The man page entry of each `--fwdownload-*` variant.
+const FWDOWNLOAD_VARIANT_MAN: &str = r#"See \-\-fwdownload (needs \-\-yes\-i\-know\-what\-i\-am\-doing and \-\-please\-destroy\-my\-drive)."#;
+
 /// One `--fwdownload*` spelling.
 const fn fwdownload(name: &'static str, usage: &'static str, mode: FwMode) -> OptionDef {
-    let apply = match mode {
-        FwMode::Default => Apply::Custom(|p, _, t| p.set_fwdownload(FwMode::Default, t)),
-        FwMode::Mode3 => Apply::Custom(|p, _, t| p.set_fwdownload(FwMode::Mode3, t)),
-        FwMode::Mode3Max => Apply::Custom(|p, _, t| p.set_fwdownload(FwMode::Mode3Max, t)),
-        FwMode::Mode7 => Apply::Custom(|p, _, t| p.set_fwdownload(FwMode::Mode7, t)),
-        FwMode::ModeE => Apply::Custom(|p, _, t| p.set_fwdownload(FwMode::ModeE, t)),
-        FwMode::ModeEMax => Apply::Custom(|p, _, t| p.set_fwdownload(FwMode::ModeEMax, t)),
-    };
+    let apply = Apply::Custom(Reader::Fwdownload(mode));
     OptionDef {
         value: Value::Filename,
         guard: Guard::Both,
@@ -1219,13 +1396,16 @@ const fn fwdownload(name: &'static str, usage: &'static str, mode: FwMode) -> Op
             apply,
         )
     }
+    // The variants' entries point to --fwdownload's, which overrides this.
+    .man_page("FILE", FWDOWNLOAD_VARIANT_MAN)
 }
 
 pub const FWDOWNLOAD: OptionDef = fwdownload(
     "fwdownload",
     " --fwdownload            Download firmware file to drive (EXTREMELY DANGEROUS)",
     FwMode::Default,
-);
+)
+.man_page("FILE", r#"Download firmware FILE to the drive (needs \-\-yes\-i\-know\-what\-i\-am\-doing and \-\-please\-destroy\-my\-drive). The variants \-\-fwdownload\-mode3, \-\-fwdownload\-mode3\-max, \-\-fwdownload\-mode7, \-\-fwdownload\-modee and \-\-fwdownload\-modee\-max choose the DOWNLOAD MICROCODE mode and segment size. FILE must be a regular file, a non-zero multiple of 512 bytes and at most 65535 blocks. The default is mode 3 (segments of the drive's minimum size, IDENTIFY word 234) when the drive supports it (words 119/120), else mode 7 (the whole file at once); the \-max variants use the maximum (word 235); mode E saves the firmware for later activation. One DOWNLOAD MICROCODE command per segment (120 s each), a dot printed after each; the drive's answer between segments is checked. Refused on a partition."#);
 parses!(fwdownload_parses, "--fwdownload fw.bin /dev/x", |f| f
     .fwdownload
     == Some((FwMode::Default, "fw.bin".into())));
@@ -1286,7 +1466,8 @@ pub const IDLE_IMMEDIATE: OptionDef = long_flag(
     "Put the drive in idle now (IDLE IMMEDIATE)",
     &["--idle-immediate"],
     Apply::PlainSet(field!(Action, idle_immediate)),
-);
+)
+.man_page("", r#"Put the drive in idle now."#);
 parses!(idle_immediate_parses, "-q --idle-immediate /dev/x", |f| f
     .idle_immediate
     == Action {
@@ -1300,7 +1481,8 @@ pub const IDLE_UNLOAD: OptionDef = long_flag(
     "Idle now and unload the heads (IDLE IMMEDIATE with UNLOAD)",
     &["--idle-unload"],
     Apply::PlainSet(field!(Action, idle_unload)),
-);
+)
+.man_page("", r#"Put the drive in idle now and unload its heads (IDLE IMMEDIATE with the UNLOAD feature). Refused on a partition."#);
 parses!(idle_unload_parses, "--idle-unload /dev/x", |f| f
     .idle_unload
     == Action {
@@ -1315,13 +1497,13 @@ pub const IRAW: OptionDef = OptionDef {
         Some(" --Iraw filename   Write raw binary identify data to the specfied file"),
         "Write the raw IDENTIFY data to a file",
         &[],
-        Apply::Custom(|p, _, typed| {
-            let path = p.filename(typed)?;
-            p.set_identify_output(IdentifyOutput::Raw(path));
-            Ok(Outcome::Continue)
-        }),
+        Apply::Custom(Reader::IdentifyRaw),
     )
-};
+}
+.man_page(
+    "FILE",
+    r#"Write the raw 512 bytes of IDENTIFY data to FILE."#,
+);
 parses!(iraw_parses, "--Iraw id.bin /dev/x", |f| f.identify_raw
     == Some("id.bin".into())
     && !f.identify);
@@ -1333,23 +1515,10 @@ pub const ISTDIN: OptionDef = OptionDef {
         Some(" --Istdin          Read identify data from stdin as ASCII hex"),
         "Decode IDENTIFY data read from stdin as hex words",
         &[],
-        Apply::Custom(|p, _, _| {
-            if p.remaining() > 0 {
-                return Err(ParseError::Usage { clue: 2 });
-            }
-            if p.flags.dry_run {
-                return Err(no_dry_run(
-                    "--Istdin",
-                    "it only decodes what standard input holds",
-                    "",
-                ));
-            }
-            Ok(Outcome::Done(Invocation::IdentifyStdin {
-                json: p.flags.json,
-            }))
-        }),
+        Apply::Custom(Reader::Istdin),
     )
-};
+}
+.man_page("", r#"Decode IDENTIFY data given as hexadecimal words on standard input (the output of \-\-Istdout), without a device."#);
 invokes!(
     istdin_invokes,
     "--Istdin",
@@ -1361,10 +1530,11 @@ pub const ISTDOUT: OptionDef = long_flag(
     Some(" --Istdout         Write identify data to stdout as ASCII hex"),
     "Print the IDENTIFY data as hex words",
     &["--Istdout"],
-    Apply::Custom(|p, _, _| {
-        p.set_identify_output(IdentifyOutput::Hex);
-        Ok(Outcome::Continue)
-    }),
+    Apply::Custom(Reader::IdentifyHex),
+)
+.man_page(
+    "",
+    r#"Print the IDENTIFY data as hexadecimal words, 8 per line."#,
 );
 parses!(istdout_parses, "-I --Istdout /dev/x", |f| f.identify_stdout
     && !f.identify);
@@ -1384,13 +1554,10 @@ pub const MAKE_BAD_SECTOR: OptionDef = OptionDef {
         Some(" --make-bad-sector Deliberately corrupt a sector directly on the media (VERY DANGEROUS)"),
         "Make a sector unreadable (WRITE UNCORRECTABLE EXT or WRITE LONG); f flags it",
         &[],
-        Apply::Custom(|p, def, typed| {
-            let (v, flagged) = p.number(def, typed)?;
-            p.flags.make_bad_sector = v.map(|lba| (lba, flagged));
-            Ok(Outcome::Continue)
-        }),
+        Apply::Custom(Reader::MakeBadSector),
     )
-};
+}
+.man_page("[f]LBA", r#"Deliberately corrupt sector LBA (needs \-\-yes\-i\-know\-what\-i\-am\-doing): WRITE UNCORRECTABLE EXT (pseudo, or flagged with f) where the drive claims it, f is given or LBA needs 48 bits, else WRITE LONG. The raw device only (not a partition)."#);
 parses!(
     make_bad_sector_parses,
     "--make-bad-sector f100 /dev/x",
@@ -1410,11 +1577,9 @@ pub const OFFSET: OptionDef = long_number(
     Some(" --offset          use with -t, to begin timings at given offset (in GiB) from start of drive"),
     "Start -t at this offset, in GiB",
     &["--offset", "0", "-t"],
-    Apply::Custom(|p, def, typed| {
-        p.flags.offset_gib = p.number(def, typed)?.0;
-        Ok(Outcome::Continue)
-    }),
-);
+    Apply::Custom(Reader::Number(field!(Option<u64>, offset_gib))),
+)
+.man_page("GiB", r#"Start \-t that many GiB into the device."#);
 parses!(offset_parses, "--OFFSET 2 -t /dev/x", |f| f.offset_gib
     == Some(2));
 pub const PLEASE_DESTROY: OptionDef = long_flag(
@@ -1424,6 +1589,10 @@ pub const PLEASE_DESTROY: OptionDef = long_flag(
     "The guard flag of the options that can destroy a drive",
     &["--please-destroy-my-drive", "-C"],
     Apply::Flag(field!(bool, please_destroy)),
+)
+.man_page(
+    "",
+    r#"Guard flag for the operations that can destroy a drive."#,
 );
 parses!(
     please_destroy_parses,
@@ -1437,6 +1606,10 @@ pub const PREFER_ATA12: OptionDef = long_flag(
     "Send 12-byte ATA PASS-THROUGH where a command fits",
     &["--prefer-ata12", "-C"],
     Apply::Flag(field!(bool, prefer_ata12)),
+)
+.man_page(
+    "",
+    r#"Use ATA PASS\-THROUGH(12) instead of (16) where the command allows it."#,
 );
 parses!(prefer_ata12_parses, "--prefer-ata12 -C /dev/x", |f| f
     .prefer_ata12);
@@ -1449,10 +1622,11 @@ pub const READ_SECTOR: OptionDef = long_number(
     Some(" --read-sector     Read and dump (in hex) a sector directly from the media"),
     "Read one sector from the media and print it in hex (READ SECTORS EXT)",
     &["--read-sector", "0"],
-    Apply::Custom(|p, def, typed| {
-        p.flags.read_sector = p.number(def, typed)?.0;
-        Ok(Outcome::Continue)
-    }),
+    Apply::Custom(Reader::Number(field!(Option<u64>, read_sector))),
+)
+.man_page(
+    "LBA",
+    r#"Read one sector straight from the media and dump it in hexadecimal."#,
 );
 parses!(read_sector_parses, "--read-sector 0x10 /dev/x", |f| f
     .read_sector
@@ -1472,10 +1646,7 @@ const fn write_sector(name: &'static str, usage: &'static str) -> OptionDef {
             Some(usage),
             "Overwrite one sector with zeros (WRITE SECTORS EXT)",
             &[],
-            Apply::Custom(|p, def, typed| {
-                p.flags.write_sector = p.number(def, typed)?.0;
-                Ok(Outcome::Continue)
-            }),
+            Apply::Custom(Reader::Number(field!(Option<u64>, write_sector))),
         )
     }
 }
@@ -1483,6 +1654,10 @@ const fn write_sector(name: &'static str, usage: &'static str) -> OptionDef {
 pub const REPAIR_SECTOR: OptionDef = write_sector(
     "repair-sector",
     " --repair-sector   Alias for the --write-sector option (VERY DANGEROUS)",
+)
+.man_page(
+    "LBA",
+    r#"Same as \-\-write\-sector (needs \-\-yes\-i\-know\-what\-i\-am\-doing)."#,
 );
 parses!(repair_sector_parses, "--repair-sector 9 /dev/x", |f| f
     .write_sector
@@ -1507,7 +1682,12 @@ pub const SANITIZE_ANTIFREEZE_LOCK: OptionDef = sanitize(
     " --sanitize-antifreeze-lock  Block sanitize-freeze-lock command until next power cycle",
     "Block SANITIZE FREEZE LOCK until power-off (SANITIZE ANTIFREEZE LOCK)",
     Guard::None,
-    Apply::Custom(|p, _, _| p.set_sanitize(SanitizeCommand::AntifreezeLock)),
+    Apply::Custom(Reader::Sanitize(SanitizeCommand::AntifreezeLock)),
+)
+.man_page(
+    "",
+    r#"Send SANITIZE ANTIFREEZE LOCK: block SANITIZE FREEZE LOCK until the next power cycle.
+Prints \fBIssuing SANITIZE_ANTIFREEZE_LOCK command\fR."#,
 );
 parses!(
     sanitize_antifreeze_lock_parses,
@@ -1519,8 +1699,11 @@ pub const SANITIZE_BLOCK_ERASE: OptionDef = sanitize(
     " --sanitize-block-erase      Start block erase operation",
     "Erase every block of the media (SANITIZE BLOCK ERASE)",
     Guard::YesIKnow,
-    Apply::Custom(|p, _, _| p.set_sanitize(SanitizeCommand::BlockErase)),
-);
+    Apply::Custom(Reader::Sanitize(SanitizeCommand::BlockErase)),
+)
+.man_page("", r#"Start a SANITIZE BLOCK ERASE (needs \-\-yes\-i\-know\-what\-i\-am\-doing; destroys all data).
+The drive erases in the background; \-\-sanitize\-status shows its progress.
+Every sanitize option reads IDENTIFY first and needs word 59 bit 12 (\fBSANITIZE feature set is not supported\fR otherwise); on a failure the drive's reason follows \fBSANITIZE failed:\fR, worded as hdparm words it."#);
 parses!(
     sanitize_block_erase_parses,
     "--sanitize-block-erase /dev/x",
@@ -1531,8 +1714,9 @@ pub const SANITIZE_CRYPTO_SCRAMBLE: OptionDef = sanitize(
     " --sanitize-crypto-scramble  Change the internal encryption keys that used for used data",
     "Change the media encryption keys (SANITIZE CRYPTO SCRAMBLE)",
     Guard::YesIKnow,
-    Apply::Custom(|p, _, _| p.set_sanitize(SanitizeCommand::CryptoScramble)),
-);
+    Apply::Custom(Reader::Sanitize(SanitizeCommand::CryptoScramble)),
+)
+.man_page("", r#"Start a SANITIZE CRYPTO SCRAMBLE: the drive changes its media encryption keys (needs \-\-yes\-i\-know\-what\-i\-am\-doing; destroys all data)."#);
 parses!(
     sanitize_crypto_scramble_parses,
     "--sanitize-crypto-scramble /dev/x",
@@ -1543,7 +1727,11 @@ pub const SANITIZE_FREEZE_LOCK: OptionDef = sanitize(
     " --sanitize-freeze-lock      Lock drive's sanitize features until next power cycle",
     "Lock the sanitize commands until power-off (SANITIZE FREEZE LOCK)",
     Guard::None,
-    Apply::Custom(|p, _, _| p.set_sanitize(SanitizeCommand::FreezeLock)),
+    Apply::Custom(Reader::Sanitize(SanitizeCommand::FreezeLock)),
+)
+.man_page(
+    "",
+    r#"Send SANITIZE FREEZE LOCK: the sanitize commands are refused until the next power cycle."#,
 );
 parses!(
     sanitize_freeze_lock_parses,
@@ -1557,12 +1745,10 @@ pub const SANITIZE_OVERWRITE: OptionDef = OptionDef {
         " --sanitize-overwrite  PATTERN  Overwrite the internal media with constant PATTERN",
         "Overwrite the media with a 32-bit pattern (SANITIZE OVERWRITE)",
         Guard::YesIKnow,
-        Apply::Custom(|p, _, _| {
-            let pattern = p.overwrite_pattern()?;
-            p.set_sanitize(SanitizeCommand::Overwrite { pattern })
-        }),
+        Apply::Custom(Reader::SanitizeOverwrite),
     )
-};
+}
+.man_page("hex:PATTERN", r#"Start a SANITIZE OVERWRITE with a 32\-bit PATTERN, given as \fBhex:\fR and 8 hex digits (needs \-\-yes\-i\-know\-what\-i\-am\-doing; destroys all data)."#);
 parses!(
     sanitize_overwrite_parses,
     "--sanitize-overwrite hex:0000abcd /dev/x",
@@ -1577,18 +1763,9 @@ pub const SANITIZE_OVERWRITE_PASSES: OptionDef = long_number(
     Some(" --sanitize-overwrite-passes COUNT  Number of overwrite passes from 0 to 7, default 0 means 16 passes"),
     "The number of passes of --sanitize-overwrite (0 means 16)",
     &["--sanitize-overwrite-passes", "1", "-C"],
-    Apply::Custom(|p, def, typed| {
-        // Any failure gets the one message, as hdparm's own check prints it.
-        let passes = p.number(def, typed).ok().and_then(|(v, _)| v);
-        let Some(passes) = passes else {
-            return Err(ParseError::Message(format!(
-                "  {typed}: Number of passes must be in range 0..7"
-            )));
-        };
-        p.flags.sanitize_passes = passes as u32;
-        Ok(Outcome::Continue)
-    }),
-);
+    Apply::Custom(Reader::SanitizeOverwritePasses),
+)
+.man_page("N", r#"Number of overwrite passes of \-\-sanitize\-overwrite, 0..7 (0 means 16); give it before \-\-sanitize\-overwrite."#);
 parses!(
     sanitize_overwrite_passes_parses,
     "--sanitize-overwrite-passes 3 --sanitize-status /dev/x",
@@ -1599,14 +1776,10 @@ pub const SANITIZE_STATUS: OptionDef = sanitize(
     " --sanitize-status           Show sanitize status information",
     "Print the sanitize state and progress (SANITIZE STATUS)",
     Guard::None,
-    Apply::Custom(|p, _, _| {
-        // Our `--wait` may follow it (no other flag may: it is standalone).
-        if p.take_word_if(b"--wait") {
-            p.flags.sanitize_wait = true;
-        }
-        p.set_sanitize(SanitizeCommand::Status)
-    }),
-);
+    Apply::Custom(Reader::SanitizeStatus),
+)
+.man_page("", r#"Show the sanitize state (SD0 idle, SD1 frozen, SD2 in progress with its progress), whether the last sanitize completed without error, and the antifreeze bit.
+Followed by \-\-wait (ours), it asks again every second until the operation ends, showing the percentage done and the time left on stderr when that is a terminal, and prints the final status."#);
 parses!(
     sanitize_status_takes_a_wait_after_it,
     "--sanitize-status --wait /dev/x",
@@ -1623,8 +1796,9 @@ pub const SECURITY_HELP: OptionDef = long_flag(
     Some(" --security-help             Display help for ATA security commands"),
     "Print the help of the security options",
     &[],
-    Apply::Custom(|_, _, _| Ok(Outcome::Done(Invocation::SecurityHelp))),
-);
+    Apply::Custom(Reader::SecurityHelp),
+)
+.man_page("", r#"Show the help on the security options."#);
 invokes!(
     security_help_invokes,
     "--security-help",
@@ -1642,12 +1816,10 @@ pub const SET_SECTOR_SIZE: OptionDef = OptionDef {
         Some(" --set-sector-size           Change logical sector size of drive"),
         "Change the drive's logical sector size (SET SECTOR CONFIGURATION EXT)",
         &[],
-        Apply::Custom(|p, def, typed| {
-            p.flags.set_sector_size = p.number(def, typed)?.0;
-            Ok(Outcome::Continue)
-        }),
+        Apply::Custom(Reader::Number(field!(Option<u64>, set_sector_size))),
     )
-};
+}
+.man_page("N", r#"Change the logical sector size of a drive that supports it to one of the sizes of its Sector Configuration log (needs \-\-please\-destroy\-my\-drive; must be the only option). A size the log does not list is refused (exit 25)."#);
 parses!(
     set_sector_size_parses,
     "--set-sector-size 4096 /dev/x",
@@ -1663,17 +1835,10 @@ pub const TRIM_SECTOR_RANGES: OptionDef = OptionDef {
         Some(" --trim-sector-ranges        Tell SSD firmware to discard unneeded data sectors: lba:count .."),
         "Tell the drive that these sectors hold no data (DATA SET MANAGEMENT TRIM)",
         &[],
-        Apply::Custom(|p, _, typed| {
-            let ranges = p.trim_ranges(typed)?;
-            p.flags.trim_ranges = if ranges.is_empty() {
-                None
-            } else {
-                Some(ranges)
-            };
-            Ok(Outcome::Continue)
-        }),
+        Apply::Custom(Reader::TrimRanges),
     )
-};
+}
+.man_page("LBA:COUNT ...", r#"TRIM the given sector ranges (COUNT 1..65535) with one DATA SET MANAGEMENT command (needs \-\-please\-destroy\-my\-drive; must be the only option; the raw device only)."#);
 parses!(
     trim_sector_ranges_parses,
     "--trim-sector-ranges 1:2 10:0x10 /dev/x",
@@ -1690,7 +1855,8 @@ pub const TRIM_SECTOR_RANGES_STDIN: OptionDef = OptionDef {
         &[],
         Apply::Flag(field!(bool, trim_ranges_stdin)),
     )
-};
+}
+.man_page("", r#"TRIM the LBA:COUNT pairs read from standard input, in batches as large as the drive (IDENTIFY word 105) and the queue (max_sectors_kb) take (needs \-\-please\-destroy\-my\-drive; must be the only option). A bad pair stops the run; the batches already full were sent."#);
 parses!(
     trim_sector_ranges_stdin_parses,
     "--trim-sector-ranges-stdin /dev/x",
@@ -1703,12 +1869,17 @@ pub const VERBOSE: OptionDef = long_flag(
     "Trace the commands sent and their results on stderr",
     &["--verbose", "-C"],
     Apply::Flag(field!(bool, verbose)),
+)
+.man_page(
+    "",
+    r#"Show extra diagnostics, such as the commands sent and the sense data returned."#,
 );
 parses!(verbose_parses, "--verbose -C /dev/x", |f| f.verbose);
 pub const WRITE_SECTOR: OptionDef = write_sector(
     "write-sector",
     " --write-sector              Repair/overwrite a (possibly bad) sector directly on the media (VERY DANGEROUS)",
-);
+)
+.man_page("LBA", r#"Overwrite sector LBA with zeros, to make a drive reallocate a bad sector (needs \-\-yes\-i\-know\-what\-i\-am\-doing; must be the only option; the raw device only)."#);
 parses!(write_sector_parses, "--write-sector 0 /dev/x", |f| f
     .write_sector
     == Some(0));
@@ -1722,6 +1893,10 @@ pub const YES_I_KNOW: OptionDef = long_flag(
     "The guard flag of the dangerous options",
     &["--yes-i-know-what-i-am-doing", "-C"],
     Apply::Flag(field!(bool, yes_i_know)),
+)
+.man_page(
+    "",
+    r#"Guard flag for the operations that can lose data or make a drive unusable."#,
 );
 parses!(
     yes_i_know_parses,
@@ -1735,7 +1910,9 @@ pub const SECURITY_FREEZE: OptionDef = long_flag(
     "Freeze the security settings until reset (SECURITY FREEZE LOCK)",
     &["--security-freeze"],
     Apply::Flag(field!(bool, security_freeze)),
-);
+)
+.man_page("", r#"Freeze the security settings until the next reset."#)
+.in_security_help(" --security-freeze           Freeze security settings until reset.");
 parses!(security_freeze_parses, "--security-freeze /dev/x", |f| f
     .security_freeze);
 pub const SECURITY_PROMPT: OptionDef = long_flag(
@@ -1745,7 +1922,11 @@ pub const SECURITY_PROMPT: OptionDef = long_flag(
     "Read the security password from the terminal",
     &[],
     Apply::Flag(field!(bool, security_prompt)),
-);
+)
+.man_page("", r#"Read the password from the terminal, without echo, instead of the command line (\fBPlease enter the drive password:\fR). Give it before the password command.
+hdparm\-rs's \fB Issuing ...\fR line then says \fBpassword from the terminal (not shown)\fR
+where hdparm prints the password (see SAFETY, Passwords)."#)
+.in_security_help(" --security-prompt-for-password   Prompt user to enter the drive password.");
 parses!(
     security_prompt_parses,
     "--security-prompt-for-password --security-unlock /dev/x",
@@ -1766,7 +1947,7 @@ const fn security_letter(
             None,
             summary,
             &[],
-            Apply::Custom(|p, def, _| p.security_letter(def)),
+            Apply::Custom(Reader::SecurityLetter),
         )
     }
 }
@@ -1775,7 +1956,13 @@ pub const SECURITY_MODE: OptionDef = security_letter(
     "security-mode",
     "hm",
     "The security level of --security-set-pass: h high, m maximum",
-);
+)
+.man_page("h|m", r#"Security level for \-\-security\-set\-pass: high (default) or maximum. Give it before the password command."#)
+.in_security_help(concat!(
+    " --security-mode  LEVEL      Use LEVEL to select security level:\n",
+    "                                  h   high security (default).\n",
+    "                                  m   maximum security.",
+));
 parses!(
     security_mode_parses,
     "--security-mode m --security-set-pass pw /dev/x",
@@ -1785,7 +1972,13 @@ pub const USER_MASTER: OptionDef = security_letter(
     "user-master",
     "um",
     "Whose password the security options use: u user, m master",
-);
+)
+.man_page("u|m", r#"Whether the password is the user's (default) or the master's. Give it before the password command."#)
+.in_security_help(concat!(
+    " --user-master    WHICH      Use WHICH to choose password type:\n",
+    "                                  u   user-password (default).\n",
+    "                                  m   master-password",
+));
 parses!(
     user_master_parses,
     "--user-master m --security-unlock pw /dev/x",
@@ -1798,19 +1991,7 @@ const fn security(
     summary: &'static str,
     command: SecurityCommand,
 ) -> OptionDef {
-    let apply = match command {
-        SecurityCommand::Unlock => Apply::Custom(|p, _, _| p.set_security(SecurityCommand::Unlock)),
-        SecurityCommand::SetPass => {
-            Apply::Custom(|p, _, _| p.set_security(SecurityCommand::SetPass))
-        }
-        SecurityCommand::Disable => {
-            Apply::Custom(|p, _, _| p.set_security(SecurityCommand::Disable))
-        }
-        SecurityCommand::Erase => Apply::Custom(|p, _, _| p.set_security(SecurityCommand::Erase)),
-        SecurityCommand::EraseEnhanced => {
-            Apply::Custom(|p, _, _| p.set_security(SecurityCommand::EraseEnhanced))
-        }
-    };
+    let apply = Apply::Custom(Reader::Security(command));
     OptionDef {
         value: Value::Password,
         ..long_flag(name, Role::Standalone, None, summary, &[], apply)
@@ -1821,7 +2002,9 @@ pub const SECURITY_UNLOCK: OptionDef = security(
     "security-unlock",
     "Unlock the drive with a password (SECURITY UNLOCK)",
     SecurityCommand::Unlock,
-);
+)
+.man_page("PASSWORD", r#"Unlock a locked drive (SECURITY UNLOCK). A drive counts wrong passwords and refuses further attempts until a power cycle after five."#)
+.in_security_help(" --security-unlock   PASSWD  Unlock drive.");
 parses!(
     security_unlock_parses,
     "--security-unlock NULL /dev/x",
@@ -1831,7 +2014,14 @@ pub const SECURITY_SET_PASS: OptionDef = security(
     "security-set-pass",
     "Set a password, which locks the drive (SECURITY SET PASSWORD)",
     SecurityCommand::SetPass,
-);
+)
+.man_page("PASSWORD", r#"Set a user or master password (\-\-user\-master); a user password locks the drive at its next power cycle, and hdparm\-rs says so once on stderr.
+A master password is sent with the next master password revision code (IDENTIFY word 92 plus one)."#)
+.in_security_help(concat!(
+    " --security-set-pass PASSWD  Lock drive, using password PASSWD:\n",
+    "                                  Use 'NULL' to set empty password.\n",
+    "                                  Drive gets locked if user-passwd is selected.",
+));
 parses!(
     security_set_pass_parses,
     "--security-set-pass abc /dev/x",
@@ -1841,7 +2031,12 @@ pub const SECURITY_DISABLE: OptionDef = security(
     "security-disable",
     "Remove the password (SECURITY DISABLE PASSWORD)",
     SecurityCommand::Disable,
-);
+)
+.man_page("PASSWORD", r#"Remove the password: SECURITY UNLOCK, then SECURITY DISABLE PASSWORD with the same data.
+PASSWORD is text of up to 32 characters, \fBNULL\fR for an empty one, or \fBhex:\fR and 64 hex digits; hdparm prints it (\fBsecurity_password: ...\fR) while reading the command line.
+A failure ends the device's processing.
+None of the password commands needs a guard flag."#)
+.in_security_help(" --security-disable  PASSWD  Disable drive locking.");
 parses!(
     security_disable_parses,
     "--security-disable pw /dev/x",
@@ -1851,7 +2046,12 @@ pub const SECURITY_ERASE: OptionDef = security(
     "security-erase",
     "Erase the drive (SECURITY ERASE UNIT)",
     SecurityCommand::Erase,
-);
+)
+.man_page("PASSWORD", r#"SECURITY ERASE PREPARE, then SECURITY ERASE UNIT: erase the whole drive. The drive must have a password set (\-\-security\-set\-pass).
+The command's timeout is computed as hdparm computes it from IDENTIFY words 89 and 90 and the capacity (12 hours without IDENTIFY).
+hdparm\-rs prints the drive's own estimate on stderr before it starts, the elapsed time while it runs when stderr is a terminal, and does not send anything to a drive whose security is frozen (it says how to unfreeze it: suspend and resume, or a hot\-plug).
+SIGINT, SIGTERM, SIGHUP and SIGQUIT do not stop the erase: hdparm\-rs says that the drive keeps erasing and stays locked with this password, waits for the end, sends nothing to the devices after it, and then ends (see SIGNALS)."#)
+.in_security_help(" --security-erase    PASSWD  Erase a (locked) drive.");
 parses!(
     security_erase_parses,
     "--security-erase pw /dev/x",
@@ -1861,7 +2061,9 @@ pub const SECURITY_ERASE_ENHANCED: OptionDef = security(
     "security-erase-enhanced",
     "Erase the drive, reserved areas too (SECURITY ERASE UNIT, enhanced)",
     SecurityCommand::EraseEnhanced,
-);
+)
+.man_page("PASSWORD", r#"Enhanced SECURITY ERASE UNIT (also the reallocated and reserved areas), with the time of IDENTIFY word 90; as \-\-security\-erase otherwise."#)
+.in_security_help(" --security-erase-enhanced PASSWD   Enhanced-erase a (locked) drive.");
 parses!(
     security_erase_enhanced_parses,
     "--security-erase-enhanced pw /dev/x",
@@ -1886,13 +2088,18 @@ pub const SECURITY_PASSWORD_FILE: OptionDef = OptionDef {
         Some(" --security-password-file FILE  Read the security password from FILE (- stdin, /dev/fd/N)"),
         "Read the security password from a file or descriptor (one trailing newline dropped, 32 bytes at most)",
         &["--security-password-file", "/root/pw", "--security-unlock"],
-        Apply::Custom(|p, _, typed| {
-            let path = p.filename(typed)?;
-            p.flags.security_password_file = Some(path);
-            Ok(Outcome::Continue)
-        }),
+        Apply::Custom(Reader::PasswordFile),
     ))
-};
+}
+.man_page("FILE", r#"Read the security password from FILE instead of the command line, where \fBps\fR and the
+shell's history would see it: \fB\-\fR is standard input, \fB/dev/fd/\fR\fIN\fR a descriptor
+the caller left open (\fBhdparm \-\-security\-password\-file /dev/fd/3 \-\-security\-unlock
+/dev/sdb 3< key\fR), as cryptsetup's \-\-key\-file. One trailing newline is dropped
+(\fBecho pw > key\fR means \fBpw\fR); the other bytes are the password as they are, and more
+than 32 (the size of ATA's password field) is an error (exit 22) before anything is sent. Give
+it before the password command, instead of \-\-security\-prompt\-for\-password. The file is
+read once, before the first device. The \fB Issuing ...\fR line says \fBpassword from FILE
+(not shown)\fR (see SAFETY, Passwords)."#);
 parses!(
     security_password_file_parses,
     "--security-password-file /root/pw --security-unlock /dev/x",
@@ -1913,8 +2120,12 @@ pub const LONG_HELP: OptionDef = ours(long_flag(
     Some(" --help            Display this usage text with the hdparm-rs options"),
     "Print the usage text with the options of hdparm-rs",
     &["--help"],
-    Apply::Custom(|_, _, _| Ok(Outcome::Done(Invocation::Help { extended: true }))),
-));
+    Apply::Custom(Reader::Help { extended: true }),
+))
+.man_page(
+    "",
+    r#"Show hdparm's usage text followed by the options hdparm\-rs adds."#,
+);
 invokes!(
     long_help_invokes,
     "--help",
@@ -1927,7 +2138,8 @@ pub const JSON: OptionDef = ours(long_flag(
     "Print one JSON document instead of the text",
     &["--json", "-C"],
     Apply::Flag(field!(bool, json)),
-));
+))
+.man_page("", r#"Print every report as one JSON document on standard output instead of text (see JSON OUTPUT)."#);
 parses!(json_parses, "--json -C /dev/x", |f| f.json);
 pub const DRY_RUN: OptionDef = ours(long_flag(
     "dry-run",
@@ -1936,7 +2148,77 @@ pub const DRY_RUN: OptionDef = ours(long_flag(
     "Print the commands the run would send (taskfile, protocol, data), send none, and name the guard flags a real run needs",
     &["--dry-run", "--security-erase", "NULL"],
     Apply::Flag(field!(bool, dry_run)),
-));
+))
+.man_page("", r#"Print what the command line would do, and do none of it: nothing is sent to a drive (no SG_IO
+at all, no NVMe command, no old IDE driver command), no kernel setting is changed, no file is
+created, written, renamed or removed, no device is opened for writing and no data is read from
+a device. Like every flag it applies to the devices after it, so it must come before the first
+device: a command line with a device before \-\-dry\-run and one after it, where the first would
+be run for real, is refused (exit 22). Each mode either prints its plan or refuses \-\-dry\-run; what a dry run may still
+ask, read\-only, is listed for each (the test that runs every option under \-\-dry\-run,
+tests/dry_run.rs, fails on anything else):
+.RS
+.TP
+\fBthe device options (\-a ... \-\-security\-erase, \-t, \-T, \-\-bench)\fR
+Plan. Each ATA command is one line with its name and every register (command, feature, count,
+LBA, device, 28\- or 48\-bit, protocol, timeout) and, for a command that writes data, its
+length, first bytes and an FNV\-1a digest; the data of the SECURITY commands holds the
+password, so for them the plan gives the length only and says it holds the password. Each
+NVMe command is one line with its dwords; each kernel call that changes a setting (BLKRASET,
+BLKROSET, BLKFLSBUF, BLKRRPART, an old IDE driver set, a queue_depth write) is one line, a
+file \-\-Iraw would write is one line, and the timings (\-t, \-T, \-\-bench) are listed, not
+run. The commands that depend on IDENTIFY are chosen from the kernel's copy of it; where there
+is none the plan says so, and commands that depend on an answer of the drive are planned as if
+it answered with zero registers. No guard flag is needed: the plan names those the real run
+needs and says which are given, and whether the real run would be refused because the drive is
+in use (see SAFETY). \-\-security\-prompt\-for\-password does not prompt. Read\-only probes:
+the device opened read\-only (O_NONBLOCK; O_DIRECT with \-\-direct) and its kind from fstat
+and sysfs; the kernel's copy of IDENTIFY (HDIO_GET_IDENTITY); the gets the real run decides
+with (BLKRAGET, BLKROGET, BLKGETSIZE64, BLKGETSIZE, BLKSSZGET, BLKPBSZGET, HDIO_GETGEO, the
+HDIO_GET_* ioctls, LOOP_GET_STATUS64, NVME_IOCTL_ID, sysfs attributes such as queue_depth and
+max_sectors_kb); for a destructive option the in\-use check (mountinfo, swaps, holders, an
+O_EXCL open, closed at once); the firmware file of \-\-fwdownload and standard input of
+\-\-trim\-sector\-ranges\-stdin, which are read as the real run reads them.
+.TP
+\fB\-\-apply \-\-dry\-run\fR
+Plan: for each device, the command lines Debian's hooks would run. Probes: hdparm.conf, udev's
+database, sysfs and the power supply; no device is opened and no record is written.
+.TP
+\fB\-\-experiment\fR
+Plan: the number of trials and what each measures, and for each command line the experiment
+runs (the get of every setting an arm changes, each arm's settings, the restore) its device
+plan as above, with how many times it runs. \-\-dry\-run goes before \-\-experiment or among
+its words. Probes: those of the device options, for each of those command lines.
+.TP
+\fB\-\-surface, \-\-surface\-quick\fR
+Plan: the bytes and zones the scan would read and the CSV and plot files it would write. Probes:
+the device opened as the scan opens it (read\-only, O_DIRECT) and its size (a seek to its end).
+\-\-dry\-run goes before \-\-surface or among its words.
+.TP
+\fB\-\-fallocate\fR
+Plan: the file it would create and the space it would allocate. Probes: whether the file exists
+and its directory does (stat).
+.TP
+\fB\-\-check, \-\-advise, \-\-prometheus, \-\-fibmap, \-\-Istdin\fR
+Refused with exit 22 before anything is opened: they change no drive, and all they do is read
+(\-\-check, \-\-advise and \-\-prometheus with commands sent to the drives, \-\-prometheus \-t
+with timed reads and a cache flush), so their dry run would be either the run itself or
+nothing. Run them without \-\-dry\-run (\-\-apply \-\-dry\-run shows what \-\-apply would run).
+.TP
+\fB\-h, \-\-help, \-V, \-\-security\-help, \-\-generate\fR
+Print their text, as without \-\-dry\-run: they touch nothing.
+.RE
+.IP
+The exit status is the one the real run would have, where the plan shows it: 1 (guard) when a
+guard flag is missing, 16 (busy) when the drive is in use, 25 (not_applicable) when the device
+cannot take what the plan sends (no ATA interface, a feature its IDENTIFY says it lacks, an
+ioctl its driver does not have), 22 for a value IDENTIFY rules out (\-X), 2 when the device
+cannot be opened, 5 for \-\-fallocate on a file that exists and for an \-\-experiment whose
+command lines would fail; each reason is also a line on stderr
+(\fIDEVICE\fR: \-\-dry\-run: a real run would ...). Failures only a command sent could reveal
+are not foreseen, and the plan is exit 0 then. With \-\-json the plan is the device's
+\fBdry_run\fR object (\fBexperiment_plan\fR for \-\-experiment, the document's \fBdry_run\fR for
+\-\-surface). Before \-\-apply it is \-\-apply's \-\-dry\-run."#);
 parses!(dry_run_parses, "--dry-run -W0 /dev/x", |f| f.dry_run
     && f.write_cache.set);
 invokes!(
@@ -1957,7 +2239,8 @@ pub const WAIT: OptionDef = ours(long_flag(
     "Make --sanitize-status poll until the sanitize operation ends",
     &["--wait", "--sanitize-status"],
     Apply::Flag(field!(bool, sanitize_wait)),
-));
+))
+.man_page("", r#"With \-\-sanitize\-status (before or right after it): ask for the status every second until the sanitize operation ends; the percentage done and the time left go to stderr when it is a terminal, the final status to stdout."#);
 parses!(wait_parses, "--wait --sanitize-status /dev/x", |f| f
     .sanitize_wait
     && f.sanitize == Some(SanitizeCommand::Status));
@@ -1967,11 +2250,9 @@ pub const BENCH: OptionDef = ours(long_flag(
     Some(" --bench           Benchmark reads: repeated O_DIRECT trials at a queue depth"),
     "Time O_DIRECT reads at a queue depth, in repeated trials",
     &["--bench"],
-    Apply::Custom(|p, _, _| {
-        p.flags.bench.get_or_insert_with(Default::default);
-        Ok(Outcome::Continue)
-    }),
-));
+    Apply::Custom(Reader::Bench),
+))
+.man_page("", r#"Benchmark reads: repeated trials of O_DIRECT reads at a queue depth through io_uring (a plain read loop where io_uring is not available), reported as mean \(+- standard deviation and min ... max, then per read: the reads per second and the latency percentiles p50, p99 and p99.9 of every read, from its submission to its completion (what fio reports with lat_percentiles=1)."#);
 parses!(bench_parses, "--bench /dev/x", |f| f.bench
     == Some(Default::default()));
 
@@ -2001,13 +2282,12 @@ pub const BENCH_TRIALS: OptionDef = bench_setting(
     " --bench-trials N  Number of trials (default 5)",
     "The number of --bench trials",
     "3",
-    Apply::Custom(|p, _, typed| {
-        p.bench_setting(typed, |o, w| {
-            o.trials = crate::timing::bench::parse_trials(w)?;
-            Ok(())
-        })
-    }),
-);
+    Apply::Custom(Reader::BenchSetting(|o, w| {
+        o.trials = crate::timing::bench::parse_trials(w)?;
+        Ok(())
+    })),
+)
+.man_page("N", r#"Number of trials (default 5)."#);
 parses!(bench_trials_parses, "--bench-trials 3 /dev/x", |f| f
     .bench
     .as_ref()
@@ -2017,13 +2297,12 @@ pub const BENCH_DEPTH: OptionDef = bench_setting(
     " --bench-depth N   Queue depth (default 32)",
     "The queue depth of --bench",
     "4",
-    Apply::Custom(|p, _, typed| {
-        p.bench_setting(typed, |o, w| {
-            o.depth = crate::timing::bench::parse_depth(w)?;
-            Ok(())
-        })
-    }),
-);
+    Apply::Custom(Reader::BenchSetting(|o, w| {
+        o.depth = crate::timing::bench::parse_depth(w)?;
+        Ok(())
+    })),
+)
+.man_page("N", r#"Number of reads in flight (default 32)."#);
 parses!(
     bench_limits_hold_for_the_final_values,
     "--bench-bs 512M --bench-depth 4 /dev/x",
@@ -2046,12 +2325,14 @@ pub const BENCH_BS: OptionDef = bench_setting(
     " --bench-bs N      Block size in bytes, K or M suffix allowed (default 2M)",
     "The block size of --bench reads",
     "64K",
-    Apply::Custom(|p, _, typed| {
-        p.bench_setting(typed, |o, w| {
-            o.block_size = crate::timing::bench::parse_block_size(w)?;
-            Ok(())
-        })
-    }),
+    Apply::Custom(Reader::BenchSetting(|o, w| {
+        o.block_size = crate::timing::bench::parse_block_size(w)?;
+        Ok(())
+    })),
+)
+.man_page(
+    "SIZE",
+    r#"Size of each read in bytes; K and M suffixes allowed (default 2M)."#,
 );
 parses!(bench_bs_parses, "--bench-bs 64K /dev/x", |f| f
     .bench
@@ -2062,13 +2343,12 @@ pub const BENCH_SECONDS: OptionDef = bench_setting(
     " --bench-seconds N Seconds per trial (default 3)",
     "The length of one --bench trial, in seconds",
     "0.5",
-    Apply::Custom(|p, _, typed| {
-        p.bench_setting(typed, |o, w| {
-            o.trial_duration = crate::timing::bench::parse_seconds(w)?;
-            Ok(())
-        })
-    }),
-);
+    Apply::Custom(Reader::BenchSetting(|o, w| {
+        o.trial_duration = crate::timing::bench::parse_seconds(w)?;
+        Ok(())
+    })),
+)
+.man_page("S", r#"Length of each trial in seconds (default 3)."#);
 parses!(bench_seconds_parses, "--bench-seconds 0.5 /dev/x", |f| f
     .bench
     .as_ref()
@@ -2081,11 +2361,12 @@ pub const BENCH_RANDOM: OptionDef = ours(long_flag(
     Some(" --bench-random    Random offsets instead of sequential reads"),
     "Read at random offsets in --bench",
     &["--bench-random"],
-    Apply::Custom(|p, _, _| {
-        p.flags.bench.get_or_insert_with(Default::default).random = true;
-        Ok(Outcome::Continue)
-    }),
-));
+    Apply::Custom(Reader::BenchRandom),
+))
+.man_page(
+    "",
+    r#"Read at random aligned offsets instead of sequentially."#,
+);
 parses!(bench_random_parses, "--bench-random /dev/x", |f| f
     .bench
     .as_ref()
@@ -2119,11 +2400,7 @@ const fn apply_mode(
     summary: &'static str,
     check: bool,
 ) -> OptionDef {
-    let apply = if check {
-        Apply::Custom(|p, _, _| p.apply_request(true))
-    } else {
-        Apply::Custom(|p, _, _| p.apply_request(false))
-    };
+    let apply = Apply::Custom(Reader::Apply { check });
     immediate(name, usage, summary, Value::ApplyArguments, apply)
 }
 
@@ -2132,6 +2409,48 @@ pub const APPLY: OptionDef = apply_mode(
     " --apply [--config FILE] [--dry-run] [DEVICE...]  Apply hdparm.conf as Debian's hooks do",
     "Apply /etc/hdparm.conf to the devices, as Debian's udev and pm-utils hooks would",
     false,
+)
+.man_page(
+    r#"[\-\-config FILE] [\-\-dry\-run] [DEVICE...]"#,
+    r#"Apply /etc/hdparm.conf (or FILE) the way Debian's udev hook (/lib/udev/hdparm) and
+pm\-utils script (95hdparm\-apm) would on an add event: the same option string per disk, read
+with the same quirks, and the same hdparm command lines (the \-B and \-S settings alone, then
+the rest with \-q). With no DEVICE, every disk Debian's udev rule covers and every device
+named by a block of the file. Each setting with a get is read back afterwards; one that did
+not take is an error (exit 5), and so is one that reads back no value after its command line
+went through (a CD\-ROM takes \-W0 and has no write cache to report). A record of what was
+asked, run and read back, with a digest of the settings planned for the device, goes to
+/run/hdparm/NAME.json, NAME being the kernel's name of the disk (sda, also when it was named
+by a by\-id link; $HDPARM_RS_RECORD_DIR overrides the directory). \-\-dry\-run prints the
+command lines and sends nothing.
+.IP
+The whole file is read first, in every mode. Each line Debian's reader would give up on is
+listed as FILE:LINE: and the reason, and then nothing is applied, planned or checked (exit 22).
+A line that is read otherwise than it looks gets a warning: a \fB#\fR after a value is no
+comment (\fBwrite_cache = on  # -W1\fR gives hdparm the word \fB#1\fR, which it opens as a
+device). Bytes that are not UTF\-8 (a Latin\-1 comment) are read, as Debian's shell reads them.
+A DEVICE named that is not there is an error (exit 2); it is not planned and gets no record.
+.IP
+What Debian's rules leave out is said, one line each, in \-\-apply, \-\-dry\-run and \-\-check:
+an \fBapm\fR or \fBspindown_time\fR that is never sent to the disk, with the rule
+(95hdparm\-apm sends \-B and \-S only to /dev/sd? and /dev/hd?; hdparm_try_apm sends neither
+over USB or FireWire, nor to a drive udev reports no APM for, but force_spindown_time), a block
+for a device that is not there (with no DEVICE named), and a \fBcommand_line\fR block, which
+Debian has ignored since 9.39\-1.
+.IP
+A block may also be keyed by what a drive is instead of its node (Debian's scripts read such a
+key as a device that is never present):
+.BI model: GLOB
+,
+.BI serial: GLOB
+,
+.BI wwn: GLOB
+(with \fB*\fR and \fB?\fR; a blank in a model is written \fB\e\ \fR or matched with \fB?\fR)
+and
+.BI class: NAME
+with NAME one of rotational, ssd, nvme, usb. The first block that matches a drive applies. A
+block named by a by\-id link to an NVMe namespace applies to that namespace (Debian's reader
+cut the name to /dev/nvme, which matched nothing). See HDPARM.CONF for examples."#,
 );
 invokes!(
     apply_invokes,
@@ -2154,6 +2473,20 @@ pub const CHECK: OptionDef = apply_mode(
     " --check [--config FILE] [DEVICE...]  Compare the devices with hdparm.conf; exit 4 on drift",
     "Compare the devices with /etc/hdparm.conf, change nothing, exit 4 when they differ",
     true,
+)
+.man_page(
+    r#"[\-\-config FILE] [DEVICE...]"#,
+    r#"Compare the devices with hdparm.conf without changing anything: each setting the file gives a
+value and that has a get is read and compared. A setting the drive cannot report (\-S has no
+get, and some drives take \-B but report no level) is compared with the record of the last
+\-\-apply: it is in line when that \-\-apply sent the same word and its command line succeeded,
+and it drifts when the command line failed, when it did not read back right after, or when
+hdparm.conf now asks for another value (an edited spindown_time is drift). A setting that
+\-\-apply reported as failed drifts too. When the settings the file gives the device changed
+since the record (its digest differs, a comment does not count), that is drift as well. Lists
+what differs and exits 4 when something does, 0 when nothing does. What it could not compare
+(a get that failed, as without root, or a setting that cannot be read back and no record) is
+named on standard error, and then it exits 6: it cannot say the device is in line."#,
 );
 invokes!(
     check_invokes,
@@ -2176,13 +2509,15 @@ pub const CONFIG: OptionDef = OptionDef {
         // It modifies --apply or --check, which read the rest of the command line, so no
         // device run shows it (config_before_apply_invokes does).
         &[],
-        Apply::Custom(|p, _, typed| {
-            let path = p.filename(typed)?;
-            p.flags.apply_config = Some(path);
-            Ok(Outcome::Continue)
-        }),
+        Apply::Custom(Reader::Config),
     ))
-};
+}
+.man_page(
+    "FILE",
+    r#"Before \-\-apply or \-\-check (\fBhdparm \-\-config FILE \-\-check\fR): the hdparm.conf
+they read, as their own \-\-config FILE would name it (the later one wins). Anywhere else it is
+a usage error."#,
+);
 invokes!(
     config_before_apply_invokes,
     "--config /tmp/x.conf --dry-run --apply /dev/sda",
@@ -2281,9 +2616,41 @@ pub const EXPERIMENT: OptionDef = OptionDef {
         Some(" --experiment ARM ARM... [--trials N] [--direct|--bench] [--keep] [--plot FILE] DEVICE"),
         "Compare groups of settings by interleaved timed trials, and restore the settings after",
         &[],
-        Apply::Custom(|p, _, _| p.experiment_request()),
+        Apply::Custom(Reader::Experiment),
     ))
-};
+}
+.man_page(r#"ARM ARM... [\-\-trials N] [\-\-direct|\-\-bench] [\-\-keep] [\-\-plot FILE] DEVICE"#, r#"Compare groups of settings (each ARM one quoted group in hdparm's grammar, such as '\-a 8' or
+\&'\-d1 \-X udma5') by timed trials, interleaved in a balanced order, with the original settings
+restored afterwards. Only options with a get, that can be read and set back, may appear in an
+arm (\-a \-A \-b \-B \-c \-d \-k \-m \-M \-n \-Q \-r \-R \-u \-W \-X); the arms are checked before
+anything runs.
+.IP
+First the original value of every option the arms set is read (\-X from IDENTIFY's selected
+mode); if one cannot be read, nothing is changed. \-X, \-d0 and \-u1 in an arm need
+\fB\-\-yes\-i\-know\-what\-i\-am\-doing\fR before \fB\-\-experiment\fR, as do the options
+hdparm itself guards. Then one warm\-up trial (discarded) and \fB\-\-trials\fR N (default 8) per
+arm, in ABBA blocks (forwards, then backwards), so that a slow drift of the machine weighs on
+every arm alike. Before each trial the arm's settings are applied and read back; a setting that
+does not read back stops the run. A trial flushes the caches and measures as \-t does, or as
+\-t \-\-direct or one \-\-bench trial.
+.IP
+Printed per arm: median, mean \(+- standard deviation, min to max and the 95% confidence
+interval of the mean (Student's t), in MB/s, its low end clamped at 0 (a rate is never
+negative; a few noisy trials give an interval wider than the mean); per arm against the first, the ratio of the means
+with its 95% percentile\-bootstrap interval, and a verdict only when the interval excludes 1
+(else: "no difference this run can detect; the noise is \(+-N%"); a chart of the trials; and
+what was restored. \fB\-\-json\fR carries every raw trial, the summaries, ratios, verdicts and
+restored values; \fB\-\-plot\fR FILE writes an SVG strip plot of the trials per arm.
+On a terminal, stderr shows the trial under way, redrawn in place; otherwise (a pipe, a log)
+a plain line at the start and at each tenth of the run.
+.IP
+The original settings are restored after the run, on an error, and on SIGINT, SIGTERM, SIGHUP
+or SIGQUIT (checked between trials; the process then dies of the signal). The disk is locked
+for the whole run (see LOCKING): a second \-\-experiment, an \-\-apply or a destructive
+operation on it is refused or skips it. \fB\-\-keep\fR leaves the winning arm applied when there is one,
+and prints the /etc/hdparm.conf stanza that makes it last, under the device's
+/dev/disk/by\-id/ name when udev made one (an sdX letter can change at the next boot); with no winner it restores and says
+so. Exit 5 when the run stopped early or the restore did not read back."#);
 invokes!(
     experiment_invokes,
     "--yes-i-know-what-i-am-doing --experiment -a8 -a2048 --trials 3 --keep --plot /tmp/p.svg /dev/sdz",
@@ -2358,9 +2725,29 @@ pub const PROMETHEUS: OptionDef = OptionDef {
         Some(" --prometheus [FILE] [--no-wake] [-t] [DEVICE...]  Drive state as node_exporter textfile metrics"),
         "Write every drive's state as node_exporter textfile metrics, waking none with --no-wake",
         &[],
-        Apply::Custom(|p, _, _| p.prometheus_request()),
+        Apply::Custom(Reader::Prometheus),
     ))
-};
+}
+.man_page(r#"[FILE] [\-\-no\-wake] [\-t] [DEVICE...]"#, r#"Write every drive's state (or the DEVICEs') in the node_exporter textfile\-collector format: an
+info series with model, serial, firmware and WWN, the power state from CHECK POWER MODE (which
+wakes nothing), the APM and AAM levels, the write cache, the security state, the SATA link
+speed (hdparm_sata_link_speed_bytes_per_second: the line rate, Gbit/s divided by 8), the HPA
+state (hdparm_hpa_enabled, with hdparm_visible_bytes and hdparm_native_max_bytes from the
+sector counts that \-N reads), the temperature from the SCT status page
+(hdparm_temperature_celsius, on drives that have SCT), and hdparm_query_success per drive.
+With \-t (before or after \-\-prometheus) each drive's buffered reads are timed as \-t times
+them, after a buffer\-cache flush, and written as hdparm_read_bytes_per_second (the drives are
+read at the same time). Every series is labelled \fBdevice\fR with the kernel's name of the disk
+(device="sda"), as node_exporter labels its node_disk_* series, so the two join; a disk named
+twice, or by a by\-id link and by /dev/sda, is one series (node_exporter rejects a file with a
+series twice). Values are in base units; issue 19 renamed hdparm_sata_link_speed_gbps,
+hdparm_visible_sectors and hdparm_native_max_sectors to the names above, and the device label
+from /dev/sda to sda. Drives are queried in parallel, each with its own deadline, so one that
+fails or hangs never keeps the others out. FILE (a first word not under /dev/) is written
+through a rename; without it the metrics go to standard output. With \-\-no\-wake a drive in
+standby is asked nothing more, and not timed; its hdparm_query_skipped series says so, and the
+exit status stays 0: on a NAS the disks sleep, and the timer in contrib/systemd must not fail
+each time one does."#);
 invokes!(
     prometheus_invokes,
     "--prometheus /var/lib/node_exporter/hdparm.prom --no-wake /dev/sda /dev/sdb",
@@ -2414,21 +2801,15 @@ pub const GENERATE: OptionDef = OptionDef {
         ),
         "Print the completion script of a shell, made from these definitions",
         &[],
-        Apply::Custom(|p, _, _| {
-            let word = p.next_word_text();
-            let shell = word.as_deref().and_then(|w| w.strip_prefix("complete-"));
-            match shell.filter(|s| super::complete::SHELLS.contains(s)) {
-                Some(shell) => Ok(Outcome::Done(Invocation::Completions {
-                    shell: shell.to_string(),
-                })),
-                None => Err(ParseError::Message(format!(
-                    "--generate: expected complete-bash, complete-zsh or complete-fish, got '{}'",
-                    word.unwrap_or_default()
-                ))),
-            }
-        }),
+        Apply::Custom(Reader::Generate),
     ))
-};
+}
+.man_page(
+    r#"complete\-bash|complete\-zsh|complete\-fish"#,
+    r#"Print the shell's completion script, made from the same option definitions as the parser and
+this page (the Debian package installs all three)."#,
+);
+invokes!(generate_man_invokes, "--generate man", Invocation::ManPage);
 invokes!(
     generate_invokes,
     "--generate complete-zsh",
@@ -2453,9 +2834,15 @@ pub const ADVISE: OptionDef = OptionDef {
         Some(" --advise [--wake] [DEVICE...]  What is off about each drive, and the command that changes it"),
         "Read each drive and say what is off, why, the risk, and the command that changes it",
         &[],
-        Apply::Custom(|p, _, _| p.advise_request()),
+        Apply::Custom(Reader::Advise),
     ))
-};
+}
+.man_page(r#"[\-\-wake] [DEVICE...]"#, r#"Read each drive (IDENTIFY, SMART attributes, the kernel's settings, sysfs) and print what is
+off, why it matters, what changing it risks, and the exact command that changes it: DMA not in
+use, a SATA link slower than drive and port allow, APM that parks the heads of a drive with a
+high load\-cycle count, a spin\-down on a RAID member, the write cache off, NCQ off, a small
+read\-ahead on a rotating disk, security not frozen, reallocated or pending sectors. It changes
+nothing, and it reads no drive in standby unless \-\-wake is given."#);
 invokes!(
     advise_invokes,
     "--json --advise --wake /dev/sda",
@@ -2473,11 +2860,7 @@ const fn surface(
     summary: &'static str,
     quick: bool,
 ) -> OptionDef {
-    let apply = if quick {
-        Apply::Custom(|p, _, _| p.surface_request(true))
-    } else {
-        Apply::Custom(|p, _, _| p.surface_request(false))
-    };
+    let apply = Apply::Custom(Reader::Surface { quick });
     immediate(name, usage, summary, Value::SurfaceArguments, apply)
 }
 
@@ -2486,7 +2869,19 @@ pub const SURFACE: OptionDef = surface(
     " --surface [--zones N] [--surface-quick] [--plot FILE.svg] [--csv FILE] DEVICE  Read-scan the whole device",
     "Read the whole device zone by zone (O_DIRECT): read rate, access time, slow zones, errors",
     false,
-);
+)
+.man_page(r#"[\-\-zones N] [\-\-surface\-quick] [\-\-plot FILE.svg] [\-\-csv FILE] DEVICE"#, r#"Read the whole device with O_DIRECT in N zones (default 100): the sequential read rate of each
+zone and its random access time, a chart of the rate across the device, and the zones that are
+slow (under half the median) or failed to read, with their sectors. A read error never stops
+the scan (exit 5 when there was one); the failed sectors of a zone are listed as ranges (the
+first 16, and how many more), so a disk that fails everywhere gives a short report. A device
+that shrinks or goes away during the scan (a read at or past its size now) is not a run of
+read errors: the scan stops, says \fBdevice went away at sector\fR \fIN\fR, and reports the
+zones read before it (exit 5). SIGINT, SIGTERM, SIGHUP or SIGQUIT stops the scan too, between
+two reads, and the zones already read are reported before that signal ends the process. \-\-plot draws the rate and access time across the
+capacity as SVG (\-\-plot \- writes it to standard output, the text to standard error);
+\-\-csv writes a line per zone; \-\-json carries every zone. Progress and an
+estimate go to standard error when it is a terminal."#);
 invokes!(
     surface_invokes,
     "--surface --zones 8 --plot /tmp/s.svg --csv /tmp/s.csv /dev/sdz",
@@ -2505,6 +2900,10 @@ pub const SURFACE_QUICK: OptionDef = surface(
     " --surface-quick DEVICE  The same, sampling 8 MiB of each zone",
     "A surface scan that reads 8 MiB of each zone instead of all of it",
     true,
+)
+.man_page(
+    "DEVICE",
+    r#"The same scan, reading 8 MiB at the start of each zone instead of all of it."#,
 );
 invokes!(
     surface_quick_invokes,

@@ -82,16 +82,9 @@ pub enum SanitizeCommand {
     Overwrite { pattern: u32 },
 }
 
-/// The firmware download variants.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FwMode {
-    Default,
-    Mode3,
-    Mode3Max,
-    Mode7,
-    ModeE,
-    ModeEMax,
-}
+/// The firmware download variants (`--fwdownload*`): defined with the firmware code, which
+/// chooses the DOWNLOAD MICROCODE mode from them.
+pub use crate::ata::fwdownload::FwMode;
 
 /// Everything asked of one device. A snapshot of the flags seen before the device's word.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -297,6 +290,8 @@ pub enum Invocation {
     Prometheus(PrometheusRequest),
     /// `--generate complete-SHELL` (ours): a shell completion script on stdout.
     Completions { shell: String },
+    /// `--generate man` (ours): doc/hdparm.8, made from the option definitions, on stdout.
+    ManPage,
     /// `--advise` (ours): what is off about each drive, and the command that changes it.
     Advise(AdviseRequest),
     /// `--surface` (ours): a read scan of the whole device, zone by zone.
@@ -408,3 +403,16 @@ pub struct ApplyRequest {
 
 /// Debian's configuration file.
 pub const DEFAULT_CONFIG: &str = "/etc/hdparm.conf";
+
+/// Why the command line was refused. Each prints on stderr and exits 22 (usage).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParseError {
+    /// hdparm's usage text on stderr with `clue=N`.
+    Usage { clue: u8 },
+    /// One message line (without newline), as hdparm prints it.
+    Message(String),
+    /// A message line, then the usage text with a clue (`Excess flags given.`).
+    MessageThenUsage { message: String, clue: u8 },
+    /// The security help text on stderr (bad `--security-mode` / `--user-master` letter).
+    SecurityHelp,
+}

@@ -13,6 +13,7 @@
 pub mod complete;
 pub mod defs;
 pub mod flags;
+pub mod man;
 pub mod parse;
 pub mod usage;
 

@@ -17,6 +17,9 @@
 //! Where hdparm acts while it parses (a device before a later usage error is already done), we
 //! parse everything first and do nothing on a usage error; DIFFERENCES.md lists that.
 //!
+//! Each option is read as its definition (`defs.rs`) says: a flag or a decimal into a field
+//! here, anything more by the reader the definition names (`parse/readers.rs`).
+//!
 //! This module never touches the system: `--Istdin`, `--fibmap`, `--fallocate` and the help
 //! texts come back as [`Invocation`] variants for the caller to run.
 
@@ -25,18 +28,9 @@ use crate::ata::secret::Secret;
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-/// Why the command line was refused. Each prints on stderr and exits 22 (usage).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ParseError {
-    /// hdparm's usage text on stderr with `clue=N`.
-    Usage { clue: u8 },
-    /// One message line (without newline), as hdparm prints it.
-    Message(String),
-    /// A message line, then the usage text with a clue (`Excess flags given.`).
-    MessageThenUsage { message: String, clue: u8 },
-    /// The security help text on stderr (bad `--security-mode` / `--user-master` letter).
-    SecurityHelp,
-}
+pub use super::flags::ParseError;
+
+mod readers;
 
 /// The result of parsing: what to do, plus what hdparm prints while it parses.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -264,20 +258,20 @@ fn strtoll_auto(s: &[u8]) -> (i64, usize, bool) {
     (v, j, false)
 }
 
-pub(crate) struct Parser<'a> {
+struct Parser<'a> {
     args: &'a [OsString],
     /// Index of the next unread argv word.
     next: usize,
     /// The word being read as flags, and the position in it.
     word: Vec<u8>,
     pos: usize,
-    pub(super) flags: Flags,
+    flags: Flags,
     /// Whether the option being read prints (false right after `-q`).
-    pub(super) noisy: bool,
+    noisy: bool,
     /// Action flags counted so far (modifiers do not count).
-    pub(super) num_flags: i32,
+    num_flags: i32,
     /// The spellings of the options read, in order (an experiment's arms are checked by them).
-    pub(super) used: Vec<String>,
+    used: Vec<String>,
     devices: Vec<DeviceRun>,
     stdout_lines: Vec<String>,
     stderr_lines: Vec<String>,
@@ -286,7 +280,7 @@ pub(crate) struct Parser<'a> {
 }
 
 /// What a letter handler tells the main loop.
-pub(crate) enum Outcome {
+enum Outcome {
     /// Go on reading letters.
     Continue,
     /// A standalone long option was read: no further flag word may follow.
@@ -295,7 +289,7 @@ pub(crate) enum Outcome {
     Done(Invocation),
 }
 
-pub(crate) type Step<T> = Result<T, ParseError>;
+type Step<T> = Result<T, ParseError>;
 
 fn usage(clue: u8) -> ParseError {
     ParseError::Usage { clue }
@@ -309,7 +303,7 @@ fn message(text: impl Into<String>) -> ParseError {
 /// them commands to the drive or time spent reading it, so a dry run of it would be either the
 /// run itself or nothing. `what` says what it reads; `hint` (empty, or starting with `;`) what
 /// to do instead. Exit 22, before anything is opened.
-pub(super) fn no_dry_run(mode: &str, what: &str, hint: &str) -> ParseError {
+fn no_dry_run(mode: &str, what: &str, hint: &str) -> ParseError {
     message(format!(
         "--dry-run: {mode} has no dry run: it changes nothing, but {what}; run it without --dry-run{hint}"
     ))
@@ -333,7 +327,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    pub(super) fn remaining(&self) -> usize {
+    fn remaining(&self) -> usize {
         self.args.len().saturating_sub(self.next)
     }
 
@@ -350,7 +344,7 @@ impl<'a> Parser<'a> {
 
     /// Takes the next argv word when it is `word` (ASCII case ignored, as long options) and
     /// a device still follows it; says whether it did.
-    pub(super) fn take_word_if(&mut self, word: &[u8]) -> bool {
+    fn take_word_if(&mut self, word: &[u8]) -> bool {
         let matches = self
             .peek_word()
             .is_some_and(|w| w.eq_ignore_ascii_case(word));
@@ -532,7 +526,7 @@ fn bytes_to_path(b: &[u8]) -> PathBuf {
 
 /// Which IDENTIFY output `-I`, `--Istdout` and `--Iraw` ask for: they share one setting in
 /// hdparm, so the last one given wins.
-pub(super) enum IdentifyOutput {
+enum IdentifyOutput {
     Decode,
     Hex,
     Raw(PathBuf),
@@ -541,25 +535,26 @@ pub(super) enum IdentifyOutput {
 impl<'a> Parser<'a> {
     /// Takes the noisy state for the option being read and resets it, as every hdparm option
     /// does.
-    pub(super) fn take_noisy(&mut self) -> bool {
+    fn take_noisy(&mut self) -> bool {
         std::mem::replace(&mut self.noisy, true)
     }
 
+    /// When the current word is used up, the next word becomes the value's when its first byte
+    /// passes `starts` (hdparm: `if (!*p && argc && isdigit(**argv)) p = *argv++`).
+    fn value_from_next_word_if(&mut self, starts: fn(&u8) -> bool) {
+        let first = self.peek_word().and_then(|w| w.first().copied());
+        if self.at_word_end() && self.remaining() > 0 && first.as_ref().is_some_and(starts) {
+            self.take_next_word();
+        }
+    }
+
     /// hdparm's `numeric_parm`: optional (or required) decimal digits, range-checked.
-    pub(super) fn numeric(&mut self, def: &OptionDef, required: bool) -> Step<Option<u32>> {
+    fn numeric(&mut self, def: &OptionDef, required: bool) -> Step<Option<u32>> {
         let (letter, name, min, max) = match (def.short, def.value) {
             (Some(letter), Value::Decimal { name, min, max }) => (letter, name, min, max),
             _ => return Err(usage(10)),
         };
-        if self.at_word_end()
-            && self.remaining() > 0
-            && self
-                .peek_word()
-                .and_then(|w| w.first().copied())
-                .is_some_and(|c| c.is_ascii_digit())
-        {
-            self.take_next_word();
-        }
+        self.value_from_next_word_if(|c| c.is_ascii_digit());
         let mut value: i32 = 0;
         let mut got_digit = false;
         while let Some(&c) = self.rest().first() {
@@ -583,7 +578,7 @@ impl<'a> Parser<'a> {
 
     /// hdparm's `get_u64_parm`: a C-notation 64-bit number, with an optional one-letter prefix.
     /// Returns the value (if one was given) and whether the prefix was present.
-    pub(super) fn u64_parm(
+    fn u64_parm(
         &mut self,
         optional: bool,
         prefix: Option<u8>,
@@ -621,7 +616,7 @@ impl<'a> Parser<'a> {
     }
 
     /// hdparm's `get_filename_parm`: the next word, whatever it is.
-    pub(super) fn filename(&mut self, name: &str) -> Step<PathBuf> {
+    fn filename(&mut self, name: &str) -> Step<PathBuf> {
         if self.at_word_end() && self.remaining() > 0 {
             self.take_next_word();
         }
@@ -638,15 +633,7 @@ impl<'a> Parser<'a> {
     /// or prints `-X: missing value`, and exits 0 having set nothing (DIFFERENCES.md:
     /// args:-X foo*, args:-p foo*).
     fn xfer_mode(&mut self, letter: u8) -> Step<u32> {
-        if self.at_word_end()
-            && self.remaining() > 0
-            && self
-                .peek_word()
-                .and_then(|w| w.first().copied())
-                .is_some_and(|c| c.is_ascii_alphanumeric())
-        {
-            self.take_next_word();
-        }
+        self.value_from_next_word_if(|c| c.is_ascii_alphanumeric());
         let mut name = String::new();
         while let Some(&c) = self.rest().first() {
             if !c.is_ascii_alphanumeric() || name.len() >= 31 {
@@ -663,7 +650,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    pub(super) fn set_identify_output(&mut self, which: IdentifyOutput) {
+    fn set_identify_output(&mut self, which: IdentifyOutput) {
         let f = &mut self.flags;
         f.identify = false;
         f.identify_stdout = false;
@@ -744,7 +731,7 @@ impl<'a> Parser<'a> {
                 }
                 Outcome::Continue
             }
-            Apply::Custom(read) => read(self, def, typed)?,
+            Apply::Custom(reader) => self.read_with(reader, def, typed)?,
             Apply::Rejected => return Err(usage(10)),
         };
         if def.role == Role::Modifier {
@@ -757,12 +744,12 @@ impl<'a> Parser<'a> {
     }
 
     /// A plain short action ends a `-q` too (hdparm's DO_FLAG).
-    pub(super) fn end_quiet(&mut self) {
+    fn end_quiet(&mut self) {
         self.noisy = true;
     }
 
     /// hdparm's `get_u64_parm` for an option whose definition holds a [`Value::Number`].
-    pub(super) fn number(&mut self, def: &OptionDef, typed: &str) -> Step<(Option<u64>, bool)> {
+    fn number(&mut self, def: &OptionDef, typed: &str) -> Step<(Option<u64>, bool)> {
         let Value::Number {
             prefix,
             min,
@@ -782,7 +769,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `-p` / `-X`: stores the transfer mode in `field`.
-    pub(super) fn set_transfer_mode(
+    fn set_transfer_mode(
         &mut self,
         def: &OptionDef,
         field: fn(&mut Flags) -> &mut SetOnly<u32>,
@@ -797,20 +784,20 @@ impl<'a> Parser<'a> {
     }
 
     /// `--fwdownload*`: the file and which protocol variant.
-    pub(super) fn set_fwdownload(&mut self, mode: FwMode, typed: &str) -> Step<Outcome> {
+    fn set_fwdownload(&mut self, mode: FwMode, typed: &str) -> Step<Outcome> {
         let path = self.filename(typed)?;
         self.flags.fwdownload = Some((mode, path));
         Ok(Outcome::Continue)
     }
 
     /// A `--sanitize-*` command.
-    pub(super) fn set_sanitize(&mut self, command: SanitizeCommand) -> Step<Outcome> {
+    fn set_sanitize(&mut self, command: SanitizeCommand) -> Step<Outcome> {
         self.flags.sanitize = Some(command);
         Ok(Outcome::Continue)
     }
 
     /// A `--security-*` command and its password.
-    pub(super) fn set_security(&mut self, command: SecurityCommand) -> Step<Outcome> {
+    fn set_security(&mut self, command: SecurityCommand) -> Step<Outcome> {
         let password = self.password()?;
         self.flags.security = Some((command, password));
         Ok(Outcome::Continue)
@@ -818,7 +805,7 @@ impl<'a> Parser<'a> {
 
     /// `--security-mode h|m` / `--user-master u|m`: the next word, only when it starts with a
     /// letter; another letter prints the security help (exit 22).
-    pub(super) fn security_letter(&mut self, def: &OptionDef) -> Step<Outcome> {
+    fn security_letter(&mut self, def: &OptionDef) -> Step<Outcome> {
         let starts_with_letter = self
             .peek_word()
             .and_then(|w| w.first().copied())
@@ -841,7 +828,7 @@ impl<'a> Parser<'a> {
 
     /// `--apply` / `--check` (ours): `[--config FILE] [--dry-run] [DEVICE...]`, the rest of the
     /// command line.
-    pub(super) fn apply_request(&mut self, check: bool) -> Step<Outcome> {
+    fn apply_request(&mut self, check: bool) -> Step<Outcome> {
         let mut request = ApplyRequest {
             check,
             dry_run: self.flags.dry_run,
@@ -891,7 +878,7 @@ impl<'a> Parser<'a> {
 
     /// `--experiment` (ours): the rest of the command line is its arms, its own options and,
     /// last, the device. Each arm is checked now, so nothing runs for a bad one.
-    pub(super) fn experiment_request(&mut self) -> Step<Outcome> {
+    fn experiment_request(&mut self) -> Step<Outcome> {
         let mut positional: Vec<String> = Vec::new();
         let mut request = ExperimentRequest {
             arms: Vec::new(),
@@ -960,7 +947,7 @@ impl<'a> Parser<'a> {
 
     /// `--surface` (ours): `[--zones N] [--surface-quick] [--plot FILE] [--csv FILE] [--json]
     /// DEVICE`, the rest of the command line.
-    pub(super) fn surface_request(&mut self, quick: bool) -> Step<Outcome> {
+    fn surface_request(&mut self, quick: bool) -> Step<Outcome> {
         let mut request = SurfaceRequest {
             device: OsString::new(),
             zones: DEFAULT_ZONES,
@@ -1019,7 +1006,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `--advise` (ours): `[--wake] [--json] [DEVICE...]`, the rest of the command line.
-    pub(super) fn advise_request(&mut self) -> Step<Outcome> {
+    fn advise_request(&mut self) -> Step<Outcome> {
         const WHAT: &str =
             "it reads each drive (IDENTIFY, SMART) with commands a dry run never sends";
         if self.flags.dry_run {
@@ -1052,7 +1039,7 @@ impl<'a> Parser<'a> {
     }
 
     /// The next argv word as text, taken (None at the end of the command line).
-    pub(super) fn next_word_text(&mut self) -> Option<String> {
+    fn next_word_text(&mut self) -> Option<String> {
         let word = self.args.get(self.next)?.to_string_lossy().into_owned();
         self.next += 1;
         Some(word)
@@ -1060,7 +1047,7 @@ impl<'a> Parser<'a> {
 
     /// `--prometheus` (ours): `[FILE] [--no-wake] [DEVICE...]`, the rest of the command line. A
     /// first word that does not start with `/dev/` is FILE.
-    pub(super) fn prometheus_request(&mut self) -> Step<Outcome> {
+    fn prometheus_request(&mut self) -> Step<Outcome> {
         let refusal = || {
             no_dry_run(
                 "--prometheus",
@@ -1105,7 +1092,7 @@ impl<'a> Parser<'a> {
     }
 
     /// A `--bench-*` setting (ours): the next word is its value, and it implies `--bench`.
-    pub(super) fn bench_setting(
+    fn bench_setting(
         &mut self,
         typed: &str,
         store: fn(&mut crate::timing::bench::BenchOptions, &str) -> Result<(), String>,
@@ -1178,7 +1165,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `--sanitize-overwrite hex:XXXXXXXX`.
-    pub(super) fn overwrite_pattern(&mut self) -> Step<u32> {
+    fn overwrite_pattern(&mut self) -> Step<u32> {
         if self.remaining() < 2 {
             return Err(message("missing PATTERN"));
         }
@@ -1201,7 +1188,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `--trim-sector-ranges LBA:COUNT ...`: consecutive words that start with a digit.
-    pub(super) fn trim_ranges(&mut self, name: &str) -> Step<Vec<(u64, u64)>> {
+    fn trim_ranges(&mut self, name: &str) -> Step<Vec<(u64, u64)>> {
         let max_ranges = self.remaining();
         let mut ranges = Vec::new();
         for i in 0..max_ranges {

@@ -3,9 +3,10 @@
 //! These are program output that scripts and users compare against hdparm 9.65, so they are
 //! kept byte for byte, but for `-h`'s header, which names the program that runs, and its one
 //! closing line (DIFFERENCES.md: cli:help-header); `--help` (which hdparm 9.65 rejects as an unknown flag) adds our own
-//! options after hdparm's list. The option lines come from the definitions (`defs.rs`).
+//! options after hdparm's list. The option lines come from the definitions (`defs.rs`): their
+//! `usage` lines for `-h`, their `security_help` lines for `--security-help`, whose layout is here.
 
-use super::defs::{OptionDef, Origin, OPTIONS};
+use super::defs::{self, OptionDef, Origin, OPTIONS};
 use std::io::{self, Write};
 
 /// What `--help` adds after our options' lines.
@@ -89,39 +90,84 @@ pub fn write_usage(
     writeln!(out)
 }
 
-/// The lines of `--security-help` (stdout, exit 0) and of a bad security letter (stderr, 22).
-const SECURITY_HELP_LINES: &[&str] = &[
-    "",
-    "ATA Security Commands:",
-    " Most of these are VERY DANGEROUS and can destroy all of your data!",
-    " Due to bugs in older Linux kernels, use of these commands may even",
-    " trigger kernel segfaults or worse.  EXPERIMENT AT YOUR OWN RISK!",
-    "",
-    " --security-freeze           Freeze security settings until reset.",
-    "",
-    " --security-set-pass PASSWD  Lock drive, using password PASSWD:",
-    "                                  Use 'NULL' to set empty password.",
-    "                                  Drive gets locked if user-passwd is selected.",
-    " --security-prompt-for-password   Prompt user to enter the drive password.",
-    "",
-    " --security-unlock   PASSWD  Unlock drive.",
-    " --security-disable  PASSWD  Disable drive locking.",
-    " --security-erase    PASSWD  Erase a (locked) drive.",
-    " --security-erase-enhanced PASSWD   Enhanced-erase a (locked) drive.",
-    "",
-    " The above four commands may optionally be preceded by these options:",
-    " --security-mode  LEVEL      Use LEVEL to select security level:",
-    "                                  h   high security (default).",
-    "                                  m   maximum security.",
-    " --user-master    WHICH      Use WHICH to choose password type:",
-    "                                  u   user-password (default).",
-    "                                  m   master-password",
+/// One piece of `--security-help`: a line of its own, or an option's lines from its definition.
+enum SecurityPart {
+    Line(&'static str),
+    Option(&'static OptionDef),
+}
+
+use SecurityPart::{Line, Option as Opt};
+
+/// The layout of `--security-help` (stdout, exit 0) and of a bad security letter (stderr, 22):
+/// hdparm's header and groups, each option's lines from its definition.
+const SECURITY_HELP: &[SecurityPart] = &[
+    Line(""),
+    Line("ATA Security Commands:"),
+    Line(" Most of these are VERY DANGEROUS and can destroy all of your data!"),
+    Line(" Due to bugs in older Linux kernels, use of these commands may even"),
+    Line(" trigger kernel segfaults or worse.  EXPERIMENT AT YOUR OWN RISK!"),
+    Line(""),
+    Opt(&defs::SECURITY_FREEZE),
+    Line(""),
+    Opt(&defs::SECURITY_SET_PASS),
+    Opt(&defs::SECURITY_PROMPT),
+    Line(""),
+    Opt(&defs::SECURITY_UNLOCK),
+    Opt(&defs::SECURITY_DISABLE),
+    Opt(&defs::SECURITY_ERASE),
+    Opt(&defs::SECURITY_ERASE_ENHANCED),
+    Line(""),
+    Line(" The above four commands may optionally be preceded by these options:"),
+    Opt(&defs::SECURITY_MODE),
+    Opt(&defs::USER_MASTER),
 ];
 
 /// Writes the security help.
 pub fn write_security_help(out: &mut dyn Write) -> io::Result<()> {
-    for line in SECURITY_HELP_LINES {
-        writeln!(out, "{line}")?;
+    for part in SECURITY_HELP {
+        match part {
+            Line(line) => writeln!(out, "{line}")?,
+            Opt(def) => writeln!(out, "{}", def.security_help.unwrap_or_default())?,
+        }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every option with security help lines is in the layout once, and only those.
+    #[test]
+    fn the_security_help_shows_every_option_that_has_lines_once() {
+        for def in OPTIONS {
+            let shown = SECURITY_HELP
+                .iter()
+                .filter(|p| matches!(p, Opt(d) if d.spelling() == def.spelling()))
+                .count();
+            assert_eq!(
+                shown,
+                usize::from(def.security_help.is_some()),
+                "{}",
+                def.spelling()
+            );
+        }
+    }
+
+    /// hdparm 9.65's text, byte for byte (tests/differential_args.rs compares it with the
+    /// real hdparm where one is installed).
+    #[test]
+    fn the_security_help_is_hdparms() {
+        let mut out = Vec::new();
+        write_security_help(&mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("\nATA Security Commands:\n"));
+        assert!(text.contains(
+            " --security-set-pass PASSWD  Lock drive, using password PASSWD:\n                                  Use 'NULL' to set empty password.\n"
+        ));
+        assert!(text.ends_with(
+            " --user-master    WHICH      Use WHICH to choose password type:\n                                  u   user-password (default).\n                                  m   master-password\n"
+        ));
+        assert_eq!(text.lines().count(), 25);
+    }
 }
