@@ -11,7 +11,9 @@
 //! Must not: touch a real device. The only file it opens is `/dev/null`, for the descriptor the
 //! timings would read from.
 
-use super::access::{AtaFailure, AtaOutput, DeviceAccess, Geometry, HdioSetting, Lost};
+use super::access::{
+    AtaFailure, AtaOutput, AtaVia, BlockCall, DeviceAccess, Geometry, HdioSetting, Lost,
+};
 use super::devices::{run_devices_with, Held, Opened, Opener};
 use super::guards::DeviceFacts;
 use super::output::Output;
@@ -65,6 +67,29 @@ pub enum Call {
     CdromSelectSpeed(u32),
     /// An NVMe command, with the data it sent (empty for commands that read or send none).
     Nvme(crate::nvme::command::NvmeCommand, Vec<u8>),
+}
+
+impl From<BlockCall> for Call {
+    /// The block-layer calls under the names the tests log them by.
+    fn from(call: BlockCall) -> Call {
+        match call {
+            BlockCall::Readahead => Call::Readahead,
+            BlockCall::SetReadahead(s) => Call::SetReadahead(s),
+            BlockCall::Readonly => Call::Readonly,
+            BlockCall::SetReadonly(on) => Call::SetReadonly(on),
+            BlockCall::SizeSectors => Call::SizeSectors,
+            BlockCall::LogicalSectorSize => Call::LogicalSectorSize,
+            BlockCall::FlushBufferCache => Call::FlushBufferCache,
+            BlockCall::RereadPartitions => Call::RereadPartitions,
+            BlockCall::HdioGet(what) => Call::HdioGet(what),
+            BlockCall::HdioSet(what, value) => Call::HdioSet(what, value),
+            BlockCall::HdioSetPioMode(mode) => Call::HdioSetPioMode(mode),
+            BlockCall::HdioSetWcache(on) => Call::HdioSetWcache(on),
+            BlockCall::HdioReset => Call::HdioReset,
+            BlockCall::CdromSetStreaming(speed) => Call::CdromSetStreaming(speed),
+            BlockCall::CdromSelectSpeed(speed) => Call::CdromSelectSpeed(speed),
+        }
+    }
 }
 
 /// A kernel-side setting a set left behind, read back instead of the scripted value.
@@ -516,6 +541,26 @@ impl FakeDevice {
         self
     }
 
+    /// READ LOG EXT, logged as [`Call::ReadLog`] and answered from [`FakeDevice::logs`]: a
+    /// page not listed is aborted (on any device: the logs are scripted whole).
+    fn answer_read_log(
+        &mut self,
+        tf: &TaskFile,
+        data: &mut [u8],
+    ) -> Result<AtaRegisters, AtaFailure> {
+        let (log, page) = ((tf.lba & 0xff) as u8, ((tf.lba >> 8) & 0xff) as u8);
+        let _ = self.record(Call::ReadLog { log, page });
+        let page = self
+            .logs
+            .iter()
+            .find(|(at, _)| *at == (log, page))
+            .map(|(_, data)| *data)
+            .ok_or_else(|| aborted(crate::ata::command::op::READ_LOG_EXT))?;
+        let n = data.len().min(page.len());
+        data[..n].copy_from_slice(&page[..n]);
+        Ok(AtaOutput::default().registers(tf.lba48))
+    }
+
     /// The scripted answer to an ATA command already recorded: the data length (and what a
     /// data-out command sent), then the rule's answer.
     fn answer_ata(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure> {
@@ -582,12 +627,27 @@ impl DeviceAccess for FakeDevice {
         self.libata
     }
 
-    fn ata(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure> {
+    fn ata_taskfile(
+        &mut self,
+        tf: &TaskFile,
+        data: &mut [u8],
+        via: AtaVia,
+    ) -> Result<AtaRegisters, (AtaFailure, Option<AtaRegisters>)> {
+        if via == AtaVia::Any && tf.command == crate::ata::command::op::READ_LOG_EXT {
+            return self.answer_read_log(tf, data).map_err(|f| (f, None));
+        }
         // Recorded even on a device that cannot take ATA: the step asked (the real device then
         // sends nothing and answers as below).
-        let _ = self.record(Call::Ata(tf.clone()));
-        self.let_signal_in(tf.command);
+        let _ = self.record(match via {
+            AtaVia::Any => Call::Ata(tf.clone()),
+            AtaVia::SgOnly => Call::AtaSgOnly(tf.clone()),
+        });
+        if via == AtaVia::Any {
+            self.let_signal_in(tf.command);
+        }
         self.answer_ata(tf, data)
+            .map(|out| out.registers(tf.lba48))
+            .map_err(|f| (f, None))
     }
     fn identify(&mut self) -> Result<[u16; 256], AtaFailure> {
         let _ = self.record(Call::Identify);
@@ -598,36 +658,50 @@ impl DeviceAccess for FakeDevice {
         }
         answer
     }
-    fn read_log(&mut self, log: u8, page: u8) -> Result<[u8; 512], AtaFailure> {
-        let _ = self.record(Call::ReadLog { log, page });
-        self.logs
-            .iter()
-            .find(|(at, _)| *at == (log, page))
-            .map(|(_, data)| *data)
-            .ok_or_else(|| aborted(crate::ata::command::op::READ_LOG_EXT))
-    }
     fn forget_identify(&mut self) {
         let _ = self.record(Call::ForgetIdentify);
     }
 
-    fn readahead(&self) -> io::Result<i64> {
-        self.record(Call::Readahead)?;
-        copy(&self.readahead)
-    }
-    fn set_readahead(&self, sectors: u64) -> io::Result<()> {
-        self.record(Call::SetReadahead(sectors))
-    }
-    fn readonly(&self) -> io::Result<i64> {
-        self.record(Call::Readonly)?;
-        match self.stuck(Stuck::Readonly) {
-            Some(v) if self.readonly.is_ok() => Ok(v),
-            _ => copy(&self.readonly),
+    fn block(&self, call: BlockCall) -> io::Result<i64> {
+        self.record(Call::from(call))?;
+        match call {
+            BlockCall::Readahead => copy(&self.readahead),
+            BlockCall::Readonly => match self.stuck(Stuck::Readonly) {
+                Some(v) if self.readonly.is_ok() => Ok(v),
+                _ => copy(&self.readonly),
+            },
+            BlockCall::SetReadonly(on) => {
+                self.stick(Stuck::Readonly, i64::from(on));
+                Ok(0)
+            }
+            BlockCall::SizeSectors => copy(&self.size_sectors).map(|v| v as i64),
+            BlockCall::LogicalSectorSize => copy(&self.logical_sector_size).map(i64::from),
+            BlockCall::HdioGet(what) => self
+                .hdio
+                .iter()
+                .find(|(w, _)| *w == what)
+                .map(|(_, v)| self.stuck(Stuck::Hdio(what)).unwrap_or(*v))
+                .ok_or_else(|| errno(libc::ENOTTY)),
+            BlockCall::HdioSet(what, value) => {
+                if self.hdio.iter().any(|(w, _)| *w == what) {
+                    self.stick(Stuck::Hdio(what), value as i64);
+                    Ok(0)
+                } else {
+                    Err(errno(libc::ENOTTY))
+                }
+            }
+            BlockCall::HdioSetWcache(on) => {
+                self.stick(Stuck::WriteCache, i64::from(on));
+                Ok(0)
+            }
+            BlockCall::SetReadahead(_)
+            | BlockCall::FlushBufferCache
+            | BlockCall::RereadPartitions
+            | BlockCall::HdioSetPioMode(_)
+            | BlockCall::HdioReset
+            | BlockCall::CdromSetStreaming(_)
+            | BlockCall::CdromSelectSpeed(_) => Ok(0),
         }
-    }
-    fn set_readonly(&self, on: bool) -> io::Result<()> {
-        self.record(Call::SetReadonly(on))?;
-        self.stick(Stuck::Readonly, i64::from(on));
-        Ok(())
     }
     fn geometry(&self) -> Result<Geometry, (&'static str, io::Error)> {
         let _ = self.record(Call::Geometry);
@@ -637,50 +711,8 @@ impl DeviceAccess for FakeDevice {
         let _ = self.record(Call::PartitionRefusal(lba));
         self.partition_refusal.clone()
     }
-    fn size_sectors(&self) -> io::Result<u64> {
-        self.record(Call::SizeSectors)?;
-        copy(&self.size_sectors)
-    }
-    fn logical_sector_size(&self) -> io::Result<u32> {
-        self.record(Call::LogicalSectorSize)?;
-        copy(&self.logical_sector_size)
-    }
-    fn flush_buffer_cache(&self) -> io::Result<()> {
-        self.record(Call::FlushBufferCache)
-    }
-    fn reread_partitions(&self) -> io::Result<()> {
-        self.record(Call::RereadPartitions)
-    }
     fn partition_scan_off(&self) -> bool {
         self.partition_scan_off
-    }
-    fn hdio_get(&self, what: HdioSetting) -> io::Result<i64> {
-        self.record(Call::HdioGet(what))?;
-        self.hdio
-            .iter()
-            .find(|(w, _)| *w == what)
-            .map(|(_, v)| self.stuck(Stuck::Hdio(what)).unwrap_or(*v))
-            .ok_or_else(|| errno(libc::ENOTTY))
-    }
-    fn hdio_set(&self, what: HdioSetting, value: u64) -> io::Result<()> {
-        self.record(Call::HdioSet(what, value))?;
-        if self.hdio.iter().any(|(w, _)| *w == what) {
-            self.stick(Stuck::Hdio(what), value as i64);
-            Ok(())
-        } else {
-            Err(errno(libc::ENOTTY))
-        }
-    }
-    fn hdio_set_pio_mode(&self, mode: u64) -> io::Result<()> {
-        self.record(Call::HdioSetPioMode(mode))
-    }
-    fn hdio_set_wcache(&self, on: bool) -> io::Result<()> {
-        self.record(Call::HdioSetWcache(on))?;
-        self.stick(Stuck::WriteCache, i64::from(on));
-        Ok(())
-    }
-    fn hdio_reset(&self) -> io::Result<()> {
-        self.record(Call::HdioReset)
     }
     fn hdio_identity(&self) -> io::Result<[u8; 512]> {
         self.record(Call::HdioIdentity)?;
@@ -702,14 +734,15 @@ impl DeviceAccess for FakeDevice {
         Ok(())
     }
 
-    // ---- security and sanitize ------------------------------------------------------------
-
+    /// Overridden: the scripted register lists ([`FakeDevice::on_ata_registers`]) are taken
+    /// one per call only by the steps that read every register (a SANITIZE STATUS poll), so
+    /// that the commands sent between two polls do not move a test's list on.
     fn ata_registers(
         &mut self,
         tf: &TaskFile,
         data: &mut [u8],
     ) -> Result<AtaRegisters, (AtaFailure, Option<AtaRegisters>)> {
-        let answer = self.ata(tf, data);
+        let answer = self.ata_taskfile(tf, data, AtaVia::Any);
         let scripted = self
             .registers
             .iter()
@@ -723,15 +756,8 @@ impl DeviceAccess for FakeDevice {
                 }
             });
         match answer {
-            Ok(out) => Ok(scripted.unwrap_or(AtaRegisters {
-                status: 0x50,
-                error: out.error,
-                count: u16::from(out.count),
-                lba: out.lba,
-                device: out.device,
-                lba48: tf.lba48,
-            })),
-            Err(f) => Err((f, scripted)),
+            Ok(registers) => Ok(scripted.unwrap_or(registers)),
+            Err((f, _)) => Err((f, scripted)),
         }
     }
     // --- sectors (HPA, DCO, TRIM, sector operations) ---
@@ -758,17 +784,6 @@ impl DeviceAccess for FakeDevice {
     }
     fn pause(&self, _duration: std::time::Duration) {}
     // --- firmware and vendor commands ---
-    fn ata_sg_only(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure> {
-        let _ = self.record(Call::AtaSgOnly(tf.clone()));
-        self.answer_ata(tf, data)
-    }
-    fn cdrom_set_streaming(&self, speed: u32) -> io::Result<()> {
-        self.record(Call::CdromSetStreaming(speed))
-    }
-    fn cdrom_select_speed(&self, speed: u32) -> io::Result<()> {
-        self.record(Call::CdromSelectSpeed(speed))
-    }
-
     // ---- NVMe (issue 10) ----
     fn nvme_capable(&self) -> bool {
         self.nvme.is_some()
