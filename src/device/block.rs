@@ -67,12 +67,12 @@ impl Device {
         sys::blk_rrpart(self)
     }
 
-    /// hdparm's buffer-cache flush (reference §6.1); see [`super::reader::flush_buffer_cache`],
+    /// hdparm's buffer-cache flush (reference §6.1); see [`super::flush::flush_buffer_cache`],
     /// the one implementation, which `-T` and `-t` use too. The error carries the errno of
     /// `BLKFLSBUF` (hdparm prints `BLKFLSBUF failed`).
     pub fn flush_buffers(&self) -> io::Result<()> {
         use std::os::fd::AsFd;
-        super::reader::flush_buffer_cache(self.file().as_fd())
+        super::flush::flush_buffer_cache(self.file().as_fd())
             .map_err(|e| io::Error::from_raw_os_error(e.errno.unwrap_or(libc::EIO)))
     }
 

@@ -287,6 +287,7 @@ fn argv_strings(args: &[OsString]) -> Vec<String> {
 mod access;
 mod advise;
 mod apply;
+mod bench_engines;
 mod checked;
 mod devices;
 mod dry_run;
