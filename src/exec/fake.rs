@@ -1,4 +1,5 @@
-//! The scripted [`DeviceAccess`] fake that `access.rs` promises, for tests only.
+//! The scripted [`DeviceAccess`] fake that `access.rs` promises, for tests only: the library's
+//! own, and those of tests/ and fuzz/ with the `doubles` feature.
 //!
 //! Owns: a device whose every answer is scripted (ATA commands by opcode and feature, IDENTIFY,
 //! the HDIO gets and sets, the block ioctls, geometry, the kernel's identity), whose successful
@@ -11,8 +12,10 @@
 //! Must not: touch a real device. The only file it opens is `/dev/null`, for the descriptor the
 //! timings would read from.
 
-use super::access::{
+// What a test scripts the fake with, nameable from tests/ (the `doubles` feature).
+pub use super::access::{
     AtaFailure, AtaOutput, AtaVia, BlockCall, DeviceAccess, Geometry, HdioSetting, Lost,
+    NvmeFailure,
 };
 use super::devices::{run_devices_with, Held, Opened, Opener};
 use super::guards::DeviceFacts;
@@ -101,30 +104,66 @@ enum Stuck {
     WriteCache,
 }
 
-/// What a successful SET FEATURES or SET MULTIPLE MODE changes in IDENTIFY (ACS-4 §7.45, word
-/// 59, 85, 86, 91, 94, 120), as a drive that takes the setting shows it.
-fn apply_set(words: &mut [u16; 256], tf: &TaskFile) {
-    use crate::ata::command::op;
-    let count = tf.count & 0xff;
-    let set_bit = |w: &mut u16, bit: u16, on: bool| {
+/// The drive's side of the settings: what a drive that takes SET FEATURES (ACS-4 §7.43) or SET
+/// MULTIPLE MODE (§7.44) shows in IDENTIFY afterwards (words 59, 85, 86, 91, 94, 120). The one
+/// place the fake models a setting: the kernel's HDIO_SET_WCACHE lands in the same word
+/// through [`drive::write_cache`]. Written from the standard under the fake's own names, not
+/// with `ata/`'s codecs: a model that used the tool's decoders would agree with its bugs
+/// (style.md).
+mod drive {
+    use crate::ata::command::TaskFile;
+
+    /// ACS-4 §7.43 and §7.44: the opcodes.
+    const SET_FEATURES: u8 = 0xEF;
+    const SET_MULTIPLE_MODE: u8 = 0xC6;
+    /// ACS-4 table 168: the SET FEATURES subcommands (FEATURE 7:0) that change IDENTIFY.
+    const ENABLE_VOLATILE_WRITE_CACHE: u16 = 0x02;
+    const DISABLE_VOLATILE_WRITE_CACHE: u16 = 0x82;
+    const ENABLE_APM: u16 = 0x05;
+    const DISABLE_APM: u16 = 0x85;
+    const ENABLE_WRITE_READ_VERIFY: u16 = 0x0B;
+    const DISABLE_WRITE_READ_VERIFY: u16 = 0x8B;
+    const ENABLE_AAM: u16 = 0x42;
+    const ENABLE_READ_LOOK_AHEAD: u16 = 0xAA;
+    const DISABLE_READ_LOOK_AHEAD: u16 = 0x55;
+
+    fn set_bit(w: &mut u16, bit: u16, on: bool) {
         if on {
             *w |= 1 << bit
         } else {
             *w &= !(1 << bit)
         }
-    };
-    match (tf.command, tf.feature) {
-        (op::SET_MULTIPLE, _) => words[59] = 0x0100 | count,
-        (op::SETFEATURES, 0xAA | 0x55) => set_bit(&mut words[85], 6, tf.feature == 0xAA),
-        (op::SETFEATURES, 0x02 | 0x82) => set_bit(&mut words[85], 5, tf.feature == 0x02),
-        (op::SETFEATURES, 0x05) => {
-            set_bit(&mut words[86], 3, true);
-            words[91] = 0x4000 | count;
+    }
+
+    /// Word 85 bit 5: the volatile write cache is enabled.
+    pub fn write_cache(words: &mut [u16; 256], on: bool) {
+        set_bit(&mut words[85], 5, on);
+    }
+
+    /// What a successful `tf` changes in `words` (nothing for the other commands).
+    pub fn apply(words: &mut [u16; 256], tf: &TaskFile) {
+        let count = tf.count & 0xff;
+        match (tf.command, tf.feature) {
+            // word 59: bit 8 "the multiple setting is valid", 7:0 the sectors per block
+            (SET_MULTIPLE_MODE, _) => words[59] = 0x0100 | count,
+            // word 85 bit 6: read look-ahead enabled
+            (SET_FEATURES, ENABLE_READ_LOOK_AHEAD) => set_bit(&mut words[85], 6, true),
+            (SET_FEATURES, DISABLE_READ_LOOK_AHEAD) => set_bit(&mut words[85], 6, false),
+            (SET_FEATURES, ENABLE_VOLATILE_WRITE_CACHE) => write_cache(words, true),
+            (SET_FEATURES, DISABLE_VOLATILE_WRITE_CACHE) => write_cache(words, false),
+            // word 86 bit 3: APM enabled; word 91: bit 14 set, 7:0 the APM level
+            (SET_FEATURES, ENABLE_APM) => {
+                set_bit(&mut words[86], 3, true);
+                words[91] = 0x4000 | count;
+            }
+            (SET_FEATURES, DISABLE_APM) => set_bit(&mut words[86], 3, false),
+            // word 94 7:0: the current AAM value
+            (SET_FEATURES, ENABLE_AAM) => words[94] = (words[94] & 0xff00) | count,
+            // word 120 bit 1: the Write-Read-Verify feature set is enabled
+            (SET_FEATURES, ENABLE_WRITE_READ_VERIFY) => set_bit(&mut words[120], 1, true),
+            (SET_FEATURES, DISABLE_WRITE_READ_VERIFY) => set_bit(&mut words[120], 1, false),
+            _ => {}
         }
-        (op::SETFEATURES, 0x85) => set_bit(&mut words[86], 3, false),
-        (op::SETFEATURES, 0x42) => words[94] = (words[94] & 0xff00) | count,
-        (op::SETFEATURES, 0x0B | 0x8B) => set_bit(&mut words[120], 1, tf.feature == 0x0B),
-        _ => {}
     }
 }
 
@@ -594,7 +633,7 @@ impl FakeDevice {
             None => Ok(AtaOutput::default()),
         };
         if let (Ok(_), Ok(words), true) = (&answer, &mut self.identify, self.sets_stick) {
-            apply_set(words, tf);
+            drive::apply(words, tf);
         }
         if let Err(AtaFailure { lost: Some(l), .. }) = &answer {
             let name = super::lost::command_words(tf.command, tf.feature);
@@ -654,7 +693,7 @@ impl DeviceAccess for FakeDevice {
         let mut answer = self.identify.clone();
         if let (Ok(words), Some(on)) = (&mut answer, self.stuck(Stuck::WriteCache)) {
             // HDIO_SET_WCACHE went through the kernel: the drive's word 85 shows it.
-            words[85] = (words[85] & !(1 << 5)) | (u16::from(on != 0) << 5);
+            drive::write_cache(words, on != 0);
         }
         answer
     }

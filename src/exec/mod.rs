@@ -292,10 +292,13 @@ mod checked;
 mod devices;
 mod dry_run;
 mod experiment;
-#[cfg(test)]
-mod fake;
-#[cfg(test)]
-mod fake_nvme;
+// The test doubles: the library's tests, and tests/ and fuzz/ with the `doubles` feature.
+#[cfg(any(test, feature = "doubles"))]
+#[doc(hidden)]
+pub mod fake;
+#[cfg(any(test, feature = "doubles"))]
+#[doc(hidden)]
+pub mod fake_nvme;
 mod filemap;
 mod get_value;
 mod guards;
