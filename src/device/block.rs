@@ -102,8 +102,12 @@ impl Device {
     /// `HDIO_GET_IDENTITY`: the IDENTIFY data the kernel kept from probing (`-i`), as 256
     /// words converted from little-endian.
     pub fn hdio_identity(&self) -> io::Result<[u16; 256]> {
-        let bytes = sys::hdio_get_identity(self)?;
-        Ok(le_words(&bytes))
+        Ok(le_words(&self.hdio_identity_bytes()?))
+    }
+
+    /// `HDIO_GET_IDENTITY` as the kernel gives it: 512 bytes, the words little-endian.
+    pub fn hdio_identity_bytes(&self) -> io::Result<[u8; 512]> {
+        sys::hdio_get_identity(self)
     }
 }
 

@@ -40,6 +40,11 @@ impl TimingTarget for FdTarget<'_> {
     }
 }
 
+/// The process's CPU time since `start` (None when either reading failed).
+fn cpu_since(start: Option<Duration>) -> Option<Duration> {
+    Some(mem::process_cpu_time().ok()?.saturating_sub(start?))
+}
+
 fn read_error(offset: u64, e: &io::Error) -> Error {
     Error::os(
         ErrorClass::Failed,
@@ -181,10 +186,7 @@ impl BenchEngine for UringEngine<'_> {
             return Err(e);
         }
         let elapsed = start.elapsed();
-        let cpu = match (cpu_start, mem::process_cpu_time().ok()) {
-            (Some(a), Some(b)) => Some(b.saturating_sub(a)),
-            _ => None,
-        };
+        let cpu = cpu_since(cpu_start);
         Ok(TrialSample {
             bytes,
             reads,
@@ -305,10 +307,7 @@ impl BenchEngine for ThreadEngine<'_> {
             return Err(e);
         }
         let elapsed = Duration::from_nanos(finished_ns.into_inner());
-        let cpu = match (cpu_start, mem::process_cpu_time().ok()) {
-            (Some(a), Some(b)) => Some(b.saturating_sub(a)),
-            _ => None,
-        };
+        let cpu = cpu_since(cpu_start);
         Ok(TrialSample {
             bytes: bytes.into_inner(),
             reads: reads.into_inner(),

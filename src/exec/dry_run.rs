@@ -295,10 +295,7 @@ impl DeviceAccess for Recorder<'_> {
         // The kernel keeps the IDENTIFY data libata read at probe time: reading it sends
         // nothing to the drive. Without it the command is planned, not sent.
         if let Ok(bytes) = self.inner.hdio_identity() {
-            let mut words = [0u16; 256];
-            for (word, pair) in words.iter_mut().zip(bytes.chunks_exact(2)) {
-                *word = u16::from_le_bytes([pair[0], pair[1]]);
-            }
+            let words = crate::device::block::le_words(&bytes);
             if words.iter().any(|w| *w != 0) {
                 self.identify_from_kernel = Some(true);
                 self.kernel_words = Some(words);

@@ -201,27 +201,31 @@ fn block_rdev(dev: &Device) -> Option<u64> {
         .map(|m| m.rdev())
 }
 
-fn hdio_get_of(what: HdioSetting) -> HdioGet {
-    match what {
-        HdioSetting::Multcount => HdioGet::MultCount,
-        HdioSetting::Io32bit => HdioGet::Io32Bit,
-        HdioSetting::Unmask => HdioGet::UnmaskIntr,
-        HdioSetting::Dma => HdioGet::Dma,
-        HdioSetting::KeepSettings => HdioGet::KeepSettings,
-        HdioSetting::Nowerr => HdioGet::NoWErr,
-        HdioSetting::Busstate => HdioGet::BusState,
+impl From<HdioSetting> for HdioGet {
+    fn from(what: HdioSetting) -> HdioGet {
+        match what {
+            HdioSetting::Multcount => HdioGet::MultCount,
+            HdioSetting::Io32bit => HdioGet::Io32Bit,
+            HdioSetting::Unmask => HdioGet::UnmaskIntr,
+            HdioSetting::Dma => HdioGet::Dma,
+            HdioSetting::KeepSettings => HdioGet::KeepSettings,
+            HdioSetting::Nowerr => HdioGet::NoWErr,
+            HdioSetting::Busstate => HdioGet::BusState,
+        }
     }
 }
 
-fn hdio_set_of(what: HdioSetting) -> HdioSet {
-    match what {
-        HdioSetting::Multcount => HdioSet::MultCount,
-        HdioSetting::Io32bit => HdioSet::Io32Bit,
-        HdioSetting::Unmask => HdioSet::UnmaskIntr,
-        HdioSetting::Dma => HdioSet::Dma,
-        HdioSetting::KeepSettings => HdioSet::KeepSettings,
-        HdioSetting::Nowerr => HdioSet::NoWErr,
-        HdioSetting::Busstate => HdioSet::BusState,
+impl From<HdioSetting> for HdioSet {
+    fn from(what: HdioSetting) -> HdioSet {
+        match what {
+            HdioSetting::Multcount => HdioSet::MultCount,
+            HdioSetting::Io32bit => HdioSet::Io32Bit,
+            HdioSetting::Unmask => HdioSet::UnmaskIntr,
+            HdioSetting::Dma => HdioSet::Dma,
+            HdioSetting::KeepSettings => HdioSet::KeepSettings,
+            HdioSetting::Nowerr => HdioSet::NoWErr,
+            HdioSetting::Busstate => HdioSet::BusState,
+        }
     }
 }
 
@@ -346,12 +350,12 @@ impl DeviceAccess for RealDevice<'_> {
             BlockCall::LogicalSectorSize => dev.logical_sector_size().map(i64::from),
             BlockCall::FlushBufferCache => dev.flush_buffers().map(|()| 0),
             BlockCall::RereadPartitions => dev.reread_partitions().map(|()| 0),
-            BlockCall::HdioGet(what) => dev.hdio_get(hdio_get_of(what)),
+            BlockCall::HdioGet(what) => dev.hdio_get(what.into()),
             // The sets below reach the drive (the old IDE driver sends them on): the guards'
             // IDENTIFY may be stale after them.
             BlockCall::HdioSet(what, value) => {
                 self.identify.sent();
-                dev.hdio_set(hdio_set_of(what), value).map(|()| 0)
+                dev.hdio_set(what.into(), value).map(|()| 0)
             }
             BlockCall::HdioSetPioMode(mode) => {
                 self.identify.sent();
@@ -422,12 +426,7 @@ impl DeviceAccess for RealDevice<'_> {
     }
 
     fn hdio_identity(&self) -> io::Result<[u8; 512]> {
-        let words = self.dev.hdio_identity()?;
-        let mut bytes = [0u8; 512];
-        for (i, w) in words.iter().enumerate() {
-            bytes[2 * i..2 * i + 2].copy_from_slice(&w.to_le_bytes());
-        }
-        Ok(bytes)
+        self.dev.hdio_identity_bytes()
     }
 
     fn queue_depth(&self) -> Result<u32, (String, io::Error)> {
