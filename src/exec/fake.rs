@@ -12,11 +12,16 @@
 //! Must not: touch a real device. The only file it opens is `/dev/null`, for the descriptor the
 //! timings would read from.
 
+// A test double (built for tests, and for tests/ and fuzz/ under `doubles`): a script that
+// cannot run says so loudly, as a test does.
+#![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)]
+
 // What a test scripts the fake with, nameable from tests/ (the `doubles` feature).
 pub use super::access::{
     AtaFailure, AtaOutput, AtaVia, BlockCall, DeviceAccess, Geometry, HdioSetting, Lost,
     NvmeFailure,
 };
+
 use super::devices::{run_devices_with, Held, Opened, Opener};
 use super::guards::DeviceFacts;
 use super::output::Output;
@@ -248,6 +253,9 @@ pub struct FakeDevice {
     lost: Option<(Lost, String)>,
     /// Issue 18: what holds the disk's lock when its turn comes (`device::lock`).
     pub locked_by: Option<Denied>,
+    /// The drive behind the device, when it is the VM bench's model (`fake_drive.rs`): it
+    /// answers IDENTIFY and every ATA command no rule scripts.
+    pub model: Option<Box<drive_model::state::State>>,
     /// Issue 18: a signal that comes while the ATA command with this opcode is being sent
     /// (its `nth` time, from 1), as a user's Ctrl-C or systemd's SIGTERM would; the run's
     /// [`Stop`] sees it from then on (see [`run_on_all`]).
@@ -363,6 +371,7 @@ impl FakeDevice {
             lost: None,
             signal_during: None,
             locked_by: None,
+            model: None,
         }
     }
 
@@ -602,35 +611,44 @@ impl FakeDevice {
 
     /// The scripted answer to an ATA command already recorded: the data length (and what a
     /// data-out command sent), then the rule's answer.
-    fn answer_ata(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure> {
+    fn answer_ata(
+        &mut self,
+        tf: &TaskFile,
+        data: &mut [u8],
+    ) -> Result<AtaRegisters, (AtaFailure, Option<AtaRegisters>)> {
         self.log.borrow_mut().push(Call::AtaDataLen(data.len()));
         if tf.protocol.is_write() && self.keep_data_out {
             self.log.borrow_mut().push(Call::AtaDataOut(data.to_vec()));
             self.data_out.borrow_mut().push(data.to_vec());
         }
         if !self.ata_capable {
-            return Err(AtaFailure {
-                reason: self.description.clone(),
-                not_ata: true,
-                refused_by_kernel: false,
-                lost: None,
-            });
+            return Err((
+                AtaFailure {
+                    reason: self.description.clone(),
+                    not_ata: true,
+                    refused_by_kernel: false,
+                    lost: None,
+                },
+                None,
+            ));
         }
         if let Some(rejected) = &self.reject_all_ata {
-            return Err(rejected.clone());
+            return Err((rejected.clone(), None));
         }
         let rule = self
             .ata_rules
             .iter()
-            .find(|r| r.command == tf.command && r.feature.is_none_or(|f| f == tf.feature));
-        let answer = match rule {
-            Some(r) => {
+            .find(|r| r.command == tf.command && r.feature.map_or(true, |f| f == tf.feature));
+        let answer = match (rule, self.model.as_mut()) {
+            (Some(r), _) => {
                 for (byte, value) in data.iter_mut().zip(r.data.iter().cycle()) {
                     *byte = *value;
                 }
                 r.answer.clone()
             }
-            None => Ok(AtaOutput::default()),
+            // The model keeps its own state: the scripted words below are not its.
+            (None, Some(model)) => return super::fake_drive::execute(model, tf, data),
+            (None, None) => Ok(AtaOutput::default()),
         };
         if let (Ok(_), Ok(words), true) = (&answer, &mut self.identify, self.sets_stick) {
             drive::apply(words, tf);
@@ -640,6 +658,8 @@ impl FakeDevice {
             self.lost.get_or_insert((*l, name));
         }
         answer
+            .map(|out| out.registers(tf.lba48))
+            .map_err(|f| (f, None))
     }
 }
 
@@ -672,7 +692,11 @@ impl DeviceAccess for FakeDevice {
         data: &mut [u8],
         via: AtaVia,
     ) -> Result<AtaRegisters, (AtaFailure, Option<AtaRegisters>)> {
-        if via == AtaVia::Any && tf.command == crate::ata::command::op::READ_LOG_EXT {
+        // The scripted logs; a model drive keeps its own (and sees READ LOG EXT as a command).
+        if via == AtaVia::Any
+            && tf.command == crate::ata::command::op::READ_LOG_EXT
+            && self.model.is_none()
+        {
             return self.answer_read_log(tf, data).map_err(|f| (f, None));
         }
         // Recorded even on a device that cannot take ATA: the step asked (the real device then
@@ -685,11 +709,12 @@ impl DeviceAccess for FakeDevice {
             self.let_signal_in(tf.command);
         }
         self.answer_ata(tf, data)
-            .map(|out| out.registers(tf.lba48))
-            .map_err(|f| (f, None))
     }
     fn identify(&mut self) -> Result<[u16; 256], AtaFailure> {
         let _ = self.record(Call::Identify);
+        if let Some(model) = self.model.as_mut() {
+            return super::fake_drive::identify(model);
+        }
         let mut answer = self.identify.clone();
         if let (Ok(words), Some(on)) = (&mut answer, self.stuck(Stuck::WriteCache)) {
             // HDIO_SET_WCACHE went through the kernel: the drive's word 85 shows it.

@@ -298,6 +298,9 @@ mod experiment;
 pub mod fake;
 #[cfg(any(test, feature = "doubles"))]
 #[doc(hidden)]
+pub mod fake_drive;
+#[cfg(any(test, feature = "doubles"))]
+#[doc(hidden)]
 pub mod fake_nvme;
 mod filemap;
 mod get_value;
