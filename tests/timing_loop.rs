@@ -321,7 +321,7 @@ fn regular_file_and_directory_give_one_line_each() {
     };
 
     let file = open_like_hdparm(&regular, false);
-    let size = hdparm::device::reader::size_sectors_by_seek(file.as_fd()).ok();
+    let size = hdparm::device::fd_target::size_sectors_by_seek(file.as_fd()).ok();
     let ctx = TimingContext {
         path: &regular,
         fd: file.as_fd(),
@@ -334,7 +334,7 @@ fn regular_file_and_directory_give_one_line_each() {
     assert_eq!(e.message, "read(2097152) returned 3 bytes");
     assert!(err.is_empty());
     // The flush -t implies is quiet on a regular file (no "BLKFLSBUF failed" line).
-    hdparm::device::reader::flush_buffer_cache(file.as_fd()).expect("flush of a regular file");
+    hdparm::device::flush::flush_buffer_cache(file.as_fd()).expect("flush of a regular file");
 
     let dir = open_like_hdparm(&scratch.0, false);
     let ctx = TimingContext {
@@ -347,7 +347,7 @@ fn regular_file_and_directory_give_one_line_each() {
     let e = timing::time_device(&ctx, &mut out, &mut err).expect_err("a directory");
     assert_eq!(e.message, "read() failed: Is a directory");
     assert!(err.is_empty());
-    hdparm::device::reader::flush_buffer_cache(dir.as_fd()).expect("flush of a directory");
+    hdparm::device::flush::flush_buffer_cache(dir.as_fd()).expect("flush of a directory");
 }
 
 #[test]

@@ -178,8 +178,8 @@ impl Device {
         }
     }
 
-    /// Whether this is a USB bridge hdparm drives through its vendor CDB (JMicron, ioSafe).
-    pub fn is_apt_bridge(&self) -> bool {
+    /// The USB vendor and product of the bridge in front of the device, when there is one.
+    fn usb_ids(&self) -> Option<(u16, u16)> {
         use super::kind::{DeviceKind, ScsiHost};
         match &self.kind {
             DeviceKind::Scsi {
@@ -193,30 +193,21 @@ impl Device {
                     vendor, product, ..
                 },
                 ..
-            } => jmicron::is_bridge(*vendor, *product),
-            _ => false,
+            } => Some((*vendor, *product)),
+            _ => None,
         }
+    }
+
+    /// Whether this is a USB bridge hdparm drives through its vendor CDB (JMicron, ioSafe).
+    pub fn is_apt_bridge(&self) -> bool {
+        self.usb_ids()
+            .is_some_and(|(vendor, product)| jmicron::is_bridge(vendor, product))
     }
 
     /// The lines hdparm's `apt_detect` prints on stdout under `--verbose`, after the device's
     /// header: whether a USB bridge was found, its id, and the JMicron port.
     pub fn apt_lines(&self) -> Vec<String> {
-        use super::kind::{DeviceKind, ScsiHost};
-        let usb = match &self.kind {
-            DeviceKind::Scsi {
-                host: ScsiHost::Usb {
-                    vendor, product, ..
-                },
-                ..
-            }
-            | DeviceKind::ScsiGeneric {
-                host: ScsiHost::Usb {
-                    vendor, product, ..
-                },
-                ..
-            } => Some((*vendor, *product)),
-            _ => None,
-        };
+        let usb = self.usb_ids();
         let Some((vendor, product)) = usb else {
             return vec!["APT: No idVendor found -> not USB bridge device".to_string()];
         };

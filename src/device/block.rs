@@ -67,12 +67,12 @@ impl Device {
         sys::blk_rrpart(self)
     }
 
-    /// hdparm's buffer-cache flush (reference §6.1); see [`super::reader::flush_buffer_cache`],
+    /// hdparm's buffer-cache flush (reference §6.1); see [`super::flush::flush_buffer_cache`],
     /// the one implementation, which `-T` and `-t` use too. The error carries the errno of
     /// `BLKFLSBUF` (hdparm prints `BLKFLSBUF failed`).
     pub fn flush_buffers(&self) -> io::Result<()> {
         use std::os::fd::AsFd;
-        super::reader::flush_buffer_cache(self.file().as_fd())
+        super::flush::flush_buffer_cache(self.file().as_fd())
             .map_err(|e| io::Error::from_raw_os_error(e.errno.unwrap_or(libc::EIO)))
     }
 
@@ -102,8 +102,12 @@ impl Device {
     /// `HDIO_GET_IDENTITY`: the IDENTIFY data the kernel kept from probing (`-i`), as 256
     /// words converted from little-endian.
     pub fn hdio_identity(&self) -> io::Result<[u16; 256]> {
-        let bytes = sys::hdio_get_identity(self)?;
-        Ok(le_words(&bytes))
+        Ok(le_words(&self.hdio_identity_bytes()?))
+    }
+
+    /// `HDIO_GET_IDENTITY` as the kernel gives it: 512 bytes, the words little-endian.
+    pub fn hdio_identity_bytes(&self) -> io::Result<[u8; 512]> {
+        sys::hdio_get_identity(self)
     }
 }
 

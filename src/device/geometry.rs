@@ -203,14 +203,18 @@ impl Device {
     /// HDIO_GETGEO_BIG first only when sysfs had nothing (a pre-sysfs kernel), else plain
     /// HDIO_GETGEO with BIG as the last try; the error is the last ioctl's.
     fn chs(&self, big_first: bool) -> Result<(u32, u32, u32, u64), GeometryError> {
+        // (cylinders, heads, sectors, start) out of either struct.
+        let big = |g: sys::HdBigGeometry| {
+            (
+                g.cylinders,
+                g.heads.into(),
+                g.sectors.into(),
+                ulong(g.start),
+            )
+        };
         if big_first {
             if let Ok(g) = sys::hdio_getgeo_big(self) {
-                return Ok((
-                    g.cylinders,
-                    g.heads.into(),
-                    g.sectors.into(),
-                    ulong(g.start),
-                ));
+                return Ok(big(g));
             }
         }
         match sys::hdio_getgeo(self) {
@@ -223,12 +227,7 @@ impl Device {
             Err(e) => {
                 if !big_first {
                     if let Ok(g) = sys::hdio_getgeo_big(self) {
-                        return Ok((
-                            g.cylinders,
-                            g.heads.into(),
-                            g.sectors.into(),
-                            ulong(g.start),
-                        ));
+                        return Ok(big(g));
                     }
                 }
                 Err(GeometryError::Geo(e))

@@ -10,13 +10,15 @@
 pub mod ata;
 pub mod block;
 pub mod cdrom;
+pub mod fd_target;
 pub mod filemap;
 pub mod files;
+pub mod flush;
 pub mod geometry;
 pub mod kind;
 pub mod lock;
 pub mod nvme;
-pub mod reader;
+pub mod read_buffer;
 pub mod sys;
 pub mod sysfs;
 pub mod system;

@@ -5,7 +5,7 @@
 //! Must not: grow methods that only one implementation can answer; a step that needs the
 //! device must say so here, so that the fake can script it.
 
-use crate::ata::command::{AtaRegisters, TaskFile};
+use crate::ata::command::{op, AtaRegisters, Protocol, TaskFile};
 pub use crate::ata::sat::Lost;
 use crate::error::ErrorClass;
 use crate::nvme::command::NvmeCommand;
@@ -75,7 +75,85 @@ pub struct Geometry {
     pub start_sector: Option<u64>,
 }
 
-/// Everything the steps ask of a device.
+/// Which pass-through an ATA command may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtaVia {
+    /// SAT through SG_IO, or the legacy HDIO ioctls where the device layer picks them (hdparm's
+    /// `do_drive_cmd` conventions).
+    Any,
+    /// SG_IO only, never the legacy HDIO ioctls (hdparm's `sg16()`, which the WD idle3
+    /// sequence uses).
+    SgOnly,
+}
+
+/// One block-layer (or old IDE driver, or cdrom driver) ioctl, by what it reads or changes:
+/// the argument of [`DeviceAccess::block`]. A get answers its value, a set answers 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockCall {
+    /// BLKRAGET: read-ahead, in sectors.
+    Readahead,
+    /// BLKRASET.
+    SetReadahead(u64),
+    /// BLKROGET.
+    Readonly,
+    /// BLKROSET.
+    SetReadonly(bool),
+    /// The size in 512-byte sectors (BLKGETSIZE64 / 512).
+    SizeSectors,
+    /// BLKSSZGET.
+    LogicalSectorSize,
+    /// hdparm's buffer-cache flush (BLKFLSBUF and its syncs).
+    FlushBufferCache,
+    /// BLKRRPART.
+    RereadPartitions,
+    /// An old IDE driver get (`HDIO_GET_*`).
+    HdioGet(HdioSetting),
+    /// An old IDE driver set (`HDIO_SET_*`).
+    HdioSet(HdioSetting, u64),
+    /// HDIO_SET_PIO_MODE.
+    HdioSetPioMode(u64),
+    /// HDIO_SET_WCACHE.
+    HdioSetWcache(bool),
+    /// HDIO_DRIVE_RESET.
+    HdioReset,
+    /// `-E`: SET STREAMING for a speed through the cdrom driver's packet interface.
+    CdromSetStreaming(u32),
+    /// `-E`: the cdrom driver's `CDROM_SELECT_SPEED`.
+    CdromSelectSpeed(u32),
+}
+
+impl From<AtaRegisters> for AtaOutput {
+    /// hdparm's args[0..3] out of the full registers: COUNT 7:0 only.
+    fn from(r: AtaRegisters) -> AtaOutput {
+        AtaOutput {
+            error: r.error,
+            count: (r.count & 0xff) as u8,
+            lba: r.lba,
+            device: r.device,
+        }
+    }
+}
+
+impl AtaOutput {
+    /// The full registers of a command that succeeded with these outputs (status DRDY|DSC,
+    /// 0x50, as a drive that completed it).
+    pub fn registers(self, lba48: bool) -> AtaRegisters {
+        AtaRegisters {
+            status: 0x50,
+            error: self.error,
+            count: u16::from(self.count),
+            lba: self.lba,
+            device: self.device,
+            lba48,
+        }
+    }
+}
+
+/// Everything the steps ask of a device: a few primitives each implementation answers (the
+/// ATA taskfile in and registers out, IDENTIFY with its cache, the block-layer calls, the
+/// sysfs attributes, the NVMe passthrough), and the rest written once on top of them, so that
+/// a new ATA command or block ioctl needs no new method in the real device, the dry-run
+/// recorder and the fake.
 pub trait DeviceAccess {
     /// Short stable name of the device kind (`ata_disk`, `atapi`, `nvme`, `loop`...).
     fn kind_name(&self) -> String;
@@ -94,70 +172,53 @@ pub trait DeviceAccess {
     /// Whether the libata driver runs it (its old IDE driver settings do not exist).
     fn is_libata(&self) -> bool;
 
-    /// A non-data or PIO-in ATA command with hdparm's `drive_cmd` conventions.
-    fn ata(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure>;
-    /// IDENTIFY (DEVICE, then PACKET DEVICE), cached per device.
+    // ---- primitive: the ATA taskfile -------------------------------------------------------
+
+    /// One ATA command (non-data, PIO in or out, DMA) with its data buffer, through `via`:
+    /// every result register (COUNT 15:8 too), also when the drive failed the command (then
+    /// with the failure, when the transport returned registers). Every ATA command goes
+    /// through here, so a wrapper (`--dry-run`) sees them all.
+    fn ata_taskfile(
+        &mut self,
+        tf: &TaskFile,
+        data: &mut [u8],
+        via: AtaVia,
+    ) -> Result<AtaRegisters, (AtaFailure, Option<AtaRegisters>)>;
+    /// IDENTIFY (DEVICE, then PACKET DEVICE), cached per device. A primitive, not written on
+    /// [`DeviceAccess::ata_taskfile`]: the real device caches it as hdparm does and retries as
+    /// PACKET DEVICE, the dry run reads the kernel's copy instead of sending it, the fake
+    /// answers scripted words.
     fn identify(&mut self) -> Result<[u16; 256], AtaFailure>;
-    /// READ LOG EXT of one page (512 bytes) of a general purpose log.
-    fn read_log(&mut self, log: u8, page: u8) -> Result<[u8; 512], AtaFailure>;
     /// Forgets the cached IDENTIFY data (after a setting changed it).
     fn forget_identify(&mut self);
 
-    fn readahead(&self) -> io::Result<i64>;
-    fn set_readahead(&self, sectors: u64) -> io::Result<()>;
-    fn readonly(&self) -> io::Result<i64>;
-    fn set_readonly(&self, on: bool) -> io::Result<()>;
+    // ---- primitive: the block layer ------------------------------------------------------
+
+    /// One block-layer, old IDE driver or cdrom driver ioctl (see [`BlockCall`]).
+    fn block(&self, call: BlockCall) -> io::Result<i64>;
     /// Geometry, or the failing step's hdparm label (` BLKGETSIZE failed`, ` HDIO_GETGEO failed`)
     /// with its error.
     fn geometry(&self) -> Result<Geometry, (&'static str, io::Error)>;
     /// hdparm's raw-device check (§6.5): the refusal text when `lba` would not be the drive's
     /// own (a partition, a RAID array), None when sector commands may proceed.
     fn partition_refusal(&self, lba: u64) -> Option<String>;
-    fn size_sectors(&self) -> io::Result<u64>;
-    fn logical_sector_size(&self) -> io::Result<u32>;
-    fn flush_buffer_cache(&self) -> io::Result<()>;
-    fn reread_partitions(&self) -> io::Result<()>;
+    /// The old IDE driver's (and libata's) copy of IDENTIFY, `HDIO_GET_IDENTITY`.
+    fn hdio_identity(&self) -> io::Result<[u8; 512]>;
+
+    // ---- primitive: sysfs ----------------------------------------------------------------
+
     /// Whether the kernel was told not to scan the disk for partitions (a loop device without
     /// `losetup -P`), which is why BLKRRPART is refused.
     fn partition_scan_off(&self) -> bool;
-    fn hdio_get(&self, what: HdioSetting) -> io::Result<i64>;
-    fn hdio_set(&self, what: HdioSetting, value: u64) -> io::Result<()>;
-    fn hdio_set_pio_mode(&self, mode: u64) -> io::Result<()>;
-    fn hdio_set_wcache(&self, on: bool) -> io::Result<()>;
-    fn hdio_reset(&self) -> io::Result<()>;
-    fn hdio_identity(&self) -> io::Result<[u8; 512]>;
     /// The SCSI queue depth, or hdparm's label for the failure (the attribute's sysfs path)
     /// with the error.
     fn queue_depth(&self) -> Result<u32, (String, io::Error)>;
     fn set_queue_depth(&self, depth: u32) -> Result<(), (String, io::Error)>;
-
-    // ---- security and sanitize ------------------------------------------------------------
-
-    /// [`DeviceAccess::ata`] with every result register (COUNT 15:8 too), also when the drive
-    /// failed the command: SANITIZE STATUS reads its state from COUNT 15:8 and a failed
-    /// SANITIZE gives its reason in LBA 7:0. The default goes through [`DeviceAccess::ata`]
-    /// (so a wrapper that only implements `ata` sees the command) and knows only what it
-    /// returns; the real device and the fake give every register.
-    fn ata_registers(
-        &mut self,
-        tf: &TaskFile,
-        data: &mut [u8],
-    ) -> Result<AtaRegisters, (AtaFailure, Option<AtaRegisters>)> {
-        match self.ata(tf, data) {
-            Ok(out) => Ok(AtaRegisters {
-                status: 0x50,
-                error: out.error,
-                count: u16::from(out.count),
-                lba: out.lba,
-                device: out.device,
-                lba48: tf.lba48,
-            }),
-            Err(f) => Err((f, None)),
-        }
-    }
-    // --- sectors (HPA, DCO, TRIM, sector operations) ---
     /// The block queue's `queue/max_sectors_kb`, which sizes a TRIM batch; None when unknown.
     fn max_sectors_kb(&self) -> Option<u32>;
+
+    // ---- primitive: the process's own input and time -------------------------------------
+
     /// Everything on standard input (the `lba:count` pairs of `--trim-sector-ranges-stdin`).
     fn stdin_bytes(&mut self) -> io::Result<Vec<u8>>;
     /// The next part of standard input, appended to `buf`; the byte count, 0 at its end. The
@@ -170,23 +231,16 @@ pub trait DeviceAccess {
     }
     /// Waits, as hdparm sleeps before `--drq-hsm-error`'s command.
     fn pause(&self, duration: std::time::Duration);
-    // --- firmware and vendor commands (the `firmware` helper) ---
-    /// An ATA command through SG_IO only, never the legacy HDIO ioctls (hdparm's `sg16()`,
-    /// which the WD idle3 sequence uses).
-    fn ata_sg_only(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure>;
-    /// `-E`: SET STREAMING for `speed` through the cdrom driver's packet interface.
-    fn cdrom_set_streaming(&self, speed: u32) -> io::Result<()>;
-    /// `-E`: the cdrom driver's `CDROM_SELECT_SPEED`.
-    fn cdrom_select_speed(&self, speed: u32) -> io::Result<()>;
     /// hdparm's `--verbose` lines about the USB bridge probe (`APT: ...`).
     fn apt_lines(&self) -> Vec<String>;
     /// Whether the drive was lost in this run (it did not answer in time, was reset, or is
     /// gone), and at which command, by name: the steps then send it nothing more (the real
     /// device refuses to), and say what state the operation left it in.
     fn lost(&self) -> Option<(Lost, String)>;
-    // ---- NVMe (issue 10): the NVMe passthrough, for the steps in steps/nvme.rs. No default
-    // bodies: a wrapper (`--dry-run`) must forward these, or NVMe devices would silently look
-    // like devices that take no NVMe commands. ----
+
+    // ---- primitive: NVMe (issue 10), for the steps in steps/nvme.rs. No default bodies: a
+    // wrapper (`--dry-run`) must forward these, or NVMe devices would silently look like
+    // devices that take no NVMe commands. ----
     /// Whether NVMe commands can be sent (an NVMe namespace or controller node, or a
     /// partition of a namespace, where whole-namespace jobs are refused by the steps).
     fn nvme_capable(&self) -> bool;
@@ -202,6 +256,89 @@ pub trait DeviceAccess {
     /// The whole namespace's node when this node is one of its partitions (`/dev/nvme0n1`
     /// for `/dev/nvme0n1p1`), for the jobs that work on a whole namespace.
     fn nvme_partition_of(&self) -> Option<String>;
+
+    // ---- provided: written once on the primitives ----------------------------------------
+
+    /// A non-data or PIO-in ATA command with hdparm's `drive_cmd` conventions.
+    fn ata(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure> {
+        self.ata_taskfile(tf, data, AtaVia::Any)
+            .map(AtaOutput::from)
+            .map_err(|(f, _)| f)
+    }
+    /// [`DeviceAccess::ata`] with every result register (COUNT 15:8 too), also when the drive
+    /// failed the command: SANITIZE STATUS reads its state from COUNT 15:8 and a failed
+    /// SANITIZE gives its reason in LBA 7:0.
+    fn ata_registers(
+        &mut self,
+        tf: &TaskFile,
+        data: &mut [u8],
+    ) -> Result<AtaRegisters, (AtaFailure, Option<AtaRegisters>)> {
+        self.ata_taskfile(tf, data, AtaVia::Any)
+    }
+    /// An ATA command through SG_IO only, never the legacy HDIO ioctls (hdparm's `sg16()`,
+    /// which the WD idle3 sequence uses).
+    fn ata_sg_only(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure> {
+        self.ata_taskfile(tf, data, AtaVia::SgOnly)
+            .map(AtaOutput::from)
+            .map_err(|(f, _)| f)
+    }
+    /// READ LOG EXT of one page (512 bytes) of a general purpose log (reference §2.5): 48-bit,
+    /// PIO in, LBA = log | page << 8, sent as hdparm's taskfile commands are (device 0xE0).
+    fn read_log(&mut self, log: u8, page: u8) -> Result<[u8; 512], AtaFailure> {
+        let lba = u64::from(log) | u64::from(page) << 8;
+        let tf = TaskFile::sector_command(op::READ_LOG_EXT, lba, 1, Protocol::PioIn, true);
+        let mut buf = [0u8; 512];
+        self.ata(&tf, &mut buf)?;
+        Ok(buf)
+    }
+
+    fn readahead(&self) -> io::Result<i64> {
+        self.block(BlockCall::Readahead)
+    }
+    fn set_readahead(&self, sectors: u64) -> io::Result<()> {
+        self.block(BlockCall::SetReadahead(sectors)).map(drop)
+    }
+    fn readonly(&self) -> io::Result<i64> {
+        self.block(BlockCall::Readonly)
+    }
+    fn set_readonly(&self, on: bool) -> io::Result<()> {
+        self.block(BlockCall::SetReadonly(on)).map(drop)
+    }
+    fn size_sectors(&self) -> io::Result<u64> {
+        self.block(BlockCall::SizeSectors).map(|v| v as u64)
+    }
+    fn logical_sector_size(&self) -> io::Result<u32> {
+        self.block(BlockCall::LogicalSectorSize).map(|v| v as u32)
+    }
+    fn flush_buffer_cache(&self) -> io::Result<()> {
+        self.block(BlockCall::FlushBufferCache).map(drop)
+    }
+    fn reread_partitions(&self) -> io::Result<()> {
+        self.block(BlockCall::RereadPartitions).map(drop)
+    }
+    fn hdio_get(&self, what: HdioSetting) -> io::Result<i64> {
+        self.block(BlockCall::HdioGet(what))
+    }
+    fn hdio_set(&self, what: HdioSetting, value: u64) -> io::Result<()> {
+        self.block(BlockCall::HdioSet(what, value)).map(drop)
+    }
+    fn hdio_set_pio_mode(&self, mode: u64) -> io::Result<()> {
+        self.block(BlockCall::HdioSetPioMode(mode)).map(drop)
+    }
+    fn hdio_set_wcache(&self, on: bool) -> io::Result<()> {
+        self.block(BlockCall::HdioSetWcache(on)).map(drop)
+    }
+    fn hdio_reset(&self) -> io::Result<()> {
+        self.block(BlockCall::HdioReset).map(drop)
+    }
+    /// `-E`: SET STREAMING for `speed` through the cdrom driver's packet interface.
+    fn cdrom_set_streaming(&self, speed: u32) -> io::Result<()> {
+        self.block(BlockCall::CdromSetStreaming(speed)).map(drop)
+    }
+    /// `-E`: the cdrom driver's `CDROM_SELECT_SPEED`.
+    fn cdrom_select_speed(&self, speed: u32) -> io::Result<()> {
+        self.block(BlockCall::CdromSelectSpeed(speed)).map(drop)
+    }
 }
 
 /// A failed NVMe command, as the steps report it (NVMe, issue 10).

@@ -15,11 +15,13 @@
 //! class a plan gives. Must not: send an ATA or NVMe command, change anything in the kernel, or
 //! write a file.
 
-use super::access::{AtaFailure, AtaOutput, DeviceAccess, Geometry, HdioSetting, NvmeFailure};
+use super::access::{
+    AtaFailure, AtaOutput, AtaVia, BlockCall, DeviceAccess, Geometry, HdioSetting, NvmeFailure,
+};
 use super::guards::{self, DeviceFacts};
 use super::output::Output;
 use super::steps::{self, Ctx};
-use crate::ata::command::{op, Protocol, TaskFile};
+use crate::ata::command::{op, AtaRegisters, Protocol, TaskFile};
 use crate::cli::DeviceRun;
 use crate::error::{Error, ErrorClass};
 use crate::nvme::command::{DataDirection, NvmeCommand};
@@ -263,16 +265,23 @@ impl DeviceAccess for Recorder<'_> {
     fn is_libata(&self) -> bool {
         self.inner.is_libata()
     }
-    fn ata(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure> {
+    /// Recorded, not sent (both routes alike: nothing is sent); a read gets zeroed data, and
+    /// every command the registers of a drive that did it.
+    fn ata_taskfile(
+        &mut self,
+        tf: &TaskFile,
+        data: &mut [u8],
+        _via: AtaVia,
+    ) -> Result<AtaRegisters, (AtaFailure, Option<AtaRegisters>)> {
         if !self.inner.ata_capable() {
             self.not_ata_commands += 1;
-            return Err(self.not_ata());
+            return Err((self.not_ata(), None));
         }
         self.send(tf, data);
         if matches!(tf.protocol, Protocol::PioIn | Protocol::DmaIn) {
             data.fill(0);
         }
-        Ok(done())
+        Ok(done().registers(tf.lba48))
     }
     fn identify(&mut self) -> Result<[u16; 256], AtaFailure> {
         if !self.inner.ata_capable() {
@@ -286,10 +295,7 @@ impl DeviceAccess for Recorder<'_> {
         // The kernel keeps the IDENTIFY data libata read at probe time: reading it sends
         // nothing to the drive. Without it the command is planned, not sent.
         if let Ok(bytes) = self.inner.hdio_identity() {
-            let mut words = [0u16; 256];
-            for (word, pair) in words.iter_mut().zip(bytes.chunks_exact(2)) {
-                *word = u16::from_le_bytes([pair[0], pair[1]]);
-            }
+            let words = crate::device::block::le_words(&bytes);
             if words.iter().any(|w| *w != 0) {
                 self.identify_from_kernel = Some(true);
                 self.kernel_words = Some(words);
@@ -313,30 +319,44 @@ impl DeviceAccess for Recorder<'_> {
             lost: None,
         })
     }
-    fn read_log(&mut self, log: u8, page: u8) -> Result<[u8; 512], AtaFailure> {
-        if !self.inner.ata_capable() {
-            self.not_ata_commands += 1;
-            return Err(self.not_ata());
-        }
-        let mut tf = TaskFile::new(op::READ_LOG_EXT, u64::from(log) | (u64::from(page) << 8), 1);
-        tf.protocol = Protocol::PioIn;
-        tf.lba48 = true;
-        self.send(&tf, &[]);
-        Ok([0; 512])
-    }
     fn forget_identify(&mut self) {}
 
-    fn readahead(&self) -> io::Result<i64> {
-        self.inner.readahead()
-    }
-    fn set_readahead(&self, sectors: u64) -> io::Result<()> {
-        self.call(format!("BLKRASET {sectors} (read-ahead, sectors)"))
-    }
-    fn readonly(&self) -> io::Result<i64> {
-        self.inner.readonly()
-    }
-    fn set_readonly(&self, on: bool) -> io::Result<()> {
-        self.call(format!("BLKROSET {} (read-only flag)", u8::from(on)))
+    /// The gets go through (they are what the real run decides with); the sets are planned.
+    fn block(&self, call: BlockCall) -> io::Result<i64> {
+        let planned = match call {
+            BlockCall::Readahead
+            | BlockCall::Readonly
+            | BlockCall::SizeSectors
+            | BlockCall::LogicalSectorSize
+            | BlockCall::HdioGet(_) => return self.inner.block(call),
+            BlockCall::SetReadahead(sectors) => {
+                self.call(format!("BLKRASET {sectors} (read-ahead, sectors)"))
+            }
+            BlockCall::SetReadonly(on) => {
+                self.call(format!("BLKROSET {} (read-only flag)", u8::from(on)))
+            }
+            BlockCall::FlushBufferCache => self.call("BLKFLSBUF (flush the buffer cache)".into()),
+            BlockCall::RereadPartitions => {
+                self.call("BLKRRPART (re-read the partition table)".into())
+            }
+            BlockCall::HdioSet(what, value) => self.ide_call(
+                Some(what),
+                format!("{} {value} (old IDE driver)", hdio_set_name(what)),
+            ),
+            BlockCall::HdioSetPioMode(mode) => {
+                self.ide_call(None, format!("HDIO_SET_PIO_MODE {mode} (old IDE driver)"))
+            }
+            BlockCall::HdioSetWcache(on) => self.ide_call(
+                None,
+                format!("HDIO_SET_WCACHE {} (old IDE driver)", u8::from(on)),
+            ),
+            BlockCall::HdioReset => self.ide_call(None, "HDIO_DRIVE_RESET (old IDE driver)".into()),
+            BlockCall::CdromSetStreaming(speed) => {
+                self.call(format!("SET STREAMING {speed} KB/s (cdrom packet command)"))
+            }
+            BlockCall::CdromSelectSpeed(speed) => self.call(format!("CDROM_SELECT_SPEED {speed}")),
+        };
+        planned.map(|()| 0)
     }
     fn geometry(&self) -> Result<Geometry, (&'static str, io::Error)> {
         self.inner.geometry()
@@ -344,41 +364,8 @@ impl DeviceAccess for Recorder<'_> {
     fn partition_refusal(&self, lba: u64) -> Option<String> {
         self.inner.partition_refusal(lba)
     }
-    fn size_sectors(&self) -> io::Result<u64> {
-        self.inner.size_sectors()
-    }
-    fn logical_sector_size(&self) -> io::Result<u32> {
-        self.inner.logical_sector_size()
-    }
-    fn flush_buffer_cache(&self) -> io::Result<()> {
-        self.call("BLKFLSBUF (flush the buffer cache)".into())
-    }
-    fn reread_partitions(&self) -> io::Result<()> {
-        self.call("BLKRRPART (re-read the partition table)".into())
-    }
     fn partition_scan_off(&self) -> bool {
         self.inner.partition_scan_off()
-    }
-    fn hdio_get(&self, what: HdioSetting) -> io::Result<i64> {
-        self.inner.hdio_get(what)
-    }
-    fn hdio_set(&self, what: HdioSetting, value: u64) -> io::Result<()> {
-        self.ide_call(
-            Some(what),
-            format!("{} {value} (old IDE driver)", hdio_set_name(what)),
-        )
-    }
-    fn hdio_set_pio_mode(&self, mode: u64) -> io::Result<()> {
-        self.ide_call(None, format!("HDIO_SET_PIO_MODE {mode} (old IDE driver)"))
-    }
-    fn hdio_set_wcache(&self, on: bool) -> io::Result<()> {
-        self.ide_call(
-            None,
-            format!("HDIO_SET_WCACHE {} (old IDE driver)", u8::from(on)),
-        )
-    }
-    fn hdio_reset(&self) -> io::Result<()> {
-        self.ide_call(None, "HDIO_DRIVE_RESET (old IDE driver)".into())
     }
     fn hdio_identity(&self) -> io::Result<[u8; 512]> {
         self.inner.hdio_identity()
@@ -404,17 +391,6 @@ impl DeviceAccess for Recorder<'_> {
     }
     /// Nothing is sent, so there is nothing to wait for.
     fn pause(&self, _duration: std::time::Duration) {}
-
-    // --- firmware and vendor commands ---
-    fn ata_sg_only(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure> {
-        self.ata(tf, data)
-    }
-    fn cdrom_set_streaming(&self, speed: u32) -> io::Result<()> {
-        self.call(format!("SET STREAMING {speed} KB/s (cdrom packet command)"))
-    }
-    fn cdrom_select_speed(&self, speed: u32) -> io::Result<()> {
-        self.call(format!("CDROM_SELECT_SPEED {speed}"))
-    }
 
     fn apt_lines(&self) -> Vec<String> {
         self.inner.apt_lines()

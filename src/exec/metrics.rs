@@ -256,7 +256,7 @@ fn time_reads(device: &str, dev: &RealDevice) -> Result<f64, crate::error::Error
         json: true,
         ..Flags::default()
     };
-    crate::device::reader::flush_buffer_cache(dev.fd())?;
+    crate::device::flush::flush_buffer_cache(dev.fd())?;
     let ctx = super::timing::TimingContext {
         path: Path::new(device),
         fd: dev.fd(),

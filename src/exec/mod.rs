@@ -290,14 +290,21 @@ fn argv_strings(args: &[OsString]) -> Vec<String> {
 mod access;
 mod advise;
 mod apply;
+mod bench_engines;
 mod checked;
 mod devices;
 mod dry_run;
 mod experiment;
-#[cfg(test)]
-mod fake;
-#[cfg(test)]
-mod fake_nvme;
+// The test doubles: the library's tests, and tests/ and fuzz/ with the `doubles` feature.
+#[cfg(any(test, feature = "doubles"))]
+#[doc(hidden)]
+pub mod fake;
+#[cfg(any(test, feature = "doubles"))]
+#[doc(hidden)]
+pub mod fake_drive;
+#[cfg(any(test, feature = "doubles"))]
+#[doc(hidden)]
+pub mod fake_nvme;
 mod filemap;
 mod guards;
 mod identify_cache;

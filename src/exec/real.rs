@@ -4,7 +4,7 @@
 //! take one.
 
 use super::access::{
-    AtaFailure, AtaOutput, DeviceAccess, Geometry, HdioSetting, Lost, NvmeFailure,
+    AtaFailure, AtaVia, BlockCall, DeviceAccess, Geometry, HdioSetting, Lost, NvmeFailure,
 };
 use super::identify_cache::IdentifyCache;
 use super::lost;
@@ -201,27 +201,31 @@ fn block_rdev(dev: &Device) -> Option<u64> {
         .map(|m| m.rdev())
 }
 
-fn hdio_get_of(what: HdioSetting) -> HdioGet {
-    match what {
-        HdioSetting::Multcount => HdioGet::MultCount,
-        HdioSetting::Io32bit => HdioGet::Io32Bit,
-        HdioSetting::Unmask => HdioGet::UnmaskIntr,
-        HdioSetting::Dma => HdioGet::Dma,
-        HdioSetting::KeepSettings => HdioGet::KeepSettings,
-        HdioSetting::Nowerr => HdioGet::NoWErr,
-        HdioSetting::Busstate => HdioGet::BusState,
+impl From<HdioSetting> for HdioGet {
+    fn from(what: HdioSetting) -> HdioGet {
+        match what {
+            HdioSetting::Multcount => HdioGet::MultCount,
+            HdioSetting::Io32bit => HdioGet::Io32Bit,
+            HdioSetting::Unmask => HdioGet::UnmaskIntr,
+            HdioSetting::Dma => HdioGet::Dma,
+            HdioSetting::KeepSettings => HdioGet::KeepSettings,
+            HdioSetting::Nowerr => HdioGet::NoWErr,
+            HdioSetting::Busstate => HdioGet::BusState,
+        }
     }
 }
 
-fn hdio_set_of(what: HdioSetting) -> HdioSet {
-    match what {
-        HdioSetting::Multcount => HdioSet::MultCount,
-        HdioSetting::Io32bit => HdioSet::Io32Bit,
-        HdioSetting::Unmask => HdioSet::UnmaskIntr,
-        HdioSetting::Dma => HdioSet::Dma,
-        HdioSetting::KeepSettings => HdioSet::KeepSettings,
-        HdioSetting::Nowerr => HdioSet::NoWErr,
-        HdioSetting::Busstate => HdioSet::BusState,
+impl From<HdioSetting> for HdioSet {
+    fn from(what: HdioSetting) -> HdioSet {
+        match what {
+            HdioSetting::Multcount => HdioSet::MultCount,
+            HdioSetting::Io32bit => HdioSet::Io32Bit,
+            HdioSetting::Unmask => HdioSet::UnmaskIntr,
+            HdioSetting::Dma => HdioSet::Dma,
+            HdioSetting::KeepSettings => HdioSet::KeepSettings,
+            HdioSetting::Nowerr => HdioSet::NoWErr,
+            HdioSetting::Busstate => HdioSet::BusState,
+        }
     }
 }
 
@@ -287,25 +291,30 @@ impl DeviceAccess for RealDevice<'_> {
         )
     }
 
-    fn ata(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure> {
+    fn ata_taskfile(
+        &mut self,
+        tf: &TaskFile,
+        data: &mut [u8],
+        via: AtaVia,
+    ) -> Result<AtaRegisters, (AtaFailure, Option<AtaRegisters>)> {
         if !self.ata_capable() {
-            return Err(self.not_ata());
+            return Err((self.not_ata(), None));
         }
         if let Some(f) = self.refused_lost() {
-            return Err(f);
+            return Err((f, None));
         }
         self.identify.sent();
-        match self.with_options(|dev, opts| dev.ata_command(tf, data, opts)) {
-            Ok(result) => {
-                let r = result.registers.unwrap_or_default();
-                Ok(AtaOutput {
-                    error: r.error,
-                    count: (r.count & 0xff) as u8,
-                    lba: r.lba,
-                    device: r.device,
-                })
+        let result = self.with_options(|dev, opts| {
+            opts.no_legacy_fallback = via == AtaVia::SgOnly;
+            dev.ata_command(tf, data, opts)
+        });
+        match result {
+            Ok(result) => Ok(result.registers.unwrap_or_default()),
+            Err(e) => {
+                let registers = e.registers().copied();
+                let name = lost::command_words(tf.command, tf.feature);
+                Err((self.failure(e, &name), registers))
             }
-            Err(e) => Err(self.failure(e, &lost::command_words(tf.command, tf.feature))),
         }
     }
 
@@ -326,36 +335,49 @@ impl DeviceAccess for RealDevice<'_> {
         result
     }
 
-    fn read_log(&mut self, log: u8, page: u8) -> Result<[u8; 512], AtaFailure> {
-        if !self.ata_capable() {
-            return Err(self.not_ata());
-        }
-        if let Some(f) = self.refused_lost() {
-            return Err(f);
-        }
-        self.identify.sent();
-        self.with_options(|dev, opts| dev.read_log_ext(log, u16::from(page), opts))
-            .map_err(|e| self.failure(e, "READ LOG EXT (0x2f)"))
-    }
-
     fn forget_identify(&mut self) {
         self.identify.forget();
     }
 
-    fn readahead(&self) -> io::Result<i64> {
-        self.dev.readahead().map(|v| v as i64)
-    }
-
-    fn set_readahead(&self, sectors: u64) -> io::Result<()> {
-        self.dev.set_readahead(sectors)
-    }
-
-    fn readonly(&self) -> io::Result<i64> {
-        self.dev.readonly().map(i64::from)
-    }
-
-    fn set_readonly(&self, on: bool) -> io::Result<()> {
-        self.dev.set_readonly(i32::from(on))
+    fn block(&self, call: BlockCall) -> io::Result<i64> {
+        let dev = &self.dev;
+        match call {
+            BlockCall::Readahead => dev.readahead().map(|v| v as i64),
+            BlockCall::SetReadahead(sectors) => dev.set_readahead(sectors).map(|()| 0),
+            BlockCall::Readonly => dev.readonly().map(i64::from),
+            BlockCall::SetReadonly(on) => dev.set_readonly(i32::from(on)).map(|()| 0),
+            BlockCall::SizeSectors => dev.size_sectors().map(|v| v as i64),
+            BlockCall::LogicalSectorSize => dev.logical_sector_size().map(i64::from),
+            BlockCall::FlushBufferCache => dev.flush_buffers().map(|()| 0),
+            BlockCall::RereadPartitions => dev.reread_partitions().map(|()| 0),
+            BlockCall::HdioGet(what) => dev.hdio_get(what.into()),
+            // The sets below reach the drive (the old IDE driver sends them on): the guards'
+            // IDENTIFY may be stale after them.
+            BlockCall::HdioSet(what, value) => {
+                self.identify.sent();
+                dev.hdio_set(what.into(), value).map(|()| 0)
+            }
+            BlockCall::HdioSetPioMode(mode) => {
+                self.identify.sent();
+                dev.hdio_set(HdioSet::PioMode, mode).map(|()| 0)
+            }
+            BlockCall::HdioSetWcache(on) => {
+                self.identify.sent();
+                dev.hdio_set(HdioSet::WCache, u64::from(on)).map(|()| 0)
+            }
+            BlockCall::HdioReset => {
+                self.identify.sent();
+                dev.drive_reset().map(|()| 0)
+            }
+            BlockCall::CdromSetStreaming(speed) => {
+                self.identify.sent();
+                dev.cdrom_set_streaming(speed).map(|()| 0)
+            }
+            BlockCall::CdromSelectSpeed(speed) => {
+                self.identify.sent();
+                dev.cdrom_select_speed(speed).map(|()| 0)
+            }
+        }
     }
 
     fn geometry(&self) -> Result<Geometry, (&'static str, io::Error)> {
@@ -399,57 +421,12 @@ impl DeviceAccess for RealDevice<'_> {
         }
     }
 
-    fn size_sectors(&self) -> io::Result<u64> {
-        self.dev.size_sectors()
-    }
-
-    fn logical_sector_size(&self) -> io::Result<u32> {
-        self.dev.logical_sector_size()
-    }
-
-    fn flush_buffer_cache(&self) -> io::Result<()> {
-        self.dev.flush_buffers()
-    }
-
-    fn reread_partitions(&self) -> io::Result<()> {
-        self.dev.reread_partitions()
-    }
-
     fn partition_scan_off(&self) -> bool {
         self.dev.partition_scan_off()
     }
 
-    fn hdio_get(&self, what: HdioSetting) -> io::Result<i64> {
-        self.dev.hdio_get(hdio_get_of(what))
-    }
-
-    fn hdio_set(&self, what: HdioSetting, value: u64) -> io::Result<()> {
-        self.identify.sent();
-        self.dev.hdio_set(hdio_set_of(what), value)
-    }
-
-    fn hdio_set_pio_mode(&self, mode: u64) -> io::Result<()> {
-        self.identify.sent();
-        self.dev.hdio_set(HdioSet::PioMode, mode)
-    }
-
-    fn hdio_set_wcache(&self, on: bool) -> io::Result<()> {
-        self.identify.sent();
-        self.dev.hdio_set(HdioSet::WCache, u64::from(on))
-    }
-
-    fn hdio_reset(&self) -> io::Result<()> {
-        self.identify.sent();
-        self.dev.drive_reset()
-    }
-
     fn hdio_identity(&self) -> io::Result<[u8; 512]> {
-        let words = self.dev.hdio_identity()?;
-        let mut bytes = [0u8; 512];
-        for (i, w) in words.iter().enumerate() {
-            bytes[2 * i..2 * i + 2].copy_from_slice(&w.to_le_bytes());
-        }
-        Ok(bytes)
+        self.dev.hdio_identity_bytes()
     }
 
     fn queue_depth(&self) -> Result<u32, (String, io::Error)> {
@@ -463,30 +440,6 @@ impl DeviceAccess for RealDevice<'_> {
         self.dev
             .sysfs_write(QUEUE_DEPTH, &depth.to_string())
             .map_err(|e| (self.dev.sysfs_attr_label(QUEUE_DEPTH), e))
-    }
-
-    // ---- security and sanitize ------------------------------------------------------------
-
-    fn ata_registers(
-        &mut self,
-        tf: &TaskFile,
-        data: &mut [u8],
-    ) -> Result<AtaRegisters, (AtaFailure, Option<AtaRegisters>)> {
-        if !self.ata_capable() {
-            return Err((self.not_ata(), None));
-        }
-        if let Some(f) = self.refused_lost() {
-            return Err((f, None));
-        }
-        self.identify.sent();
-        match self.with_options(|dev, opts| dev.ata_command(tf, data, opts)) {
-            Ok(result) => Ok(result.registers.unwrap_or_default()),
-            Err(e) => {
-                let registers = e.registers().copied();
-                let name = lost::command_words(tf.command, tf.feature);
-                Err((self.failure(e, &name), registers))
-            }
-        }
     }
 
     // --- sectors (HPA, DCO, TRIM, sector operations) ---
@@ -515,43 +468,6 @@ impl DeviceAccess for RealDevice<'_> {
 
     fn pause(&self, duration: std::time::Duration) {
         std::thread::sleep(duration);
-    }
-
-    // --- firmware and vendor commands (the `firmware` helper) ---
-    fn ata_sg_only(&mut self, tf: &TaskFile, data: &mut [u8]) -> Result<AtaOutput, AtaFailure> {
-        if !self.ata_capable() {
-            return Err(self.not_ata());
-        }
-        if let Some(f) = self.refused_lost() {
-            return Err(f);
-        }
-        self.identify.sent();
-        let result = self.with_options(|dev, opts| {
-            opts.no_legacy_fallback = true;
-            dev.ata_command(tf, data, opts)
-        });
-        match result {
-            Ok(result) => {
-                let r = result.registers.unwrap_or_default();
-                Ok(AtaOutput {
-                    error: r.error,
-                    count: (r.count & 0xff) as u8,
-                    lba: r.lba,
-                    device: r.device,
-                })
-            }
-            Err(e) => Err(self.failure(e, &lost::command_words(tf.command, tf.feature))),
-        }
-    }
-
-    fn cdrom_set_streaming(&self, speed: u32) -> io::Result<()> {
-        self.identify.sent();
-        self.dev.cdrom_set_streaming(speed)
-    }
-
-    fn cdrom_select_speed(&self, speed: u32) -> io::Result<()> {
-        self.identify.sent();
-        self.dev.cdrom_select_speed(speed)
     }
 
     // ---- NVMe (issue 10) ----

@@ -29,8 +29,8 @@ impl Stop {
         Stop(crate::device::sys::signal::received)
     }
 
-    /// A stop decided by the test.
-    #[cfg(test)]
+    /// A stop decided by the test (the fake's runs, `doubles`).
+    #[cfg(any(test, feature = "doubles"))]
     pub fn from_fn(signal: fn() -> Option<i32>) -> Stop {
         Stop(signal)
     }

@@ -17,7 +17,8 @@
 //! null and `dry_run` the plan (`report::dry_run`).
 
 use crate::cli::SurfaceRequest;
-use crate::device::reader::{open_direct, size_sectors_by_seek, FdTarget, TimingBuffer};
+use crate::device::fd_target::{open_direct, size_sectors_by_seek, FdTarget};
+use crate::device::read_buffer::TimingBuffer;
 use crate::device::sys::signal::StopHandler;
 use crate::error::{strerror, Error, ErrorClass, Verdict};
 use crate::report::dry_run::{Plan, Planned};
@@ -65,7 +66,7 @@ fn scan_device(
         0 => return Err(Error::not_applicable("nothing to scan (size 0)")),
         sectors => sectors * 512,
     };
-    let mut buffer = TimingBuffer::prepare_for_large_reads()?;
+    let mut buffer = TimingBuffer::prepare_for_large_reads(crate::timing::reads::TIMING_BUF_BYTES)?;
     let mut target = FdTarget::new(file.as_fd()).map_err(os)?;
     let mut clock = MonotonicClock::new();
     let started = Instant::now();

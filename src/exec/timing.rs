@@ -11,7 +11,7 @@
 //! if flags.time_device { report(time_device(&ctx, stdout, stderr)) }     // step 69
 //! if flags.bench.is_some() { report(bench(&ctx, stdout, stderr, stderr_is_terminal)) }
 //! if flags.flush_buffers || flags.time_device {                          // step 70
-//!     report(device::reader::flush_buffer_cache(fd))
+//!     report(device::flush::flush_buffer_cache(fd))
 //! }
 //! ```
 //!
@@ -35,7 +35,8 @@ use std::os::fd::BorrowedFd;
 use std::path::Path;
 
 use crate::cli::Flags;
-use crate::device::reader::{self, FdTarget, TimingBuffer};
+use crate::device::fd_target::{self, FdTarget};
+use crate::device::read_buffer::TimingBuffer;
 use crate::error::{Error, ErrorClass};
 use crate::timing::bench::{run_bench, BenchOptions, BenchReport, OffsetPlan};
 use crate::timing::clock::{MonotonicClock, ThreadSleeper};
@@ -77,7 +78,7 @@ fn with_timing_env<T>(
     timing: impl FnOnce(&mut Env<'_>, &mut [u8], &mut dyn Write) -> Result<T, Error>,
 ) -> Result<T, Error> {
     let mut target = reader_for(ctx)?;
-    let mut buffer = TimingBuffer::prepare()?;
+    let mut buffer = TimingBuffer::prepare(crate::timing::reads::TIMING_BUF_BYTES)?;
     let mut clock = MonotonicClock::new();
     let mut sleeper = ThreadSleeper;
     let mut env = Env {
@@ -141,12 +142,12 @@ pub fn bench_with(
     progress: bool,
 ) -> Result<BenchReport, Error> {
     options.validate().map_err(Error::usage)?;
-    let file = reader::open_direct(ctx.path)?;
+    let file = fd_target::open_direct(ctx.path)?;
     let size_bytes = match ctx.size_sectors {
         Some(s) => s.saturating_mul(512),
         None => {
             use std::os::fd::AsFd;
-            reader::size_sectors_by_seek(file.as_fd())
+            fd_target::size_sectors_by_seek(file.as_fd())
                 .map_err(|e| {
                     Error::os(ErrorClass::Failed, "bench: cannot find the device size", &e)
                 })?
@@ -174,7 +175,7 @@ pub fn bench_with(
             ))
         },
     )?;
-    let mut engine = reader::bench_engine(&file, options)?;
+    let mut engine = super::bench_engines::bench_engine(&file, options)?;
     let out: Option<&mut dyn Write> = if ctx.flags.json { None } else { Some(stdout) };
     let progress_sink: Option<&mut dyn Write> = if progress { Some(stderr) } else { None };
     run_bench(engine.as_mut(), options, &plan, out, progress_sink)

@@ -9,8 +9,9 @@
 //! * [`clock`]: the clock and sleeper traits, and hdparm's elapsed-time arithmetic.
 //! * [`printf`]: C's `%N.Pf`, exactly.
 //!
-//! The real clock, sleeper and device-side reader come from `std` and `device::reader`; the
-//! step functions that put them together are in `exec::timing`.
+//! The real clock and sleeper come from `std`, the device-side reader and engines from
+//! `exec::bench_engines` (timing's traits over `device`'s reads); the step functions that put
+//! them together are in `exec::timing`.
 
 pub mod bench;
 pub mod clock;

@@ -9,7 +9,7 @@ use std::os::fd::{AsFd, AsRawFd};
 
 use libc::c_void;
 
-use super::{ioc, ioctl_raw, ioctl_value};
+use super::{ioc, ioctl_buffer, ioctl_read, ioctl_update, ioctl_value, ioctl_with_buffers};
 
 /// `struct fiemap_extent` (linux/fiemap.h).
 #[repr(C)]
@@ -64,7 +64,7 @@ pub fn fiemap(fd: impl AsFd, start: u64) -> io::Result<Vec<FiemapExtent>> {
     unsafe { std::ptr::write(buf.as_mut_ptr().cast::<FiemapHeader>(), header) };
     // SAFETY: FS_IOC_FIEMAP reads the header and writes at most `extent_count` (FIEMAP_BATCH)
     // extents after it; `buf` holds exactly that many and is borrowed mutably for the call.
-    unsafe { ioctl_raw(&fd, ioc::FS_IOC_FIEMAP, buf.as_mut_ptr().cast::<c_void>()) }?;
+    unsafe { ioctl_buffer(&fd, ioc::FS_IOC_FIEMAP, buf.as_mut_ptr().cast::<c_void>()) }?;
     // SAFETY: the header is initialised (written above, updated by the kernel).
     let done = unsafe { std::ptr::read(buf.as_ptr().cast::<FiemapHeader>()) };
     let n = (done.mapped_extents as usize).min(FIEMAP_BATCH);
@@ -82,16 +82,14 @@ pub fn fiemap(fd: impl AsFd, start: u64) -> io::Result<Vec<FiemapExtent>> {
 /// CAP_SYS_RAWIO. The argument is a C `int` in and out, as hdparm passes it.
 pub fn fibmap(fd: impl AsFd, index: u32) -> io::Result<u32> {
     let mut block: libc::c_int = index as libc::c_int;
-    // SAFETY: FIBMAP reads and writes one int through the pointer; `block` is a live int.
-    unsafe { ioctl_raw(fd, ioc::FIBMAP, (&mut block as *mut libc::c_int).cast()) }?;
+    // FIBMAP reads and writes one int through the pointer (the request's type).
+    ioctl_update(fd, ioc::FIBMAP, &mut block)?;
     Ok(block as u32)
 }
 
 /// `FIGETBSZ`: the file system's block size, an int written through the pointer.
 pub fn figetbsz(fd: impl AsFd) -> io::Result<u32> {
-    let mut size: libc::c_int = 0;
-    // SAFETY: FIGETBSZ writes one int through the pointer; `size` is a live int.
-    unsafe { ioctl_raw(fd, ioc::FIGETBSZ, (&mut size as *mut libc::c_int).cast()) }?;
+    let size = ioctl_read(fd, ioc::FIGETBSZ, 0 as libc::c_int)?;
     Ok(size as u32)
 }
 
@@ -119,7 +117,7 @@ const _: () = assert!(std::mem::size_of::<RequestSense>() == 64);
 
 /// `struct cdrom_generic_command` (linux/cdrom.h).
 #[repr(C)]
-struct CdromGenericCommand {
+pub struct CdromGenericCommand {
     cmd: [u8; 12],
     buffer: *mut u8,
     buflen: libc::c_uint,
@@ -156,14 +154,7 @@ pub fn cdrom_send_packet_out(fd: impl AsFd, cmd: [u8; 12], data: &mut [u8]) -> i
     // SAFETY: the kernel reads `buflen` bytes from `buffer` (the borrowed `data`, that long),
     // may write up to 64 bytes of sense into `sense` (a live 64-byte struct), and reads and
     // writes the command struct itself, which lives for the call.
-    unsafe {
-        ioctl_raw(
-            fd,
-            ioc::CDROM_SEND_PACKET,
-            (&mut cgc as *mut CdromGenericCommand).cast(),
-        )
-    }
-    .map(|_| ())
+    unsafe { ioctl_with_buffers(fd, ioc::CDROM_SEND_PACKET, &mut cgc) }.map(|_| ())
 }
 
 #[cfg(test)]

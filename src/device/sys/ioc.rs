@@ -1,7 +1,70 @@
 //! ioctl request numbers, named as in the kernel headers (`linux/fs.h`, `linux/hdreg.h`,
 //! `scsi/sg.h`, `linux/cdrom.h`), with the `_IO`/`_IOR` encoding written out so tests can check the numbers.
 //! The encoding is asm-generic's (x86, arm, arm64, riscv, s390); mips, powerpc and sparc use
-//! other direction bits and are not supported. Must not: call anything.
+//! other direction bits and are not supported. Each request is typed with its argument
+//! ([`Ioctl`]), so that it can be issued only through the entry point of `sys` that passes
+//! that argument: a request that writes an `int` cannot be handed a `u64`, nor one that takes
+//! its value in the argument slot a pointer. Must not: call anything.
+
+use libc::{c_int, c_long, c_ulong};
+use std::marker::PhantomData;
+
+/// An ioctl request number with the type of its argument, `A`: one of [`ByValue`], [`NoArg`],
+/// [`Out`], [`In`], [`InOut`], [`WithBuffers`] or [`Buffer`]. Only `sys` declares requests (the constructor is
+/// private to it): a declaration is the claim that the kernel treats the argument so, which
+/// the tests below check against the kernel headers where the number is in one.
+pub struct Ioctl<A> {
+    request: u32,
+    _arg: PhantomData<fn() -> A>,
+}
+
+impl<A> Clone for Ioctl<A> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<A> Copy for Ioctl<A> {}
+
+impl<A> std::fmt::Debug for Ioctl<A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Ioctl({:#x})", self.request)
+    }
+}
+
+impl<A> Ioctl<A> {
+    /// Declares `request` as taking an argument of kind `A`.
+    pub(in crate::device::sys) const fn new(request: u32) -> Self {
+        Ioctl {
+            request,
+            _arg: PhantomData,
+        }
+    }
+
+    /// The request number.
+    pub const fn request(self) -> u32 {
+        self.request
+    }
+}
+
+/// The argument is an integer passed in the argument slot; the kernel reads no memory.
+pub enum ByValue {}
+/// The request takes no argument (the kernel does not look at the slot); its answer is the
+/// ioctl's return value.
+pub enum NoArg {}
+/// The kernel writes one `T` through the pointer (any bit pattern it writes is a valid `T`:
+/// integers and plain structs only).
+pub struct Out<T>(PhantomData<T>);
+/// The kernel reads one `T` through the pointer.
+pub struct In<T>(PhantomData<T>);
+/// The kernel reads and writes one plain `T` through the pointer.
+pub struct InOut<T>(PhantomData<T>);
+/// The kernel reads and writes one `T` that holds pointers to buffers the kernel also reads
+/// or writes (SG_IO's header, NVMe's command, the cdrom packet): the call stays `unsafe`, its
+/// caller vouching for the buffers.
+pub struct WithBuffers<T>(PhantomData<T>);
+/// The argument is a byte buffer whose layout and size the request's wrapper checks (the
+/// argument block of HDIO_DRIVE_CMD, the request of HDIO_DRIVE_TASKFILE, FIEMAP's extents).
+pub enum Buffer {}
 
 /// The `_IOC` encoding of asm-generic/ioctl.h: nr 8 bits, type 8 bits, size 14 bits, dir 2 bits.
 pub const fn ioc(dir: u32, kind: u32, nr: u32, size: u32) -> u32 {
@@ -28,56 +91,58 @@ pub const fn iowr(kind: u32, nr: u32, size: u32) -> u32 {
 }
 
 // linux/fs.h: block device ioctls, type 0x12.
-pub const BLKROSET: u32 = io(0x12, 93);
-pub const BLKROGET: u32 = io(0x12, 94);
-pub const BLKRRPART: u32 = io(0x12, 95);
-pub const BLKGETSIZE: u32 = io(0x12, 96);
-pub const BLKFLSBUF: u32 = io(0x12, 97);
-pub const BLKRASET: u32 = io(0x12, 98);
-pub const BLKRAGET: u32 = io(0x12, 99);
-pub const BLKSSZGET: u32 = io(0x12, 104);
+pub const BLKROSET: Ioctl<In<c_int>> = Ioctl::new(io(0x12, 93));
+pub const BLKROGET: Ioctl<Out<c_int>> = Ioctl::new(io(0x12, 94));
+pub const BLKRRPART: Ioctl<ByValue> = Ioctl::new(io(0x12, 95));
+pub const BLKGETSIZE: Ioctl<Out<c_ulong>> = Ioctl::new(io(0x12, 96));
+pub const BLKFLSBUF: Ioctl<ByValue> = Ioctl::new(io(0x12, 97));
+pub const BLKRASET: Ioctl<ByValue> = Ioctl::new(io(0x12, 98));
+pub const BLKRAGET: Ioctl<Out<c_long>> = Ioctl::new(io(0x12, 99));
+pub const BLKSSZGET: Ioctl<Out<c_int>> = Ioctl::new(io(0x12, 104));
 /// `_IOR(0x12, 114, size_t)`: the size argument is `sizeof(size_t)`, 8 on 64-bit.
-pub const BLKGETSIZE64: u32 = ior(0x12, 114, std::mem::size_of::<usize>() as u32);
-pub const BLKPBSZGET: u32 = io(0x12, 123);
+pub const BLKGETSIZE64: Ioctl<Out<u64>> =
+    Ioctl::new(ior(0x12, 114, std::mem::size_of::<usize>() as u32));
+pub const BLKPBSZGET: Ioctl<Out<u32>> = Ioctl::new(io(0x12, 123));
 
 // linux/hdreg.h: plain numbers, not _IO-encoded.
-pub const HDIO_GETGEO: u32 = 0x0301;
-pub const HDIO_GET_UNMASKINTR: u32 = 0x0302;
-pub const HDIO_GET_MULTCOUNT: u32 = 0x0304;
-pub const HDIO_GET_KEEPSETTINGS: u32 = 0x0308;
-pub const HDIO_GET_32BIT: u32 = 0x0309;
-pub const HDIO_GET_NOWERR: u32 = 0x030a;
-pub const HDIO_GET_DMA: u32 = 0x030b;
-pub const HDIO_GET_IDENTITY: u32 = 0x030d;
-pub const HDIO_GET_BUSSTATE: u32 = 0x031a;
-pub const HDIO_DRIVE_RESET: u32 = 0x031c;
-pub const HDIO_DRIVE_TASKFILE: u32 = 0x031d;
-pub const HDIO_DRIVE_TASK: u32 = 0x031e;
-pub const HDIO_DRIVE_CMD: u32 = 0x031f;
-pub const HDIO_SET_MULTCOUNT: u32 = 0x0321;
-pub const HDIO_SET_UNMASKINTR: u32 = 0x0322;
-pub const HDIO_SET_KEEPSETTINGS: u32 = 0x0323;
-pub const HDIO_SET_32BIT: u32 = 0x0324;
-pub const HDIO_SET_NOWERR: u32 = 0x0325;
-pub const HDIO_SET_DMA: u32 = 0x0326;
-pub const HDIO_SET_PIO_MODE: u32 = 0x0327;
-pub const HDIO_SET_WCACHE: u32 = 0x032b;
-pub const HDIO_SET_BUSSTATE: u32 = 0x032d;
+pub const HDIO_GETGEO: Ioctl<Out<super::HdGeometry>> = Ioctl::new(0x0301);
+pub const HDIO_GET_UNMASKINTR: Ioctl<Out<c_long>> = Ioctl::new(0x0302);
+pub const HDIO_GET_MULTCOUNT: Ioctl<Out<c_long>> = Ioctl::new(0x0304);
+pub const HDIO_GET_KEEPSETTINGS: Ioctl<Out<c_long>> = Ioctl::new(0x0308);
+pub const HDIO_GET_32BIT: Ioctl<Out<c_long>> = Ioctl::new(0x0309);
+pub const HDIO_GET_NOWERR: Ioctl<Out<c_long>> = Ioctl::new(0x030a);
+pub const HDIO_GET_DMA: Ioctl<Out<c_long>> = Ioctl::new(0x030b);
+pub const HDIO_GET_IDENTITY: Ioctl<Out<[u8; 512]>> = Ioctl::new(0x030d);
+pub const HDIO_GET_BUSSTATE: Ioctl<Out<c_long>> = Ioctl::new(0x031a);
+pub const HDIO_DRIVE_RESET: Ioctl<ByValue> = Ioctl::new(0x031c);
+pub const HDIO_DRIVE_TASKFILE: Ioctl<Buffer> = Ioctl::new(0x031d);
+pub const HDIO_DRIVE_TASK: Ioctl<InOut<[u8; 7]>> = Ioctl::new(0x031e);
+pub const HDIO_DRIVE_CMD: Ioctl<Buffer> = Ioctl::new(0x031f);
+pub const HDIO_SET_MULTCOUNT: Ioctl<ByValue> = Ioctl::new(0x0321);
+pub const HDIO_SET_UNMASKINTR: Ioctl<ByValue> = Ioctl::new(0x0322);
+pub const HDIO_SET_KEEPSETTINGS: Ioctl<ByValue> = Ioctl::new(0x0323);
+pub const HDIO_SET_32BIT: Ioctl<ByValue> = Ioctl::new(0x0324);
+pub const HDIO_SET_NOWERR: Ioctl<ByValue> = Ioctl::new(0x0325);
+pub const HDIO_SET_DMA: Ioctl<ByValue> = Ioctl::new(0x0326);
+pub const HDIO_SET_PIO_MODE: Ioctl<ByValue> = Ioctl::new(0x0327);
+pub const HDIO_SET_WCACHE: Ioctl<ByValue> = Ioctl::new(0x032b);
+pub const HDIO_SET_BUSSTATE: Ioctl<ByValue> = Ioctl::new(0x032d);
 /// Not in current kernel headers: hdparm defines it itself for pre-sysfs kernels.
-pub const HDIO_GETGEO_BIG: u32 = 0x0330;
+pub const HDIO_GETGEO_BIG: Ioctl<Out<super::HdBigGeometry>> = Ioctl::new(0x0330);
 
 // scsi/sg.h.
-pub const SG_IO: u32 = 0x2285;
+pub const SG_IO: Ioctl<WithBuffers<super::sg::SgIoHdr>> = Ioctl::new(0x2285);
 
 // linux/fs.h: FIBMAP is _IO(0x00, 1), FIGETBSZ _IO(0x00, 2); FS_IOC_FIEMAP is
 // _IOWR('f', 11, struct fiemap), struct fiemap being 32 bytes without its extents.
-pub const FIBMAP: u32 = io(0x00, 1);
-pub const FIGETBSZ: u32 = io(0x00, 2);
-pub const FS_IOC_FIEMAP: u32 = iowr(b'f' as u32, 11, 32);
+pub const FIBMAP: Ioctl<InOut<c_int>> = Ioctl::new(io(0x00, 1));
+pub const FIGETBSZ: Ioctl<Out<c_int>> = Ioctl::new(io(0x00, 2));
+pub const FS_IOC_FIEMAP: Ioctl<Buffer> = Ioctl::new(iowr(b'f' as u32, 11, 32));
 
 // linux/cdrom.h: plain numbers.
-pub const CDROM_SELECT_SPEED: u32 = 0x5322;
-pub const CDROM_SEND_PACKET: u32 = 0x5393;
+pub const CDROM_SELECT_SPEED: Ioctl<ByValue> = Ioctl::new(0x5322);
+pub const CDROM_SEND_PACKET: Ioctl<WithBuffers<super::fsmap::CdromGenericCommand>> =
+    Ioctl::new(0x5393);
 
 #[cfg(test)]
 mod tests {
@@ -87,27 +152,27 @@ mod tests {
     fn block_ioctl_numbers_match_kernel() {
         // The values the C macros produce, as printed by a C program on x86-64 and as strace
         // decodes them.
-        assert_eq!(BLKROSET, 0x125d);
-        assert_eq!(BLKROGET, 0x125e);
-        assert_eq!(BLKRRPART, 0x125f);
-        assert_eq!(BLKGETSIZE, 0x1260);
-        assert_eq!(BLKFLSBUF, 0x1261);
-        assert_eq!(BLKRASET, 0x1262);
-        assert_eq!(BLKRAGET, 0x1263);
-        assert_eq!(BLKSSZGET, 0x1268);
-        assert_eq!(BLKPBSZGET, 0x127b);
+        assert_eq!(BLKROSET.request(), 0x125d);
+        assert_eq!(BLKROGET.request(), 0x125e);
+        assert_eq!(BLKRRPART.request(), 0x125f);
+        assert_eq!(BLKGETSIZE.request(), 0x1260);
+        assert_eq!(BLKFLSBUF.request(), 0x1261);
+        assert_eq!(BLKRASET.request(), 0x1262);
+        assert_eq!(BLKRAGET.request(), 0x1263);
+        assert_eq!(BLKSSZGET.request(), 0x1268);
+        assert_eq!(BLKPBSZGET.request(), 0x127b);
         #[cfg(target_pointer_width = "64")]
-        assert_eq!(BLKGETSIZE64, 0x8008_1272);
+        assert_eq!(BLKGETSIZE64.request(), 0x8008_1272);
         #[cfg(target_pointer_width = "32")]
-        assert_eq!(BLKGETSIZE64, 0x8004_1272);
+        assert_eq!(BLKGETSIZE64.request(), 0x8004_1272);
     }
 
     #[test]
     fn file_and_cdrom_numbers_match_kernel() {
         // The C macros' values on x86-64 (as strace decodes them).
-        assert_eq!(FIBMAP, 1);
-        assert_eq!(FIGETBSZ, 2);
-        assert_eq!(FS_IOC_FIEMAP, 0xC020_660B);
+        assert_eq!(FIBMAP.request(), 1);
+        assert_eq!(FIGETBSZ.request(), 2);
+        assert_eq!(FS_IOC_FIEMAP.request(), 0xC020_660B);
     }
 
     #[test]
@@ -116,8 +181,14 @@ mod tests {
         let Some(cdrom) = header_or_skip(TEST, "/usr/include/linux/cdrom.h") else {
             return;
         };
-        assert_eq!(cdrom.get("CDROM_SELECT_SPEED"), Some(&CDROM_SELECT_SPEED));
-        assert_eq!(cdrom.get("CDROM_SEND_PACKET"), Some(&CDROM_SEND_PACKET));
+        assert_eq!(
+            cdrom.get("CDROM_SELECT_SPEED"),
+            Some(&CDROM_SELECT_SPEED.request())
+        );
+        assert_eq!(
+            cdrom.get("CDROM_SEND_PACKET"),
+            Some(&CDROM_SEND_PACKET.request())
+        );
         // FIBMAP, FIGETBSZ and FS_IOC_FIEMAP are macros there: the macro text is checked, and
         // its value against the encoding above.
         let Ok(fs) = std::fs::read_to_string("/usr/include/linux/fs.h") else {
@@ -131,15 +202,15 @@ mod tests {
         assert_eq!(macro_of("FIBMAP").as_deref(), Some("_IO(0x00,1)"));
         assert_eq!(macro_of("FIGETBSZ").as_deref(), Some("_IO(0x00,2)"));
         assert_eq!(macro_of("FS_IOC_FIEMAP").as_deref(), Some("_IOWR('f',"));
-        assert_eq!(FS_IOC_FIEMAP, iowr(b'f' as u32, 11, 32));
+        assert_eq!(FS_IOC_FIEMAP.request(), iowr(b'f' as u32, 11, 32));
     }
 
     #[test]
     // libc's Ioctl type is u64 on glibc x86-64 but i32 on musl.
     #[allow(clippy::unnecessary_cast)]
     fn libc_agrees_where_it_defines_them() {
-        assert_eq!(u64::from(BLKSSZGET), libc::BLKSSZGET as u64);
-        assert_eq!(u64::from(BLKPBSZGET), libc::BLKPBSZGET as u64);
+        assert_eq!(u64::from(BLKSSZGET.request()), libc::BLKSSZGET as u64);
+        assert_eq!(u64::from(BLKPBSZGET.request()), libc::BLKPBSZGET as u64);
     }
 
     /// The `#define NAME 0x...` (or decimal) values of a C header, or `None` when the header
@@ -190,28 +261,28 @@ mod tests {
             return;
         };
         let ours = [
-            ("HDIO_GETGEO", HDIO_GETGEO),
-            ("HDIO_GET_UNMASKINTR", HDIO_GET_UNMASKINTR),
-            ("HDIO_GET_MULTCOUNT", HDIO_GET_MULTCOUNT),
-            ("HDIO_GET_KEEPSETTINGS", HDIO_GET_KEEPSETTINGS),
-            ("HDIO_GET_32BIT", HDIO_GET_32BIT),
-            ("HDIO_GET_NOWERR", HDIO_GET_NOWERR),
-            ("HDIO_GET_DMA", HDIO_GET_DMA),
-            ("HDIO_GET_IDENTITY", HDIO_GET_IDENTITY),
-            ("HDIO_GET_BUSSTATE", HDIO_GET_BUSSTATE),
-            ("HDIO_DRIVE_RESET", HDIO_DRIVE_RESET),
-            ("HDIO_DRIVE_TASKFILE", HDIO_DRIVE_TASKFILE),
-            ("HDIO_DRIVE_TASK", HDIO_DRIVE_TASK),
-            ("HDIO_DRIVE_CMD", HDIO_DRIVE_CMD),
-            ("HDIO_SET_MULTCOUNT", HDIO_SET_MULTCOUNT),
-            ("HDIO_SET_UNMASKINTR", HDIO_SET_UNMASKINTR),
-            ("HDIO_SET_KEEPSETTINGS", HDIO_SET_KEEPSETTINGS),
-            ("HDIO_SET_32BIT", HDIO_SET_32BIT),
-            ("HDIO_SET_NOWERR", HDIO_SET_NOWERR),
-            ("HDIO_SET_DMA", HDIO_SET_DMA),
-            ("HDIO_SET_PIO_MODE", HDIO_SET_PIO_MODE),
-            ("HDIO_SET_WCACHE", HDIO_SET_WCACHE),
-            ("HDIO_SET_BUSSTATE", HDIO_SET_BUSSTATE),
+            ("HDIO_GETGEO", HDIO_GETGEO.request()),
+            ("HDIO_GET_UNMASKINTR", HDIO_GET_UNMASKINTR.request()),
+            ("HDIO_GET_MULTCOUNT", HDIO_GET_MULTCOUNT.request()),
+            ("HDIO_GET_KEEPSETTINGS", HDIO_GET_KEEPSETTINGS.request()),
+            ("HDIO_GET_32BIT", HDIO_GET_32BIT.request()),
+            ("HDIO_GET_NOWERR", HDIO_GET_NOWERR.request()),
+            ("HDIO_GET_DMA", HDIO_GET_DMA.request()),
+            ("HDIO_GET_IDENTITY", HDIO_GET_IDENTITY.request()),
+            ("HDIO_GET_BUSSTATE", HDIO_GET_BUSSTATE.request()),
+            ("HDIO_DRIVE_RESET", HDIO_DRIVE_RESET.request()),
+            ("HDIO_DRIVE_TASKFILE", HDIO_DRIVE_TASKFILE.request()),
+            ("HDIO_DRIVE_TASK", HDIO_DRIVE_TASK.request()),
+            ("HDIO_DRIVE_CMD", HDIO_DRIVE_CMD.request()),
+            ("HDIO_SET_MULTCOUNT", HDIO_SET_MULTCOUNT.request()),
+            ("HDIO_SET_UNMASKINTR", HDIO_SET_UNMASKINTR.request()),
+            ("HDIO_SET_KEEPSETTINGS", HDIO_SET_KEEPSETTINGS.request()),
+            ("HDIO_SET_32BIT", HDIO_SET_32BIT.request()),
+            ("HDIO_SET_NOWERR", HDIO_SET_NOWERR.request()),
+            ("HDIO_SET_DMA", HDIO_SET_DMA.request()),
+            ("HDIO_SET_PIO_MODE", HDIO_SET_PIO_MODE.request()),
+            ("HDIO_SET_WCACHE", HDIO_SET_WCACHE.request()),
+            ("HDIO_SET_BUSSTATE", HDIO_SET_BUSSTATE.request()),
         ];
         for (name, value) in ours {
             assert_eq!(
@@ -224,7 +295,7 @@ mod tests {
         assert_eq!(hdreg.get("HDIO_GETGEO_BIG"), None);
         assert_eq!(
             sg.get("SG_IO"),
-            Some(&SG_IO),
+            Some(&SG_IO.request()),
             "SG_IO: scsi/sg.h says otherwise"
         );
     }

@@ -4,9 +4,9 @@
 //! ioctls the timings use (`BLKFLSBUF`, `HDIO_DRIVE_CMD` with no argument) and `sync` are the
 //! ones in [`super`], like every other ioctl.
 //!
-//! What it must not do: decide anything, or call ioctl. Callers in `device::reader` own the
-//! sequences and the messages; this file only wraps the kernel calls and keeps every `unsafe`
-//! next to its reason.
+//! What it must not do: decide anything, or call ioctl. Callers in `device::read_buffer` and
+//! `exec::bench_engines` own the sequences and the messages; this file only wraps the kernel
+//! calls and keeps every `unsafe` next to its reason.
 
 use std::io;
 use std::ptr::NonNull;

@@ -26,6 +26,8 @@ use std::os::fd::{AsFd, AsRawFd};
 
 use libc::{c_int, c_long, c_ulong, c_void};
 
+use ioc::{Buffer, ByValue, In, InOut, Ioctl, NoArg, Out, WithBuffers};
+
 #[cfg(any(
     target_arch = "mips",
     target_arch = "mips64",
@@ -37,6 +39,8 @@ use libc::{c_int, c_long, c_ulong, c_void};
 compile_error!("ioctl numbers in device::sys::ioc use the asm-generic encoding");
 
 /// The one raw entry point: `ioctl(fd, request, arg)` with errno turned into `io::Error`.
+/// Private: every request goes through one of the typed entry points below, chosen by the
+/// argument type its [`ioc::Ioctl`] declaration names.
 ///
 /// # Safety
 /// `arg` must be what the kernel expects for `request`: a value, or a pointer to memory that
@@ -52,57 +56,98 @@ unsafe fn ioctl_raw(fd: impl AsFd, request: u32, arg: *mut c_void) -> io::Result
     }
 }
 
-/// An ioctl whose argument is a plain value (passed in the pointer-sized slot, never
+/// A request whose argument is a plain value (passed in the pointer-sized slot, never
 /// dereferenced by the kernel).
-fn ioctl_value(fd: impl AsFd, request: u32, value: c_ulong) -> io::Result<()> {
-    // SAFETY: every caller passes a request whose argument is an integer by value (the kernel
-    // reads `arg` as a number, not as an address), so no memory is touched.
-    unsafe { ioctl_raw(fd, request, value as *mut c_void) }.map(|_| ())
+fn ioctl_value(fd: impl AsFd, request: Ioctl<ByValue>, value: c_ulong) -> io::Result<()> {
+    // SAFETY: the request's type says the kernel reads `arg` as a number, not as an address,
+    // so no memory is touched.
+    unsafe { ioctl_raw(fd, request.request(), value as *mut c_void) }.map(|_| ())
 }
 
-/// An ioctl that writes one `T` through its pointer argument.
+/// A request that takes no argument; its answer is the return value.
+fn ioctl_none(fd: impl AsFd, request: Ioctl<NoArg>) -> io::Result<c_int> {
+    // SAFETY: the request's type says the kernel does not look at `arg`.
+    unsafe { ioctl_raw(fd, request.request(), std::ptr::null_mut()) }
+}
+
+/// A request that writes one `T` through its pointer argument, starting from `init`.
+fn ioctl_read<T: Copy>(fd: impl AsFd, request: Ioctl<Out<T>>, init: T) -> io::Result<T> {
+    let mut value = init;
+    // SAFETY: `value` is a live, aligned, writable `T` for the call; the request's type says
+    // the kernel writes one `T` (integers or plain structs, for which any bytes are valid).
+    unsafe { ioctl_raw(fd, request.request(), (&mut value as *mut T).cast()) }?;
+    Ok(value)
+}
+
+/// A request that reads one `T` through its pointer argument.
+fn ioctl_write<T: Copy>(fd: impl AsFd, request: Ioctl<In<T>>, value: T) -> io::Result<()> {
+    let mut value = value;
+    // SAFETY: `value` is a live, aligned `T` for the call; the request's type says the kernel
+    // reads one `T` through the pointer.
+    unsafe { ioctl_raw(fd, request.request(), (&mut value as *mut T).cast()) }.map(|_| ())
+}
+
+/// A request that reads and writes one plain `T` through its pointer argument.
+fn ioctl_update<T: Copy>(fd: impl AsFd, request: Ioctl<InOut<T>>, value: &mut T) -> io::Result<()> {
+    // SAFETY: `value` is a live, aligned, writable `T` borrowed for the call; the request's
+    // type says the kernel reads and writes one plain `T`.
+    unsafe { ioctl_raw(fd, request.request(), (value as *mut T).cast()) }.map(|_| ())
+}
+
+/// A request whose `T` holds pointers to buffers the kernel reads or writes.
 ///
 /// # Safety
-/// `request` must write at most `size_of::<T>()` bytes, and any bit pattern it writes must be
-/// a valid `T` (true for the integer and plain-struct types used here).
-unsafe fn ioctl_read<T: Copy>(fd: impl AsFd, request: u32, init: T) -> io::Result<T> {
-    let mut value = init;
-    // SAFETY: `value` is a live, aligned, writable `T` for the call; the caller guarantees the
-    // kernel writes no more than `size_of::<T>()` bytes.
-    unsafe { ioctl_raw(fd, request, (&mut value as *mut T).cast()) }?;
-    Ok(value)
+/// Every pointer in `value` must refer to memory valid for what the kernel does with it
+/// (its length as `value` gives it, writable where the kernel writes), for the call.
+unsafe fn ioctl_with_buffers<T>(
+    fd: impl AsFd,
+    request: Ioctl<WithBuffers<T>>,
+    value: &mut T,
+) -> io::Result<c_int> {
+    // SAFETY: `value` is a live `T` borrowed for the call, of the type the request takes;
+    // the caller vouches for the buffers it points to.
+    unsafe { ioctl_raw(fd, request.request(), (value as *mut T).cast()) }
+}
+
+/// A request whose argument is a byte buffer laid out as the request wants.
+///
+/// # Safety
+/// `buf` must be laid out as the request expects, aligned for it, and as long as what the
+/// kernel reads and writes through it.
+unsafe fn ioctl_buffer(
+    fd: impl AsFd,
+    request: Ioctl<Buffer>,
+    buf: *mut c_void,
+) -> io::Result<c_int> {
+    // SAFETY: the caller vouches for the buffer's layout and length.
+    unsafe { ioctl_raw(fd, request.request(), buf) }
 }
 
 /// `BLKGETSIZE64`: device size in bytes.
 pub fn blk_getsize64(fd: impl AsFd) -> io::Result<u64> {
-    // SAFETY: BLKGETSIZE64 writes one u64.
-    unsafe { ioctl_read(fd, ioc::BLKGETSIZE64, 0u64) }
+    ioctl_read(fd, ioc::BLKGETSIZE64, 0u64)
 }
 
 /// `BLKGETSIZE`: device size in 512-byte sectors (an `unsigned long`).
 // c_ulong is u32 on 32-bit targets, where the conversion is not a no-op.
 #[allow(clippy::useless_conversion)]
 pub fn blk_getsize(fd: impl AsFd) -> io::Result<u64> {
-    // SAFETY: BLKGETSIZE writes one unsigned long.
-    unsafe { ioctl_read(fd, ioc::BLKGETSIZE, 0 as c_ulong) }.map(u64::from)
+    ioctl_read(fd, ioc::BLKGETSIZE, 0 as c_ulong).map(u64::from)
 }
 
 /// `BLKSSZGET`: logical sector size in bytes.
 pub fn blk_sszget(fd: impl AsFd) -> io::Result<u32> {
-    // SAFETY: BLKSSZGET writes one int.
-    unsafe { ioctl_read(fd, ioc::BLKSSZGET, 0 as c_int) }.map(|v| v as u32)
+    ioctl_read(fd, ioc::BLKSSZGET, 0 as c_int).map(|v| v as u32)
 }
 
 /// `BLKPBSZGET`: physical sector size in bytes.
 pub fn blk_pbszget(fd: impl AsFd) -> io::Result<u32> {
-    // SAFETY: BLKPBSZGET writes one unsigned int.
-    unsafe { ioctl_read(fd, ioc::BLKPBSZGET, 0u32) }
+    ioctl_read(fd, ioc::BLKPBSZGET, 0u32)
 }
 
 /// `BLKRAGET`: readahead in 512-byte sectors.
 pub fn blk_raget(fd: impl AsFd) -> io::Result<u64> {
-    // SAFETY: BLKRAGET writes one long.
-    unsafe { ioctl_read(fd, ioc::BLKRAGET, 0 as c_long) }.map(|v| v as u64)
+    ioctl_read(fd, ioc::BLKRAGET, 0 as c_long).map(|v| v as u64)
 }
 
 /// `BLKRASET`: the value is passed directly, not through a pointer.
@@ -112,15 +157,12 @@ pub fn blk_raset(fd: impl AsFd, sectors: u64) -> io::Result<()> {
 
 /// `BLKROGET`: 1 when the device is read-only.
 pub fn blk_roget(fd: impl AsFd) -> io::Result<i32> {
-    // SAFETY: BLKROGET writes one int.
-    unsafe { ioctl_read(fd, ioc::BLKROGET, 0 as c_int) }
+    ioctl_read(fd, ioc::BLKROGET, 0 as c_int)
 }
 
 /// `BLKROSET`: takes a pointer to an int (unlike BLKRASET).
 pub fn blk_roset(fd: impl AsFd, readonly: i32) -> io::Result<()> {
-    let mut value: c_int = readonly;
-    // SAFETY: BLKROSET reads one int through the pointer; `value` lives across the call.
-    unsafe { ioctl_raw(fd, ioc::BLKROSET, (&mut value as *mut c_int).cast()) }.map(|_| ())
+    ioctl_write(fd, ioc::BLKROSET, readonly as c_int)
 }
 
 /// `BLKFLSBUF`: flush and invalidate the buffer cache of the device.
@@ -166,22 +208,21 @@ const _: () = {
 
 /// `HDIO_GETGEO`.
 pub fn hdio_getgeo(fd: impl AsFd) -> io::Result<HdGeometry> {
-    // SAFETY: HDIO_GETGEO writes one struct hd_geometry, which HdGeometry mirrors.
-    unsafe { ioctl_read(fd, ioc::HDIO_GETGEO, HdGeometry::default()) }
+    ioctl_read(fd, ioc::HDIO_GETGEO, HdGeometry::default())
 }
 
 /// `HDIO_GETGEO_BIG` (gone from modern kernels, which answer EINVAL or ENOTTY).
 pub fn hdio_getgeo_big(fd: impl AsFd) -> io::Result<HdBigGeometry> {
-    // SAFETY: the old kernels that implement it write one struct hd_big_geometry, which
-    // HdBigGeometry mirrors; others write nothing.
-    unsafe { ioctl_read(fd, ioc::HDIO_GETGEO_BIG, HdBigGeometry::default()) }
+    // The old kernels that implement it write one struct hd_big_geometry, which HdBigGeometry
+    // mirrors; others write nothing.
+    ioctl_read(fd, ioc::HDIO_GETGEO_BIG, HdBigGeometry::default())
 }
 
 /// `HDIO_GET_IDENTITY`: the 512-byte IDENTIFY data the kernel saved at probe time.
 pub fn hdio_get_identity(fd: impl AsFd) -> io::Result<[u8; 512]> {
-    // SAFETY: the kernel copies at most 512 bytes (ATA_ID_WORDS * 2, or sizeof(struct
-    // hd_driveid) == 512 on the old IDE driver) into the buffer.
-    unsafe { ioctl_read(fd, ioc::HDIO_GET_IDENTITY, [0u8; 512]) }
+    // The kernel copies at most 512 bytes (ATA_ID_WORDS * 2, or sizeof(struct hd_driveid)
+    // == 512 on the old IDE driver): the request's type.
+    ioctl_read(fd, ioc::HDIO_GET_IDENTITY, [0u8; 512])
 }
 
 /// The legacy `HDIO_GET_*` settings, each read as a `long`.
@@ -197,7 +238,7 @@ pub enum HdioGet {
 }
 
 impl HdioGet {
-    fn request(self) -> u32 {
+    fn request(self) -> Ioctl<Out<c_long>> {
         match self {
             HdioGet::Io32Bit => ioc::HDIO_GET_32BIT,
             HdioGet::MultCount => ioc::HDIO_GET_MULTCOUNT,
@@ -225,7 +266,7 @@ pub enum HdioSet {
 }
 
 impl HdioSet {
-    fn request(self) -> u32 {
+    fn request(self) -> Ioctl<ByValue> {
         match self {
             HdioSet::Io32Bit => ioc::HDIO_SET_32BIT,
             HdioSet::MultCount => ioc::HDIO_SET_MULTCOUNT,
@@ -242,8 +283,8 @@ impl HdioSet {
 
 /// One `HDIO_GET_*` ioctl.
 pub fn hdio_get(fd: impl AsFd, what: HdioGet) -> io::Result<c_long> {
-    // SAFETY: every HDIO_GET_* setting ioctl writes one (unsigned) long via put_user.
-    unsafe { ioctl_read(fd, what.request(), 0 as c_long) }
+    // Every HDIO_GET_* setting ioctl writes one (unsigned) long via put_user.
+    ioctl_read(fd, what.request(), 0 as c_long)
 }
 
 /// One `HDIO_SET_*` ioctl; the value travels in the argument slot.
@@ -261,7 +302,9 @@ pub fn hdio_drive_reset(fd: impl AsFd) -> io::Result<()> {
 /// "wait for the drive" after BLKFLSBUF).
 pub fn hdio_drive_cmd(fd: impl AsFd, args: Option<&mut [u8]>) -> io::Result<()> {
     match args {
-        None => ioctl_value(fd, ioc::HDIO_DRIVE_CMD, 0),
+        // SAFETY: a NULL argument block: the kernel dereferences nothing (the old IDE driver
+        // waits for the drive, libata answers EINVAL).
+        None => unsafe { ioctl_buffer(fd, ioc::HDIO_DRIVE_CMD, std::ptr::null_mut()) }.map(|_| ()),
         Some(buf) => {
             let need = 4 + 512 * usize::from(*buf.get(3).unwrap_or(&0));
             if buf.len() < need {
@@ -269,15 +312,15 @@ pub fn hdio_drive_cmd(fd: impl AsFd, args: Option<&mut [u8]>) -> io::Result<()> 
             }
             // SAFETY: the kernel reads 4 bytes and writes back 4 + args[3] * 512 bytes; the
             // buffer was checked to hold that many and is borrowed mutably for the call.
-            unsafe { ioctl_raw(fd, ioc::HDIO_DRIVE_CMD, buf.as_mut_ptr().cast()) }.map(|_| ())
+            unsafe { ioctl_buffer(fd, ioc::HDIO_DRIVE_CMD, buf.as_mut_ptr().cast()) }.map(|_| ())
         }
     }
 }
 
 /// `HDIO_DRIVE_TASK`: seven taskfile bytes in and out, no data.
 pub fn hdio_drive_task(fd: impl AsFd, args: &mut [u8; 7]) -> io::Result<()> {
-    // SAFETY: the kernel reads and writes exactly 7 bytes (IDE_TASK_REQUEST's io_ports).
-    unsafe { ioctl_raw(fd, ioc::HDIO_DRIVE_TASK, args.as_mut_ptr().cast()) }.map(|_| ())
+    // The kernel reads and writes exactly 7 bytes (IDE_TASK_REQUEST's io_ports).
+    ioctl_update(fd, ioc::HDIO_DRIVE_TASK, args)
 }
 
 /// `ide_task_request_t` (linux/hdreg.h), the header of an `HDIO_DRIVE_TASKFILE` request.
@@ -326,7 +369,7 @@ pub fn hdio_drive_taskfile(
     unsafe {
         std::ptr::write(base.cast::<IdeTaskRequest>(), *req);
         std::ptr::copy_nonoverlapping(out.as_ptr(), base.add(head), out.len());
-        let rc = ioctl_raw(&fd, ioc::HDIO_DRIVE_TASKFILE, base.cast());
+        let rc = ioctl_buffer(&fd, ioc::HDIO_DRIVE_TASKFILE, base.cast());
         *req = std::ptr::read(base.cast::<IdeTaskRequest>());
         std::ptr::copy_nonoverlapping(base.add(head + out.len()), input.as_mut_ptr(), input.len());
         rc.map(|_| ())

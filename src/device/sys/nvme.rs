@@ -7,8 +7,8 @@
 //! trusts us on: `addr`/`data_len` always describe the borrowed buffer. Must not: decide which
 //! command to send or what a status means (that is `device::nvme` and `nvme`).
 
-use super::ioctl_raw;
-use libc::c_void;
+use super::ioc::{Ioctl, NoArg, WithBuffers};
+use super::{ioctl_none, ioctl_with_buffers};
 use std::io;
 use std::os::fd::AsFd;
 
@@ -44,21 +44,21 @@ const IOC_WRITE: u32 = 1;
 const IOC_READ: u32 = 2;
 
 /// `_IO('N', 0x40)`.
-pub const NVME_IOCTL_ID: u32 = super::ioc::io(b'N' as u32, 0x40);
+pub const NVME_IOCTL_ID: Ioctl<NoArg> = Ioctl::new(super::ioc::io(b'N' as u32, 0x40));
 /// `_IOWR('N', 0x41, struct nvme_admin_cmd)`.
-pub const NVME_IOCTL_ADMIN_CMD: u32 = super::ioc::ioc(
+pub const NVME_IOCTL_ADMIN_CMD: Ioctl<WithBuffers<NvmePassthruCmd>> = Ioctl::new(super::ioc::ioc(
     IOC_READ | IOC_WRITE,
     b'N' as u32,
     0x41,
     std::mem::size_of::<NvmePassthruCmd>() as u32,
-);
+));
 /// `_IOWR('N', 0x43, struct nvme_passthru_cmd)`.
-pub const NVME_IOCTL_IO_CMD: u32 = super::ioc::ioc(
+pub const NVME_IOCTL_IO_CMD: Ioctl<WithBuffers<NvmePassthruCmd>> = Ioctl::new(super::ioc::ioc(
     IOC_READ | IOC_WRITE,
     b'N' as u32,
     0x43,
     std::mem::size_of::<NvmePassthruCmd>() as u32,
-);
+));
 
 /// What one passthrough command came back with: the NVMe status (0 success; otherwise the
 /// completion's status field, SC in 7:0, SCT in 10:8, DNR in 14) and completion dword 0.
@@ -73,7 +73,7 @@ pub struct NvmeCompletion {
 /// reached the controller).
 fn passthru(
     fd: impl AsFd,
-    request: u32,
+    request: Ioctl<WithBuffers<NvmePassthruCmd>>,
     cmd: &NvmePassthruCmd,
     data: &mut [u8],
 ) -> io::Result<NvmeCompletion> {
@@ -91,13 +91,7 @@ fn passthru(
     // SAFETY: `c` is a live, aligned `nvme_passthru_cmd` for the call, which is what both
     // requests take; `addr`/`data_len` describe `data`, borrowed mutably for the call, so the
     // kernel's DMA into or out of it stays within it; no metadata buffer is passed.
-    let rc = unsafe {
-        ioctl_raw(
-            fd,
-            request,
-            (&mut c as *mut NvmePassthruCmd).cast::<c_void>(),
-        )
-    }?;
+    let rc = unsafe { ioctl_with_buffers(fd, request, &mut c) }?;
     Ok(NvmeCompletion {
         status: rc as u32,
         result: c.result,
@@ -120,8 +114,7 @@ pub fn io_cmd(fd: impl AsFd, cmd: &NvmePassthruCmd, data: &mut [u8]) -> io::Resu
 
 /// `NVME_IOCTL_ID`: the namespace ID of a namespace node (the ioctl's return value).
 pub fn namespace_id(fd: impl AsFd) -> io::Result<u32> {
-    // SAFETY: NVME_IOCTL_ID takes no argument; the kernel does not read `arg`.
-    let rc = unsafe { ioctl_raw(fd, NVME_IOCTL_ID, std::ptr::null_mut()) }?;
+    let rc = ioctl_none(fd, NVME_IOCTL_ID)?;
     Ok(rc as u32)
 }
 
@@ -131,9 +124,9 @@ mod tests {
 
     #[test]
     fn request_numbers_as_strace_decodes_them() {
-        assert_eq!(NVME_IOCTL_ID, 0x4e40);
-        assert_eq!(NVME_IOCTL_ADMIN_CMD, 0xc048_4e41);
-        assert_eq!(NVME_IOCTL_IO_CMD, 0xc048_4e43);
+        assert_eq!(NVME_IOCTL_ID.request(), 0x4e40);
+        assert_eq!(NVME_IOCTL_ADMIN_CMD.request(), 0xc048_4e41);
+        assert_eq!(NVME_IOCTL_IO_CMD.request(), 0xc048_4e43);
     }
 
     /// The header's `#define NVME_IOCTL_...  _IOWR('N', 0x41, struct ...)` lines: the

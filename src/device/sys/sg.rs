@@ -6,7 +6,7 @@ use std::os::fd::AsFd;
 
 use libc::{c_int, c_uchar, c_uint, c_ushort, c_void};
 
-use super::{ioc, ioctl_raw};
+use super::{ioc, ioctl_with_buffers};
 
 /// `SG_DXFER_*` (scsi/sg.h).
 const SG_DXFER_NONE: c_int = -1;
@@ -15,7 +15,7 @@ const SG_DXFER_FROM_DEV: c_int = -3;
 
 /// `struct sg_io_hdr`.
 #[repr(C)]
-struct SgIoHdr {
+pub struct SgIoHdr {
     interface_id: c_int,
     dxfer_direction: c_int,
     cmd_len: c_uchar,
@@ -122,7 +122,7 @@ pub fn sg_io(
     // bytes, read only), `sense` (mx_sb_len <= sense.len() bytes, writable) and `data`
     // (dxfer_len == data.len() bytes, writable; null with length 0 when no data), all borrowed
     // for the duration of this synchronous ioctl.
-    unsafe { ioctl_raw(fd, ioc::SG_IO, (&mut hdr as *mut SgIoHdr).cast()) }?;
+    unsafe { ioctl_with_buffers(fd, ioc::SG_IO, &mut hdr) }?;
     Ok(SgIoStatus {
         status: hdr.status,
         masked_status: hdr.masked_status,

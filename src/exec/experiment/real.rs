@@ -115,9 +115,9 @@ impl RealTrials {
     fn bench(&self, options: &crate::timing::bench::BenchOptions) -> Result<f64, String> {
         use std::os::fd::AsFd;
         let path = PathBuf::from(&self.device);
-        let file = crate::device::reader::open_direct(&path).map_err(|e| e.to_string())?;
+        let file = crate::device::fd_target::open_direct(&path).map_err(|e| e.to_string())?;
         // The same flush -t does first, so that no trial reads what another left cached.
-        let _ = crate::device::reader::flush_buffer_cache(file.as_fd());
+        let _ = crate::device::flush::flush_buffer_cache(file.as_fd());
         let flags = Flags {
             json: true,
             ..Default::default()

@@ -1,172 +1,48 @@
-//! The device side of the read timings: the prepared 2 MiB buffer, the file-descriptor reader
-//! the `-T`/`-t` loops read through, hdparm's buffer-cache flush routine (also `-f`'s), and the
-//! benchmark engines (io_uring, and threads doing `pread` where io_uring is unavailable).
+//! Timing's reader traits over the device's reads: the `-T`/`-t` target ([`FdTarget`] as a
+//! [`TimingTarget`]) and the two `--bench` engines (io_uring, and threads doing `pread` where
+//! io_uring is unavailable). Here, between the two, so that `timing` stays pure and `device`
+//! imports nothing of `timing`: the loops and the statistics are timing's, the ring, the
+//! mapped buffers and the descriptor are device's.
 //!
-//! What it must not do: measure, format or decide. The loops, the statistics and the lines are
-//! in `timing`; this file only does the reads and system calls they ask for. Its `unsafe`
-//! lives in `sys::mem` and `sys::uring`.
+//! What it must not do: format or decide what to measure; it reads what the loops ask.
 
-use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom};
-use std::os::fd::{AsFd, BorrowedFd};
-use std::os::unix::fs::{FileExt, FileTypeExt, OpenOptionsExt};
-use std::path::Path;
+use std::fs::File;
+use std::io;
+use std::os::fd::AsFd;
+use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::sys;
-use super::sys::mem::{self, MappedBuffer};
-use super::sys::uring::{Completion, ReadRing};
+use crate::device::fd_target::FdTarget;
+use crate::device::sys::mem::{self, MappedBuffer};
+use crate::device::sys::uring::{Completion, ReadRing};
 use crate::error::{Error, ErrorClass};
 use crate::timing::bench::{BenchEngine, BenchOptions, EngineChoice, OffsetPlan, TrialSample};
 use crate::timing::latency::LatencyHistogram;
-use crate::timing::reads::{TimingTarget, TIMING_BUF_BYTES};
-
-/// hdparm's buffer-cache flush routine (reference §6.1), used by `-T`, `-t` and `-f`:
-/// `sync`, `fsync`, `fdatasync`, `sync`, `BLKFLSBUF` (then the legacy "wait for the drive"
-/// `HDIO_DRIVE_CMD` with no command, whose failure is ignored), `sync`.
-///
-/// On a node that is not a block device (a regular file, a directory, `/dev/sg*`) there is no
-/// block buffer cache, so `BLKFLSBUF` is skipped instead of failing with "Inappropriate ioctl
-/// for device" as hdparm does (a stderr-only difference, listed in DIFFERENCES.md).
-/// An error carries hdparm's line: `BLKFLSBUF failed: <strerror>`.
-pub fn flush_buffer_cache(fd: BorrowedFd<'_>) -> Result<(), Error> {
-    sys::sync_all_filesystems();
-    let is_block = match fd.try_clone_to_owned() {
-        Ok(owned) => {
-            let file = File::from(owned);
-            // hdparm ignores both results: a directory or a pipe cannot be synced, and the
-            // flush that matters is the ioctl below.
-            let _ = file.sync_all();
-            let _ = file.sync_data();
-            file.metadata()
-                .map(|m| m.file_type().is_block_device())
-                .unwrap_or(false)
-        }
-        Err(_) => false,
-    };
-    sys::sync_all_filesystems();
-    let result = if is_block {
-        match sys::blk_flsbuf(fd) {
-            Ok(()) => {
-                // hdparm's "wait for the drive": a NULL argument (libata answers EINVAL).
-                let _ = sys::hdio_drive_cmd(fd, None);
-                Ok(())
-            }
-            Err(e) => Err(Error::os(ErrorClass::Failed, "BLKFLSBUF failed", &e)),
-        }
-    } else {
-        Ok(())
-    };
-    sys::sync_all_filesystems();
-    result
-}
-
-/// The 2 MiB timing buffer, prepared as hdparm prepares it: an anonymous mapping (page aligned,
-/// so `O_DIRECT` reads can land in it), every page touched, locked, the whole process locked
-/// (`mlockall`, failure ignored as in hdparm), and a `sync()` so pending writes do not compete
-/// with the reads. The caller then sleeps the settle time (the timing loops do).
-/// Dropping it unlocks the process (`munlockall`) and unmaps the buffer.
-pub struct TimingBuffer {
-    buf: MappedBuffer,
-}
-
-impl TimingBuffer {
-    pub fn prepare() -> Result<TimingBuffer, Error> {
-        TimingBuffer::prepared(MappedBuffer::map(TIMING_BUF_BYTES))
-    }
-
-    /// The same buffer on a huge page where the kernel has one (`--surface`): a 1 MiB
-    /// `O_DIRECT` read into small pages is split at the queue's `max_segments` (two requests
-    /// of 512 KiB on a loop device), into one folio it is one request. `-T` and `-t` keep
-    /// hdparm's plain buffer, so that their reads are the ones hdparm makes.
-    pub fn prepare_for_large_reads() -> Result<TimingBuffer, Error> {
-        TimingBuffer::prepared(MappedBuffer::map_for_large_reads(TIMING_BUF_BYTES))
-    }
-
-    fn prepared(mapped: io::Result<MappedBuffer>) -> Result<TimingBuffer, Error> {
-        let mut buf = mapped
-            .map_err(|e| Error::os(ErrorClass::Failed, "could not allocate timing buf", &e))?;
-        buf.lock()
-            .map_err(|e| Error::os(ErrorClass::Failed, "mlock() failed on timing buf", &e))?;
-        let _ = mem::mlockall_current_future();
-        sys::sync_all_filesystems();
-        Ok(TimingBuffer { buf })
-    }
-
-    pub fn as_mut_slice(&mut self) -> &mut [u8] {
-        self.buf.as_mut_slice()
-    }
-}
-
-impl Drop for TimingBuffer {
-    fn drop(&mut self) {
-        mem::munlockall();
-    }
-}
-
-/// The `-T`/`-t` reader over the executor's file descriptor. It reads and seeks through a
-/// duplicate of the descriptor, which shares the file offset and the open flags (`O_DIRECT`
-/// included) with the original, so the position `-T` leaves is the one `-t` starts from, as
-/// in hdparm.
-pub struct FdTarget<'fd> {
-    fd: BorrowedFd<'fd>,
-    file: File,
-}
-
-impl<'fd> FdTarget<'fd> {
-    pub fn new(fd: BorrowedFd<'fd>) -> io::Result<FdTarget<'fd>> {
-        let file = File::from(fd.try_clone_to_owned()?);
-        Ok(FdTarget { fd, file })
-    }
-}
+use crate::timing::reads::TimingTarget;
 
 impl TimingTarget for FdTarget<'_> {
     fn seek(&mut self, offset: u64) -> io::Result<u64> {
-        // lseek takes a signed offset: hdparm passes values of 2^63 and above as negative ones,
-        // which the kernel refuses with EINVAL. std does the same conversion.
-        self.file.seek(SeekFrom::Start(offset))
+        FdTarget::seek(self, offset)
     }
 
     fn read_block(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        // One read(2), like hdparm: no retry on a short count, which is reported as such.
-        self.file.read(buf)
+        FdTarget::read_block(self, buf)
     }
 
     fn flush_buffer_cache(&mut self) -> Result<(), Error> {
-        flush_buffer_cache(self.fd)
+        FdTarget::flush_buffer_cache(self)
     }
 
     fn size_bytes(&mut self) -> Option<u64> {
-        // A block device's size as the kernel has it now (a loop device after `losetup -c`,
-        // a disk after a resize); a regular file's length.
-        crate::device::sys::blk_getsize64(self.fd)
-            .ok()
-            .or_else(|| self.file.metadata().ok().map(|m| m.len()))
+        FdTarget::size_bytes(self)
     }
 }
 
-/// The size in 512-byte sectors of what `fd` refers to, found by seeking to its end (a block
-/// device reports its size that way, a regular file its length) and back to where it was.
-/// For callers that have no better source (the device layer's size query is preferred: it is
-/// what hdparm uses).
-pub fn size_sectors_by_seek(fd: BorrowedFd<'_>) -> io::Result<u64> {
-    let mut file = File::from(fd.try_clone_to_owned()?);
-    let here = file.stream_position()?;
-    let end = file.seek(SeekFrom::End(0))?;
-    file.seek(SeekFrom::Start(here))?;
-    Ok(end / 512)
-}
-
-/// Opens `path` for the benchmark: read-only, `O_DIRECT` (no page cache), non-blocking open
-/// as hdparm opens devices.
-pub fn open_direct(path: &Path) -> Result<File, Error> {
-    OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_DIRECT | libc::O_NONBLOCK)
-        .open(path)
-        .map_err(|e| Error::os(ErrorClass::CannotOpen, &path.display().to_string(), &e))
+/// The process's CPU time since `start` (None when either reading failed).
+fn cpu_since(start: Option<Duration>) -> Option<Duration> {
+    Some(mem::process_cpu_time().ok()?.saturating_sub(start?))
 }
 
 fn read_error(offset: u64, e: &io::Error) -> Error {
@@ -310,10 +186,7 @@ impl BenchEngine for UringEngine<'_> {
             return Err(e);
         }
         let elapsed = start.elapsed();
-        let cpu = match (cpu_start, mem::process_cpu_time().ok()) {
-            (Some(a), Some(b)) => Some(b.saturating_sub(a)),
-            _ => None,
-        };
+        let cpu = cpu_since(cpu_start);
         Ok(TrialSample {
             bytes,
             reads,
@@ -434,10 +307,7 @@ impl BenchEngine for ThreadEngine<'_> {
             return Err(e);
         }
         let elapsed = Duration::from_nanos(finished_ns.into_inner());
-        let cpu = match (cpu_start, mem::process_cpu_time().ok()) {
-            (Some(a), Some(b)) => Some(b.saturating_sub(a)),
-            _ => None,
-        };
+        let cpu = cpu_since(cpu_start);
         Ok(TrialSample {
             bytes: bytes.into_inner(),
             reads: reads.into_inner(),
@@ -450,81 +320,8 @@ impl BenchEngine for ThreadEngine<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
-
-    /// A scratch file of `blocks` × 64 KiB, each block filled with its own number.
-    /// A test that cannot run here says so, and fails instead under HDPARM_RS_REQUIRE_ALL=1
-    /// (CI), where a skip must not count as a pass.
-    fn skip(why: &str) {
-        assert!(
-            std::env::var("HDPARM_RS_REQUIRE_ALL").as_deref() != Ok("1"),
-            "cannot run: {why}"
-        );
-        eprintln!("SKIPPED: {why}");
-    }
-
-    fn scratch_file(name: &str, blocks: u8) -> std::path::PathBuf {
-        let path =
-            std::env::temp_dir().join(format!("hdparm-rs-reader-{}-{name}", std::process::id()));
-        let mut f = File::create(&path).expect("create scratch file");
-        for b in 0..blocks {
-            f.write_all(&vec![b; 64 << 10]).expect("fill scratch file");
-        }
-        f.sync_all().expect("sync scratch file");
-        path
-    }
-
-    #[test]
-    fn fd_target_reads_seeks_and_shares_the_offset() {
-        let path = scratch_file("target", 4);
-        let file = File::open(&path).unwrap();
-        let mut t = FdTarget::new(file.as_fd()).unwrap();
-        let mut buf = vec![0u8; 64 << 10];
-        assert_eq!(t.read_block(&mut buf).unwrap(), 64 << 10);
-        assert!(buf.iter().all(|&b| b == 0));
-        assert_eq!(t.seek(3 * (64 << 10)).unwrap(), 3 * (64 << 10));
-        assert_eq!(t.read_block(&mut buf).unwrap(), 64 << 10);
-        assert!(buf.iter().all(|&b| b == 3));
-        assert_eq!(t.read_block(&mut buf).unwrap(), 0, "end of file");
-        // The duplicate shares the offset with the executor's descriptor.
-        assert_eq!((&file).stream_position().unwrap(), 4 * (64 << 10));
-        assert_eq!(
-            size_sectors_by_seek(file.as_fd()).unwrap(),
-            4 * (64 << 10) / 512
-        );
-        assert_eq!(
-            (&file).stream_position().unwrap(),
-            4 * (64 << 10),
-            "size query restores the offset"
-        );
-        // No block buffer cache on a regular file: the flush is quiet and succeeds.
-        t.flush_buffer_cache().expect("flush of a regular file");
-        let _ = std::fs::remove_file(&path);
-    }
-
-    #[test]
-    fn timing_buffer_is_two_mib_and_writable() {
-        // mlock may be refused to an unprivileged user with a small RLIMIT_MEMLOCK; then the
-        // error must carry hdparm's message.
-        match TimingBuffer::prepare()
-            .and_then(|a| Ok((a, TimingBuffer::prepare_for_large_reads()?)))
-        {
-            Ok((mut a, mut b)) => {
-                for buf in [&mut a, &mut b] {
-                    let s = buf.as_mut_slice();
-                    assert_eq!(s.len(), TIMING_BUF_BYTES);
-                    s[TIMING_BUF_BYTES - 1] = 1;
-                }
-                // --surface's lies on a huge page boundary, so that one folio can back it.
-                assert_eq!(b.as_mut_slice().as_ptr() as usize % mem::HUGE_PAGE, 0);
-            }
-            Err(e) => assert!(
-                e.message.starts_with("mlock() failed on timing buf: "),
-                "{}",
-                e.message
-            ),
-        }
-    }
+    use crate::device::fd_target::open_direct;
+    use crate::device::fd_target::tests::{scratch_file, skip};
 
     fn run_engine(engine: &mut dyn BenchEngine, plan: &OffsetPlan) -> TrialSample {
         let mut calls = 0;
