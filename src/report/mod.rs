@@ -13,6 +13,7 @@ pub mod json;
 pub mod kernel_identity;
 pub mod nvme;
 pub mod prometheus;
+pub mod scsi;
 pub mod settings;
 pub mod stop;
 pub mod surface;
