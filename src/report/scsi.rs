@@ -316,6 +316,26 @@ pub fn render(r: &ScsiIdentifyReport, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
+/// Writes `-i`'s first line for a SCSI disk, from the same report: ` Model=` (vendor and
+/// product, as the kernel's sd driver names a SCSI disk), `FwRev=`, `SerialNo=`, after
+/// hdparm's blank line. The rest of `-i` is the kernel's copy of ATA IDENTIFY, which a SCSI
+/// disk does not have.
+pub fn render_brief(r: &ScsiIdentifyReport, out: &mut dyn Write) -> io::Result<()> {
+    out.write_all(b"\n Model=")?;
+    out.write_all(&r.vendor.0)?;
+    if !r.vendor.0.is_empty() {
+        out.write_all(b" ")?;
+    }
+    out.write_all(&r.product.0)?;
+    out.write_all(b", FwRev=")?;
+    out.write_all(&r.revision.0)?;
+    out.write_all(b", SerialNo=")?;
+    if let Some(s) = &r.serial {
+        out.write_all(&s.0)?;
+    }
+    out.write_all(b"\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -371,6 +391,12 @@ mod tests {
              \tNAA\t\t: 5\n\
              \tIEEE OUI\t: 000c50\n\
              \tUnique ID\t: 0a1b2c3e5\n"
+        );
+        let mut brief = Vec::new();
+        render_brief(&r, &mut brief).unwrap();
+        assert_eq!(
+            String::from_utf8(brief).unwrap(),
+            "\n Model=HDPARMRS VSCSI DISK, FwRev=7.2, SerialNo=hdparm-rs-vscsi\n"
         );
         let j = serde_json::to_value(&r).unwrap();
         assert_eq!(j["vendor"], "HDPARMRS");

@@ -9,6 +9,27 @@
 //! `--trim-sector-ranges` in [`unmap`], the WRITE BUFFER segments of `--fwdownload` in
 //! [`firmware`], SANITIZE and the `--security-erase` refusal in [`sanitize`]).
 //!
+//! What each twin calls (the executor sends the commands, in this order, and hands the
+//! answers back; "answer" is the data in, clipped to what the disk returned):
+//!
+//! | job | commands | decision / decoder |
+//! |---|---|---|
+//! | `-I`, `-i` | [`cdb::inquiry`], [`cdb::inquiry_vpd`] 80h, 83h, B0h, B1h, B2h, [`cdb::read_capacity_16`] | [`crate::report::scsi::ScsiIdentifyReport::from_answers`], then `render` / `render_brief` |
+//! | `-W` | [`mode::sense_pair`]`(mode::CACHING)` (current only for a get) | [`mode::caching`]`.wce` |
+//! | `-W0/1` | the same pair | [`mode::set_write_cache`] → the MODE SELECT(10), or a [`mode::Refusal`]; or write [`mode::sd_cache_type`] to sysfs |
+//! | `-A`, `-A0/1` | the same pair | `!`[`mode::caching`]`.dra`; [`mode::set_read_ahead`] |
+//! | `-S N` | [`mode::sense_pair`]`(mode::POWER_CONDITION)` | [`mode::set_standby`] |
+//! | `-C` | [`cdb::request_sense`], once more on [`sense::PowerReading::AskAgain`] | [`sense::power_state_of`] → [`sense::PowerState::word`] |
+//! | `-y` / `-Y` | [`cdb::start_stop_unit`] with [`cdb::StartStop::ForceStandby0`] / `Stop` | |
+//! | `-F` | [`cdb::synchronize_cache_10`] | |
+//! | `-H` | [`cdb::log_sense`] 0Dh, 2Fh | [`log::temperature`], [`log::informational_exceptions`], [`log::in_range`] |
+//! | `--trim-sector-ranges` | [`cdb::inquiry_vpd`] B0h | [`unmap::Limits::from_block_limits`], [`unmap::commands`] |
+//! | `--read-sector`, `--write-sector` | [`cdb::read_capacity_16`] (the block length) | [`cdb::read_16`], [`cdb::write_16`] |
+//! | `--sanitize-*` | | [`sanitize::command`] |
+//! | `--sanitize-status` | [`cdb::request_sense`] | [`sanitize::status`] |
+//! | `--security-erase` | none | [`sanitize::SECURITY_ERASE_REFUSAL`] |
+//! | `--fwdownload*` | [`cdb::read_buffer_descriptor`] (optional) | [`firmware::segment_bytes`], [`firmware::commands`] |
+//!
 //! Must not: touch a device or print. Every decoder is total over arbitrary bytes (a short or
 //! garbled answer decodes to less, never to a panic: `fuzz/fuzz_targets/scsi_decode.rs`).
 //! For a command that changes the disk, the CDB and the parameter data are the bytes sdparm
@@ -151,6 +172,63 @@ mod tests {
         assert_eq!(be64(&b, usize::MAX), 0);
         assert_eq!(slice(&b, 2, 10), &[0x56]);
         assert_eq!(slice(&b, 5, 1), &[] as &[u8]);
+    }
+
+    /// The decoders over pseudo-random bytes (the fuzz target `scsi_decode` does more, with
+    /// a nightly compiler): none panics, whatever the lengths say.
+    #[test]
+    fn decoders_are_total() {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for round in 0..3000 {
+            let len = (next() % 300) as usize;
+            let mut b: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+            let codes = [0x00u8, 0x80, 0x83, 0xB0, 0xB1, 0xB2, 0x08, 0x1A, 0x0D, 0x2F];
+            let code = codes[round % codes.len()];
+            if len > 1 {
+                b[1] = code;
+                if round % 2 == 0 {
+                    b[0] = code;
+                }
+            }
+            // every fourth: a mode parameter header(10) that leads to a page
+            if round % 4 == 3 && len > 10 {
+                let n = (len - 2) as u16;
+                b[..2].copy_from_slice(&n.to_be_bytes());
+                b[6] = 0;
+                b[7] = 0;
+                b[8] = code;
+            }
+            let _ = inquiry::standard(&b);
+            let _ = inquiry::supported_pages(&b);
+            let _ = inquiry::serial_number(&b);
+            let _ = inquiry::wwn(&b).map(|w| (w.hex(), w.ieee_oui()));
+            let _ = inquiry::block_limits(&b);
+            let _ = inquiry::characteristics(&b);
+            let _ = inquiry::provisioning(&b);
+            let _ = capacity::decode(&b).map(|c| (c.bytes(), c.physical_block_length()));
+            let _ = mode::caching(&b);
+            let _ = mode::power_condition(&b);
+            let _ = log::temperature(&b);
+            let _ = log::informational_exceptions(&b);
+            let _ = sense::decode(&b).map(|s| s.describe());
+            let (cur, mask) = b.split_at(len / 2);
+            let _ = sense::power_state_of(Some(cur), Some(mask));
+            for r in [
+                mode::set_write_cache(cur, Some(mask), round % 3 == 0),
+                mode::set_read_ahead(cur, Some(mask), round % 3 == 1),
+                mode::set_standby(cur, Some(mask), (round % 256) as u32),
+            ] {
+                if let Ok(c) = r {
+                    assert!(c.data_out.len() <= cur.len());
+                }
+            }
+        }
     }
 
     #[test]
