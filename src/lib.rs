@@ -24,6 +24,7 @@ pub mod error;
 pub mod exec;
 pub mod nvme;
 pub mod report;
+pub mod scsi;
 pub mod stats;
 pub mod timing;
 

@@ -14,6 +14,7 @@ pub mod kernel_identity;
 pub mod nvme;
 pub mod prometheus;
 pub mod schema;
+pub mod scsi;
 pub mod settings;
 pub mod stop;
 pub mod surface;
