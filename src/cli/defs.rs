@@ -1057,8 +1057,12 @@ pub const VERSION: OptionDef = plain(
 )
 .man_page(
     "",
-    r#"Show the version: \fBhdparm v9.65.0 (hdparm\-rs 0.1.0)\fR, the hdparm release this program
-reproduces in the form scripts check (they read it as 9.65), then its own name and version."#,
+    concat!(
+        r#"Show the version: \fBhdparm v9.65.0 (hdparm\-rs "#,
+        env!("CARGO_PKG_VERSION"),
+        r#")\fR, the hdparm release this program
+reproduces in the form scripts check (they read it as 9.65), then its own name and version."#
+    ),
 );
 invokes!(version_invokes, "-V", Invocation::Version);
 pub const RESET: OptionDef = plain(

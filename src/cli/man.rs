@@ -11,7 +11,7 @@
 
 use super::defs::{OptionDef, Origin, OPTIONS};
 
-/// The page up to and including `.SH OPTIONS`.
+/// The page up to and including `.SH OPTIONS`; `@VERSION@` in its title line is ours.
 const BEFORE_OPTIONS: &str = include_str!("man/before-options.8");
 /// The sections after the options, from `.SH NVME` on.
 const AFTER_OPTIONS: &str = include_str!("man/after-options.8");
@@ -57,7 +57,7 @@ fn write_entry(page: &mut String, def: &OptionDef) {
 
 /// The whole of doc/hdparm.8.
 pub fn page() -> String {
-    let mut page = String::from(BEFORE_OPTIONS);
+    let mut page = BEFORE_OPTIONS.replacen("@VERSION@", env!("CARGO_PKG_VERSION"), 1);
     for def in documented(Origin::Hdparm) {
         write_entry(&mut page, def);
     }
