@@ -1,9 +1,14 @@
-//! What the per-device steps need from a device, as a trait: the real implementation wraps
-//! [`crate::device`] (see `real.rs`), and tests use the scripted fake in `fake.rs`, so every
-//! step's commands, output and exit class can be checked without hardware.
+//! What the per-device steps need from a device, as a trait: a few primitives (the ATA
+//! taskfile in and registers out, with SAT or HDIO chosen underneath; NVMe admin and I/O
+//! passthrough; the block-layer calls; sysfs; IDENTIFY with its cache) that each
+//! implementation answers, and every other call written once on top of them as a provided
+//! method. Three implementations: the real device over [`crate::device`] (`real.rs`), the
+//! dry-run recorder (`dry_run.rs`), and the scripted fake drive of the tests (`fake.rs`), so
+//! every step's commands, output and exit class can be checked without hardware.
 //!
-//! Must not: grow methods that only one implementation can answer; a step that needs the
-//! device must say so here, so that the fake can script it.
+//! Must not: grow a required method for what a primitive can carry (a new ATA command is a
+//! taskfile, a new block ioctl a [`BlockCall`]); an implementation overrides a provided method
+//! only where it must, and says why.
 
 use crate::ata::command::{op, AtaRegisters, Protocol, TaskFile};
 pub use crate::ata::sat::Lost;
