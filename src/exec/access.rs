@@ -80,6 +80,11 @@ pub struct Geometry {
     pub start_sector: Option<u64>,
 }
 
+/// The SCSI device's attribute `-Q` reads and writes, under the block device's sysfs directory.
+pub const QUEUE_DEPTH: &str = "device/queue_depth";
+/// The block queue's largest request, in KiB.
+pub const MAX_SECTORS_KB: &str = "queue/max_sectors_kb";
+
 /// Which pass-through an ATA command may take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AtaVia {
@@ -215,12 +220,12 @@ pub trait DeviceAccess {
     /// Whether the kernel was told not to scan the disk for partitions (a loop device without
     /// `losetup -P`), which is why BLKRRPART is refused.
     fn partition_scan_off(&self) -> bool;
-    /// The SCSI queue depth, or hdparm's label for the failure (the attribute's sysfs path)
-    /// with the error.
-    fn queue_depth(&self) -> Result<u32, (String, io::Error)>;
-    fn set_queue_depth(&self, depth: u32) -> Result<(), (String, io::Error)>;
-    /// The block queue's `queue/max_sectors_kb`, which sizes a TRIM batch; None when unknown.
-    fn max_sectors_kb(&self) -> Option<u32>;
+    /// A numeric attribute under the block device's sysfs directory (`device/queue_depth`):
+    /// its first word, or hdparm's label for the failure (the attribute's path) with the error
+    /// (EINVAL when it is not a number).
+    fn sysfs_u64(&self, attr: &str) -> Result<u64, (String, io::Error)>;
+    /// Writes such an attribute (the kernel parses the text).
+    fn set_sysfs_u64(&self, attr: &str, value: u64) -> Result<(), (String, io::Error)>;
 
     // ---- primitive: the process's own input and time -------------------------------------
 
@@ -295,6 +300,20 @@ pub trait DeviceAccess {
         let mut buf = [0u8; 512];
         self.ata(&tf, &mut buf)?;
         Ok(buf)
+    }
+
+    /// The SCSI queue depth, or hdparm's label for the failure (the attribute's sysfs path)
+    /// with the error.
+    fn queue_depth(&self) -> Result<u32, (String, io::Error)> {
+        self.sysfs_u64(QUEUE_DEPTH).map(|v| v as u32)
+    }
+    fn set_queue_depth(&self, depth: u32) -> Result<(), (String, io::Error)> {
+        self.set_sysfs_u64(QUEUE_DEPTH, u64::from(depth))
+    }
+    /// The block queue's `queue/max_sectors_kb`, which sizes a TRIM batch; None when unknown.
+    fn max_sectors_kb(&self) -> Option<u32> {
+        let kb = self.sysfs_u64(MAX_SECTORS_KB).ok()?;
+        u32::try_from(kb).ok()
     }
 
     fn readahead(&self) -> io::Result<i64> {
