@@ -1,9 +1,14 @@
-//! What the per-device steps need from a device, as a trait: the real implementation wraps
-//! [`crate::device`] (see `real.rs`), and tests use the scripted fake in `fake.rs`, so every
-//! step's commands, output and exit class can be checked without hardware.
+//! What the per-device steps need from a device, as a trait: a few primitives (the ATA
+//! taskfile in and registers out, with SAT or HDIO chosen underneath; NVMe admin and I/O
+//! passthrough; the block-layer calls; sysfs; IDENTIFY with its cache) that each
+//! implementation answers, and every other call written once on top of them as a provided
+//! method. Three implementations: the real device over [`crate::device`] (`real.rs`), the
+//! dry-run recorder (`dry_run.rs`), and the scripted fake drive of the tests (`fake.rs`), so
+//! every step's commands, output and exit class can be checked without hardware.
 //!
-//! Must not: grow methods that only one implementation can answer; a step that needs the
-//! device must say so here, so that the fake can script it.
+//! Must not: grow a required method for what a primitive can carry (a new ATA command is a
+//! taskfile, a new block ioctl a [`BlockCall`]); an implementation overrides a provided method
+//! only where it must, and says why.
 
 use crate::ata::command::{op, AtaRegisters, Protocol, TaskFile};
 pub use crate::ata::sat::Lost;
@@ -74,6 +79,11 @@ pub struct Geometry {
     pub total_sectors: u64,
     pub start_sector: Option<u64>,
 }
+
+/// The SCSI device's attribute `-Q` reads and writes, under the block device's sysfs directory.
+pub const QUEUE_DEPTH: &str = "device/queue_depth";
+/// The block queue's largest request, in KiB.
+pub const MAX_SECTORS_KB: &str = "queue/max_sectors_kb";
 
 /// Which pass-through an ATA command may take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -210,12 +220,12 @@ pub trait DeviceAccess {
     /// Whether the kernel was told not to scan the disk for partitions (a loop device without
     /// `losetup -P`), which is why BLKRRPART is refused.
     fn partition_scan_off(&self) -> bool;
-    /// The SCSI queue depth, or hdparm's label for the failure (the attribute's sysfs path)
-    /// with the error.
-    fn queue_depth(&self) -> Result<u32, (String, io::Error)>;
-    fn set_queue_depth(&self, depth: u32) -> Result<(), (String, io::Error)>;
-    /// The block queue's `queue/max_sectors_kb`, which sizes a TRIM batch; None when unknown.
-    fn max_sectors_kb(&self) -> Option<u32>;
+    /// A numeric attribute under the block device's sysfs directory (`device/queue_depth`):
+    /// its first word, or hdparm's label for the failure (the attribute's path) with the error
+    /// (EINVAL when it is not a number).
+    fn sysfs_u64(&self, attr: &str) -> Result<u64, (String, io::Error)>;
+    /// Writes such an attribute (the kernel parses the text).
+    fn set_sysfs_u64(&self, attr: &str, value: u64) -> Result<(), (String, io::Error)>;
 
     // ---- primitive: the process's own input and time -------------------------------------
 
@@ -290,6 +300,20 @@ pub trait DeviceAccess {
         let mut buf = [0u8; 512];
         self.ata(&tf, &mut buf)?;
         Ok(buf)
+    }
+
+    /// The SCSI queue depth, or hdparm's label for the failure (the attribute's sysfs path)
+    /// with the error.
+    fn queue_depth(&self) -> Result<u32, (String, io::Error)> {
+        self.sysfs_u64(QUEUE_DEPTH).map(|v| v as u32)
+    }
+    fn set_queue_depth(&self, depth: u32) -> Result<(), (String, io::Error)> {
+        self.set_sysfs_u64(QUEUE_DEPTH, u64::from(depth))
+    }
+    /// The block queue's `queue/max_sectors_kb`, which sizes a TRIM batch; None when unknown.
+    fn max_sectors_kb(&self) -> Option<u32> {
+        let kb = self.sysfs_u64(MAX_SECTORS_KB).ok()?;
+        u32::try_from(kb).ok()
     }
 
     fn readahead(&self) -> io::Result<i64> {

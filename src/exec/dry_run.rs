@@ -17,6 +17,7 @@
 
 use super::access::{
     AtaFailure, AtaOutput, AtaVia, BlockCall, DeviceAccess, Geometry, HdioSetting, NvmeFailure,
+    QUEUE_DEPTH,
 };
 use super::guards::{self, DeviceFacts};
 use super::output::Output;
@@ -370,20 +371,20 @@ impl DeviceAccess for Recorder<'_> {
     fn hdio_identity(&self) -> io::Result<[u8; 512]> {
         self.inner.hdio_identity()
     }
-    fn queue_depth(&self) -> Result<u32, (String, io::Error)> {
-        self.inner.queue_depth()
+    fn sysfs_u64(&self, attr: &str) -> Result<u64, (String, io::Error)> {
+        self.inner.sysfs_u64(attr)
     }
     /// Where the attribute cannot be read (not a SCSI device), it cannot be written either.
-    fn set_queue_depth(&self, depth: u32) -> Result<(), (String, io::Error)> {
-        self.inner.queue_depth()?;
-        self.call(format!("write {depth} to the SCSI device's queue_depth"))
+    fn set_sysfs_u64(&self, attr: &str, value: u64) -> Result<(), (String, io::Error)> {
+        self.inner.sysfs_u64(attr)?;
+        let what = match attr {
+            QUEUE_DEPTH => "the SCSI device's queue_depth".to_string(),
+            other => format!("sysfs {other}"),
+        };
+        self.call(format!("write {value} to {what}"))
             .map_err(|e| (String::new(), e))
     }
 
-    // --- sectors (HPA, DCO, TRIM, sector operations) ---
-    fn max_sectors_kb(&self) -> Option<u32> {
-        self.inner.max_sectors_kb()
-    }
     /// Standard input is read as the real run would read it (the TRIM ranges decide the
     /// batches that are planned).
     fn stdin_bytes(&mut self) -> io::Result<Vec<u8>> {

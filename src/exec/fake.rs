@@ -19,7 +19,7 @@
 // What a test scripts the fake with, nameable from tests/ (the `doubles` feature).
 pub use super::access::{
     AtaFailure, AtaOutput, AtaVia, BlockCall, DeviceAccess, Geometry, HdioSetting, Lost,
-    NvmeFailure,
+    NvmeFailure, MAX_SECTORS_KB, QUEUE_DEPTH,
 };
 
 use super::devices::{run_devices_with, Held, Opened, Opener};
@@ -782,18 +782,34 @@ impl DeviceAccess for FakeDevice {
         self.record(Call::HdioIdentity)?;
         copy(&self.identity)
     }
-    fn queue_depth(&self) -> Result<u32, (String, io::Error)> {
-        let label = || self.queue_depth_path.clone();
-        self.record(Call::QueueDepth).map_err(|e| (label(), e))?;
-        let depth = self.queue_depth.map_err(|e| (label(), errno(e)))?;
-        Ok(self.stuck(Stuck::QueueDepth).map_or(depth, |d| d as u32))
+    /// The queue depth (logged as [`Call::QueueDepth`]) and `queue/max_sectors_kb`, as
+    /// scripted; other attributes are missing.
+    fn sysfs_u64(&self, attr: &str) -> Result<u64, (String, io::Error)> {
+        match attr {
+            QUEUE_DEPTH => {
+                let label = || self.queue_depth_path.clone();
+                self.record(Call::QueueDepth).map_err(|e| (label(), e))?;
+                let depth = self.queue_depth.map_err(|e| (label(), errno(e)))?;
+                let depth = self.stuck(Stuck::QueueDepth).map_or(depth, |d| d as u32);
+                Ok(u64::from(depth))
+            }
+            MAX_SECTORS_KB => self
+                .max_sectors_kb
+                .map(u64::from)
+                .ok_or_else(|| (attr.to_string(), errno(libc::ENOENT))),
+            _ => Err((attr.to_string(), errno(libc::ENOENT))),
+        }
     }
-    fn set_queue_depth(&self, depth: u32) -> Result<(), (String, io::Error)> {
+    fn set_sysfs_u64(&self, attr: &str, value: u64) -> Result<(), (String, io::Error)> {
+        let label = || self.queue_depth_path.clone();
+        let depth = match (attr, u32::try_from(value)) {
+            (QUEUE_DEPTH, Ok(depth)) => depth,
+            _ => return Err((attr.to_string(), errno(libc::EACCES))),
+        };
         self.record(Call::SetQueueDepth(depth))
-            .map_err(|e| (self.queue_depth_path.clone(), e))?;
+            .map_err(|e| (label(), e))?;
         // A missing attribute cannot be written either.
-        self.queue_depth
-            .map_err(|e| (self.queue_depth_path.clone(), errno(e)))?;
+        self.queue_depth.map_err(|e| (label(), errno(e)))?;
         self.stick(Stuck::QueueDepth, i64::from(depth));
         Ok(())
     }
@@ -825,9 +841,6 @@ impl DeviceAccess for FakeDevice {
         }
     }
     // --- sectors (HPA, DCO, TRIM, sector operations) ---
-    fn max_sectors_kb(&self) -> Option<u32> {
-        self.max_sectors_kb
-    }
     fn stdin_bytes(&mut self) -> io::Result<Vec<u8>> {
         let mut all = std::mem::take(&mut self.stdin);
         if let Some(stream) = self.stdin_stream.as_mut() {

@@ -20,9 +20,6 @@ use std::io::{self, Write};
 use std::os::fd::{AsFd, BorrowedFd};
 use std::path::Path;
 
-/// The SCSI device's attribute `-Q` reads and writes, under the block device's sysfs directory.
-const QUEUE_DEPTH: &str = "device/queue_depth";
-
 pub struct RealDevice<'w> {
     dev: Device,
     /// `--prefer-ata12`; cleared after a failed IDENTIFY DEVICE, as hdparm does.
@@ -429,25 +426,16 @@ impl DeviceAccess for RealDevice<'_> {
         self.dev.hdio_identity_bytes()
     }
 
-    fn queue_depth(&self) -> Result<u32, (String, io::Error)> {
+    fn sysfs_u64(&self, attr: &str) -> Result<u64, (String, io::Error)> {
         self.dev
-            .sysfs_u64(QUEUE_DEPTH)
-            .map(|v| v as u32)
-            .map_err(|e| (self.dev.sysfs_attr_label(QUEUE_DEPTH), e))
+            .sysfs_u64(attr)
+            .map_err(|e| (self.dev.sysfs_attr_label(attr), e))
     }
 
-    fn set_queue_depth(&self, depth: u32) -> Result<(), (String, io::Error)> {
+    fn set_sysfs_u64(&self, attr: &str, value: u64) -> Result<(), (String, io::Error)> {
         self.dev
-            .sysfs_write(QUEUE_DEPTH, &depth.to_string())
-            .map_err(|e| (self.dev.sysfs_attr_label(QUEUE_DEPTH), e))
-    }
-
-    // --- sectors (HPA, DCO, TRIM, sector operations) ---
-    fn max_sectors_kb(&self) -> Option<u32> {
-        self.dev
-            .sysfs_u64("queue/max_sectors_kb")
-            .ok()
-            .and_then(|v| u32::try_from(v).ok())
+            .sysfs_write(attr, &value.to_string())
+            .map_err(|e| (self.dev.sysfs_attr_label(attr), e))
     }
 
     fn stdin_bytes(&mut self) -> io::Result<Vec<u8>> {
