@@ -2394,6 +2394,9 @@ pub const GENERATE: OptionDef = OptionDef {
         &[],
         Apply::Custom(|p, _, _| {
             let word = p.next_word_text();
+            if word.as_deref() == Some("schema") {
+                return Ok(Outcome::Done(Invocation::Schema));
+            }
             let shell = word.as_deref().and_then(|w| w.strip_prefix("complete-"));
             match shell.filter(|s| super::complete::SHELLS.contains(s)) {
                 Some(shell) => Ok(Outcome::Done(Invocation::Completions {

@@ -297,6 +297,8 @@ pub enum Invocation {
     Prometheus(PrometheusRequest),
     /// `--generate complete-SHELL` (ours): a shell completion script on stdout.
     Completions { shell: String },
+    /// `--generate schema` (ours): the JSON schema of `--json` (doc/hdparm-rs.schema.json).
+    Schema,
     /// `--advise` (ours): what is off about each drive, and the command that changes it.
     Advise(AdviseRequest),
     /// `--surface` (ours): a read scan of the whole device, zone by zone.

@@ -110,6 +110,9 @@ fn run_modes(
         Invocation::Completions { shell } => {
             let _ = stdout.write_all(cli::complete::script(&shell).unwrap_or_default().as_bytes());
         }
+        Invocation::Schema => {
+            let _ = stdout.write_all(crate::report::schema::document().as_bytes());
+        }
         Invocation::Prometheus(request) => {
             return metrics::run_prometheus(&request, stdout, stderr);
         }
@@ -216,7 +219,7 @@ fn run_json(
             prompt::forget();
         }
         // Their output is a format of its own, not JSON.
-        Invocation::Prometheus(_) | Invocation::Completions { .. } => out.error(&Error::usage(
+        Invocation::Prometheus(_) | Invocation::Completions { .. } | Invocation::Schema => out.error(&Error::usage(
             "--prometheus and --generate write their own formats; --json does not apply to them",
         )),
         Invocation::Fibmap { path } => filemap::fibmap(&path, &mut out),
