@@ -15,8 +15,11 @@ use schemars::JsonSchema;
 /// The hand-written part of the document, with its placeholders.
 const HAND: &str = include_str!("schema/hand.json");
 
-/// The definitions generated from types: their `$defs` name and their schema.
-pub const GENERATED: &[(&str, fn() -> serde_json::Value)] =
+/// A generated definition: its `$defs` name, and the function that derives its schema.
+pub type Generated = (&'static str, fn() -> serde_json::Value);
+
+/// The definitions generated from types.
+pub const GENERATED: &[Generated] =
     &[("settings_item", definition::<super::settings::SettingsItem>)];
 
 /// One type's schema as a definition of the document: its subschemas inlined (the document's
