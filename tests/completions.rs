@@ -146,7 +146,8 @@ fn bash_completes_sub_options_values_and_block_devices_only() {
     }
     assert_eq!(
         complete("hdparm --generate complete-", 2),
-        "complete-bash\ncomplete-zsh\ncomplete-fish\n"
+        "complete-bash\ncomplete-zsh\ncomplete-fish\n",
+        "after complete-, the shells"
     );
     assert_eq!(
         complete("hdparm --zones ''", 2),
@@ -191,7 +192,7 @@ fn fish_completes_sub_options_values_devices_and_keeps_apostrophes() {
             .lines()
             .map(|l| l.split('\t').next().unwrap_or(""))
             .collect::<Vec<_>>(),
-        ["complete-bash", "complete-fish", "complete-zsh"],
+        ["complete-bash", "complete-fish", "complete-zsh", "man", "schema"],
         "{shells}"
     );
     let options = complete("hdparm -");
@@ -241,7 +242,7 @@ fn zsh_specs_keep_apostrophes_and_complete_block_devices_only() {
     }
     assert!(
         specs.lines().any(|l| l.starts_with("--generate[")
-            && l.ends_with(":value:(complete-bash complete-zsh complete-fish)")),
+            && l.ends_with(":value:(complete-bash complete-zsh complete-fish man schema)")),
         "{specs}"
     );
     assert!(

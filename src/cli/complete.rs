@@ -37,9 +37,13 @@ fn entries() -> Vec<(String, &'static str, Next)> {
         .map(|d| {
             let next = match d.value {
                 Value::Filename | Value::KibThenFilename => Next::File,
-                _ if d.long == Some("generate") => {
-                    Next::Words(SHELLS.iter().map(|s| format!("complete-{s}")).collect())
-                }
+                _ if d.long == Some("generate") => Next::Words(
+                    SHELLS
+                        .iter()
+                        .map(|s| format!("complete-{s}"))
+                        .chain(["man".to_string(), "schema".to_string()])
+                        .collect(),
+                ),
                 _ => Next::Nothing,
             };
             (d.spelling(), d.summary, next)

@@ -2801,19 +2801,22 @@ pub const GENERATE: OptionDef = OptionDef {
         "generate",
         Role::Immediate,
         Some(
-            " --generate complete-bash|complete-zsh|complete-fish  Print a shell completion script",
+            " --generate complete-bash|complete-zsh|complete-fish|man|schema  Print a shell completion script, the man page or the JSON schema",
         ),
-        "Print the completion script of a shell, made from these definitions",
+        "Print a shell's completion script, the man page or the JSON schema, made from these definitions",
         &[],
         Apply::Custom(Reader::Generate),
     ))
 }
 .man_page(
-    r#"complete\-bash|complete\-zsh|complete\-fish"#,
+    r#"complete\-bash|complete\-zsh|complete\-fish|man|schema"#,
     r#"Print the shell's completion script, made from the same option definitions as the parser and
-this page (the Debian package installs all three)."#,
+this page (the Debian package installs all three); \fBman\fR prints this page, and \fBschema\fR
+the JSON Schema of \fB\-\-json\fR's documents (doc/hdparm\-rs.schema.json), made from the
+report types."#,
 );
 invokes!(generate_man_invokes, "--generate man", Invocation::ManPage);
+invokes!(generate_schema_invokes, "--generate schema", Invocation::Schema);
 invokes!(
     generate_invokes,
     "--generate complete-zsh",
@@ -2825,7 +2828,7 @@ rejects!(
     generate_knows_its_shells,
     "--generate complete-tcsh",
     ParseError::Message(
-        "--generate: expected complete-bash, complete-zsh or complete-fish, got 'complete-tcsh'"
+        "--generate: expected complete-bash, complete-zsh, complete-fish, man or schema, got 'complete-tcsh'"
             .into()
     )
 );

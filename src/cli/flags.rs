@@ -292,6 +292,8 @@ pub enum Invocation {
     Completions { shell: String },
     /// `--generate man` (ours): doc/hdparm.8, made from the option definitions, on stdout.
     ManPage,
+    /// `--generate schema` (ours): the JSON schema of `--json` (doc/hdparm-rs.schema.json).
+    Schema,
     /// `--advise` (ours): what is off about each drive, and the command that changes it.
     Advise(AdviseRequest),
     /// `--surface` (ours): a read scan of the whole device, zone by zone.

@@ -88,33 +88,15 @@ fn fibmap_file(path: &Path, name: &str, out: &mut Output) {
             out.note(&format!("ioctl(FIBMAP): {}", strerror(&e)));
         }
     }
-    let spb = u64::from(sectors_per_block);
-    let extents: Vec<serde_json::Value> = shown
-        .iter()
-        .map(|e| {
-            let placed = e.first_block != 0;
-            serde_json::json!({
-                "byte_offset": e.byte_offset,
-                "begin_lba": placed.then(|| start_lba.wrapping_add(e.first_block.wrapping_mul(spb))),
-                "end_lba": placed.then(|| {
-                    start_lba
-                        .wrapping_add(e.last_block.wrapping_add(1).wrapping_mul(spb))
-                        .wrapping_sub(1)
-                }),
-                "sectors": e.block_count.wrapping_mul(spb),
-            })
-        })
-        .collect();
-    out.section(
-        "fibmap",
-        serde_json::json!({
-            "file": name,
-            "filesystem_block_bytes": blksize,
-            "start_lba": start_lba,
-            "sector_bytes": sector_bytes,
-            "extents": extents,
-        }),
+    let report = crate::report::filemap::FibmapReport::new(
+        name,
+        blksize,
+        start_lba,
+        sector_bytes,
+        sectors_per_block,
+        &shown,
     );
+    out.section_of("fibmap", &report);
 }
 
 /// hdparm's FIEMAP walk: batches until one maps nothing (the LAST flag is not trusted: ext4

@@ -113,6 +113,9 @@ fn run_modes(
         Invocation::ManPage => {
             let _ = stdout.write_all(cli::man::page().as_bytes());
         }
+        Invocation::Schema => {
+            let _ = stdout.write_all(crate::report::schema::document().as_bytes());
+        }
         Invocation::Prometheus(request) => {
             return metrics::run_prometheus(&request, stdout, stderr);
         }
@@ -219,7 +222,10 @@ fn run_json(
             prompt::forget();
         }
         // Their output is a format of its own, not JSON.
-        Invocation::Prometheus(_) | Invocation::Completions { .. } | Invocation::ManPage => out.error(&Error::usage(
+        Invocation::Prometheus(_)
+        | Invocation::Completions { .. }
+        | Invocation::ManPage
+        | Invocation::Schema => out.error(&Error::usage(
             "--prometheus and --generate write their own formats; --json does not apply to them",
         )),
         Invocation::Fibmap { path } => filemap::fibmap(&path, &mut out),

@@ -4,7 +4,7 @@
 //! Must not: read the device; it renders the 256 DCO IDENTIFY words it is given.
 
 use crate::ata::dco::{checksum_ok, real_max_sectors};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// Word 7 bits 0-8, then 9-15: the ATA feature sets that DCO can hide.
 const WORD7: [&str; 16] = [
@@ -167,15 +167,29 @@ pub fn json(w: &[u16; 256]) -> Value {
         .collect();
     let mut ata = named(w[7], &word7);
     ata.extend(named(w[21], &WORD21));
-    json!({
-        "revision": w[0],
-        "checksum_ok": checksum_ok(w),
-        "mdma_modes": modes("mdma", w[1], 3),
-        "udma_modes": modes("udma", w[2], 7),
-        "real_max_sectors": real_max_sectors(w),
-        "ata_features": ata,
-        "sata_features": named(w[8], &word8),
-    })
+    let report = DcoReport {
+        revision: w[0],
+        checksum_ok: checksum_ok(w),
+        mdma_modes: modes("mdma", w[1], 3),
+        udma_modes: modes("udma", w[2], 7),
+        real_max_sectors: real_max_sectors(w),
+        ata_features: ata,
+        sata_features: named(w[8], &word8),
+    };
+    serde_json::to_value(report).unwrap_or_default()
+}
+
+/// `--dco-identify`'s JSON section: the revision, whether the checksum holds, the modes and
+/// features the drive could be configured with, and its real maximum sector count.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct DcoReport {
+    pub revision: u16,
+    pub checksum_ok: bool,
+    pub mdma_modes: Vec<String>,
+    pub udma_modes: Vec<String>,
+    pub real_max_sectors: u64,
+    pub ata_features: Vec<String>,
+    pub sata_features: Vec<String>,
 }
 
 #[cfg(test)]

@@ -6,6 +6,65 @@
 //! per-block numbers coalesced into runs, holes included), the header and the rows, byte for
 //! byte. Must not: call the kernel (the exec layer hands in what `device` read).
 
+/// `--fibmap`'s JSON section (`fibmap`): the file, its file system's geometry, and the
+/// extents printed, in absolute LBAs of the disk.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct FibmapReport {
+    pub file: String,
+    pub filesystem_block_bytes: u32,
+    pub start_lba: u64,
+    pub sector_bytes: u32,
+    pub extents: Vec<FibmapExtent>,
+}
+
+/// One extent of [`FibmapReport`]; `begin_lba` and `end_lba` are null for a hole or an
+/// extent whose place is unknown.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct FibmapExtent {
+    pub byte_offset: u64,
+    pub begin_lba: Option<u64>,
+    pub end_lba: Option<u64>,
+    pub sectors: u64,
+}
+
+impl FibmapReport {
+    /// The section for the extents `shown` (the rows printed), with hdparm's arithmetic.
+    pub fn new(
+        file: &str,
+        filesystem_block_bytes: u32,
+        start_lba: u64,
+        sector_bytes: u32,
+        sectors_per_block: u32,
+        shown: &[FileExtent],
+    ) -> FibmapReport {
+        let spb = u64::from(sectors_per_block);
+        let extents = shown
+            .iter()
+            .map(|e| {
+                let placed = e.first_block != 0;
+                FibmapExtent {
+                    byte_offset: e.byte_offset,
+                    begin_lba: placed
+                        .then(|| start_lba.wrapping_add(e.first_block.wrapping_mul(spb))),
+                    end_lba: placed.then(|| {
+                        start_lba
+                            .wrapping_add(e.last_block.wrapping_add(1).wrapping_mul(spb))
+                            .wrapping_sub(1)
+                    }),
+                    sectors: e.block_count.wrapping_mul(spb),
+                }
+            })
+            .collect();
+        FibmapReport {
+            file: file.to_string(),
+            filesystem_block_bytes,
+            start_lba,
+            sector_bytes,
+            extents,
+        }
+    }
+}
+
 /// One extent as hdparm keeps it, in file system blocks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FileExtent {

@@ -2,7 +2,7 @@
 //! schema` prints [`document`], and a test fails when the checked-in copy differs from it.
 //!
 //! The definitions of typed reports are derived from their types with `schemars`
-//! ([`GENERATED`]: `settings_item`), so a key added to a report is in the schema with no
+//! ([`GENERATED`]: `outcome`, `settings_item`), so a key added to a report is in the schema with no
 //! hand edit. The rest of the document is still written by hand, in `schema/hand.json`, with
 //! a `"@generated NAME"` placeholder where each generated definition goes; those parts move
 //! here as their JSON is built from typed structures instead of `json!`.
@@ -15,9 +15,14 @@ use schemars::JsonSchema;
 /// The hand-written part of the document, with its placeholders.
 const HAND: &str = include_str!("schema/hand.json");
 
-/// The definitions generated from types: their `$defs` name and their schema.
-pub const GENERATED: &[(&str, fn() -> serde_json::Value)] =
-    &[("settings_item", definition::<super::settings::SettingsItem>)];
+/// A generated definition: its `$defs` name, and the function that derives its schema.
+pub type Generated = (&'static str, fn() -> serde_json::Value);
+
+/// The definitions generated from types.
+pub const GENERATED: &[Generated] = &[
+    ("outcome", definition::<super::settings::Outcome>),
+    ("settings_item", definition::<super::settings::SettingsItem>),
+];
 
 /// One type's schema as a definition of the document: its subschemas inlined (the document's
 /// `$defs` are its own), without the root's `$schema` and `title`, with its doc comment as

@@ -184,11 +184,13 @@ impl Parser<'_> {
         Ok(Outcome::Continue)
     }
 
-    /// `--generate man|complete-SHELL` (ours).
+    /// `--generate complete-SHELL|man|schema` (ours).
     fn generate(&mut self) -> Step<Outcome> {
         let word = self.next_word_text();
-        if word.as_deref() == Some("man") {
-            return Ok(Outcome::Done(Invocation::ManPage));
+        match word.as_deref() {
+            Some("man") => return Ok(Outcome::Done(Invocation::ManPage)),
+            Some("schema") => return Ok(Outcome::Done(Invocation::Schema)),
+            _ => {}
         }
         let shell = word.as_deref().and_then(|w| w.strip_prefix("complete-"));
         match shell.filter(|s| SHELLS.contains(s)) {
@@ -196,7 +198,7 @@ impl Parser<'_> {
                 shell: shell.to_string(),
             })),
             None => Err(message(format!(
-                "--generate: expected complete-bash, complete-zsh or complete-fish, got '{}'",
+                "--generate: expected complete-bash, complete-zsh, complete-fish, man or schema, got '{}'",
                 word.unwrap_or_default()
             ))),
         }

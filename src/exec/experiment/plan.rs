@@ -31,7 +31,7 @@ use crate::exec::devices::{Opener, RealOpener};
 use crate::exec::output::Output;
 use crate::report::dry_run::{self, Plan};
 use crate::report::envelope::{DeviceJson, Envelope, Message};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::ffi::OsString;
 use std::io::Write;
 
@@ -230,28 +230,42 @@ pub fn run_plan(
     let status = verdict.exit_status();
 
     if request.json {
-        let plan_json = |line: &Line| dry_run::json(&line.plan);
-        let document = json!({
-            "sent": false,
-            "guards_needed": needed,
-            "guards_missing": missing,
-            "measurement": match request.measurement {
+        let document = PlanReport {
+            sent: false,
+            guards_needed: &needed,
+            guards_missing: &missing,
+            measurement: match request.measurement {
                 Measurement::Buffered => "buffered",
                 Measurement::Direct => "direct",
                 Measurement::Bench(_) => "bench",
             },
-            "trials_per_arm": request.trials,
-            "warmup_trials": 1,
-            "trials_total": total,
-            "originals": originals.iter().map(|l| json!({"option": l.label, "dry_run": plan_json(l)})).collect::<Vec<Value>>(),
-            "arms": arms.iter().enumerate().map(|(i, l)| json!({
-                "label": l.label,
-                "applied_times": trials + usize::from(i == 0),
-                "dry_run": plan_json(l),
-            })).collect::<Vec<Value>>(),
-            "restore": if request.keep { "winner_or_originals" } else { "originals" },
-            "plot": request.plot.as_ref().map(|p| p.display().to_string()),
-        });
+            trials_per_arm: request.trials,
+            warmup_trials: 1,
+            trials_total: total,
+            originals: originals
+                .iter()
+                .map(|l| PlanOriginal {
+                    option: &l.label,
+                    dry_run: dry_run::json(&l.plan),
+                })
+                .collect(),
+            arms: arms
+                .iter()
+                .enumerate()
+                .map(|(i, l)| PlanArm {
+                    label: &l.label,
+                    applied_times: trials + usize::from(i == 0),
+                    dry_run: dry_run::json(&l.plan),
+                })
+                .collect(),
+            restore: if request.keep {
+                "winner_or_originals"
+            } else {
+                "originals"
+            },
+            plot: request.plot.as_ref().map(|p| p.display().to_string()),
+        };
+        let document = serde_json::to_value(document).unwrap_or_default();
         let mut env = Envelope::new(
             program_args
                 .iter()
@@ -284,6 +298,39 @@ pub fn run_plan(
     }
     let _ = stdout.flush();
     status
+}
+
+/// The `experiment_plan` object of `--dry-run --experiment --json`.
+#[derive(serde::Serialize)]
+struct PlanReport<'a, N: serde::Serialize> {
+    /// Always false: nothing was sent.
+    sent: bool,
+    guards_needed: N,
+    guards_missing: N,
+    measurement: &'static str,
+    trials_per_arm: u32,
+    warmup_trials: u32,
+    trials_total: usize,
+    originals: Vec<PlanOriginal<'a>>,
+    arms: Vec<PlanArm<'a>>,
+    /// `originals`, or with `--keep` `winner_or_originals`.
+    restore: &'static str,
+    plot: Option<String>,
+}
+
+/// An original setting read before the first arm: its option and the plan of its get.
+#[derive(serde::Serialize)]
+struct PlanOriginal<'a> {
+    option: &'a str,
+    dry_run: Value,
+}
+
+/// An arm: its label, how many times it is set, and the plan of its command line.
+#[derive(serde::Serialize)]
+struct PlanArm<'a> {
+    label: &'a str,
+    applied_times: usize,
+    dry_run: Value,
 }
 
 /// The plan as text.
