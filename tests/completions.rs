@@ -192,7 +192,13 @@ fn fish_completes_sub_options_values_devices_and_keeps_apostrophes() {
             .lines()
             .map(|l| l.split('\t').next().unwrap_or(""))
             .collect::<Vec<_>>(),
-        ["complete-bash", "complete-fish", "complete-zsh", "man", "schema"],
+        [
+            "complete-bash",
+            "complete-fish",
+            "complete-zsh",
+            "man",
+            "schema"
+        ],
         "{shells}"
     );
     let options = complete("hdparm -");

@@ -2816,7 +2816,11 @@ the JSON Schema of \fB\-\-json\fR's documents (doc/hdparm\-rs.schema.json), made
 report types."#,
 );
 invokes!(generate_man_invokes, "--generate man", Invocation::ManPage);
-invokes!(generate_schema_invokes, "--generate schema", Invocation::Schema);
+invokes!(
+    generate_schema_invokes,
+    "--generate schema",
+    Invocation::Schema
+);
 invokes!(
     generate_invokes,
     "--generate complete-zsh",
