@@ -1,8 +1,8 @@
 //! The test doubles from outside the crate (`cargo test --features doubles --test doubles`):
-//! the scripted drive of `hdparm::exec::fake`, run through the real parser and the per-device
+//! the scripted drive of `hdparm::exec::doubles::fake`, run through the real parser and the per-device
 //! function the binary calls, as the library's own step tests run it.
 
-use hdparm::exec::fake::{aborted, run_on, FakeDevice};
+use hdparm::exec::doubles::fake::{aborted, run_on, FakeDevice};
 
 /// IDENTIFY words of a drive with read look-ahead, enabled.
 fn words() -> [u16; 256] {

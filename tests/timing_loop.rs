@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use hdparm::cli::Flags;
 use hdparm::error::ErrorClass;
-use hdparm::exec::timing::{self, TimingContext};
+use hdparm::exec::measure::{self, TimingContext};
 use hdparm::timing::bench::{BenchOptions, EngineChoice};
 
 /// Returns why the loop-device tests cannot run here, if they cannot.
@@ -194,7 +194,7 @@ fn time_device_on(
     };
     let mut out = Vec::new();
     let mut err = Vec::new();
-    let result = timing::time_device(&ctx, &mut out, &mut err);
+    let result = measure::time_device(&ctx, &mut out, &mut err);
     (result, out, err)
 }
 
@@ -245,8 +245,8 @@ fn direct_timings_print_well_formed_lines() {
     };
     let mut out = Vec::new();
     let mut err = Vec::new();
-    timing::time_cache(&ctx, &mut out, &mut err).expect("-T --direct succeeds");
-    timing::time_device(&ctx, &mut out, &mut err).expect("-t --direct succeeds");
+    measure::time_cache(&ctx, &mut out, &mut err).expect("-T --direct succeeds");
+    measure::time_device(&ctx, &mut out, &mut err).expect("-t --direct succeeds");
     let out = String::from_utf8(out).unwrap();
     let mut lines = out.split_inclusive('\n');
     let cached = lines
@@ -330,7 +330,7 @@ fn regular_file_and_directory_give_one_line_each() {
     };
     let mut out = Vec::new();
     let mut err = Vec::new();
-    let e = timing::time_device(&ctx, &mut out, &mut err).expect_err("3-byte file");
+    let e = measure::time_device(&ctx, &mut out, &mut err).expect_err("3-byte file");
     assert_eq!(e.message, "read(2097152) returned 3 bytes");
     assert!(err.is_empty());
     // The flush -t implies is quiet on a regular file (no "BLKFLSBUF failed" line).
@@ -344,7 +344,7 @@ fn regular_file_and_directory_give_one_line_each() {
         flags: &flags,
     };
     let mut out = Vec::new();
-    let e = timing::time_device(&ctx, &mut out, &mut err).expect_err("a directory");
+    let e = measure::time_device(&ctx, &mut out, &mut err).expect_err("a directory");
     assert_eq!(e.message, "read() failed: Is a directory");
     assert!(err.is_empty());
     hdparm::device::flush::flush_buffer_cache(dir.as_fd()).expect("flush of a directory");
@@ -378,7 +378,7 @@ fn bench_runs_on_both_engines() {
         };
         let mut out = Vec::new();
         let mut err = Vec::new();
-        let report = match timing::bench_with(&ctx, &options, &mut out, &mut err, false) {
+        let report = match measure::bench_with(&ctx, &options, &mut out, &mut err, false) {
             Ok(r) => r,
             Err(e) if engine == EngineChoice::IoUring && e.class == ErrorClass::NotApplicable => {
                 // The threads engine below still runs; the io_uring half is what is skipped.

@@ -19,7 +19,7 @@
 //!   delays the whole array when it wakes, and may be dropped from it;
 //! - `failing_sectors`: reallocated or pending sectors: back the data up.
 //!
-//! What this module must not do: ask the system; `exec/advise.rs` fills [`DriveState`].
+//! What this module must not do: ask the system; `exec/modes/advise.rs` fills [`DriveState`].
 
 use crate::ata::identify::Identify;
 use crate::ata::smart::{self, Attribute};

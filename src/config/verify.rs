@@ -1,5 +1,5 @@
 //! What `--check` knows about a setting the drive cannot tell it: the record of the last
-//! `--apply` (`/run/hdparm/NAME.json`, written by `exec/apply.rs`).
+//! `--apply` (`/run/hdparm/NAME.json`, written by `exec/modes/apply.rs`).
 //!
 //! `-S` has no get at all, and some drives take `-B` but report no level afterwards. For such a
 //! setting the drive is not asked; the record is: which command lines the last `--apply` ran

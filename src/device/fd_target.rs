@@ -3,7 +3,7 @@
 //!
 //! What it must not do: measure, format or decide. The loops, the statistics and the lines are
 //! in `timing`, and the adapter that makes [`FdTarget`] timing's reader is in
-//! `exec::bench_engines`, so that `device` imports nothing of `timing`.
+//! `exec::measure::engines`, so that `device` imports nothing of `timing`.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom};

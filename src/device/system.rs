@@ -4,7 +4,7 @@
 //! Each answer is the one Debian's scripts get from the same source (`on_ac_power`,
 //! `udevadm info`, `readlink -m`), read from sysfs and udev's database directly.
 //!
-//! What this file must not do: decide anything; `config/` and `exec/apply.rs` do.
+//! What this file must not do: decide anything; `config/` and `exec/modes/apply.rs` do.
 
 use std::io;
 use std::os::unix::fs::FileTypeExt;

@@ -3,20 +3,20 @@
 //! still runs (hdparm stops at the first failing device; DIFFERENCES.md lists this).
 //!
 //! Devices are opened through [`Opener`], so that tests run exactly this function over the
-//! scripted fake (`fake.rs`); the binary's opener is [`RealOpener`].
+//! scripted fake (`doubles/fake.rs`); the binary's opener is [`RealOpener`].
 //!
 //! Must not: send anything before every device's guards and every option's availability have
 //! been checked; a refusal changes nothing anywhere.
 
-use super::access::DeviceAccess;
-use super::guards::{self, DeviceFacts};
-use super::output::{Output, SharedStderr};
-use super::real::RealDevice;
-use super::steps::{self, Ctx};
-use super::stop::Stop;
 use crate::cli::DeviceRun;
 use crate::device::lock::{Denied, Mode, Wait, LOCK_WAIT};
 use crate::error::{Error, ErrorClass};
+use crate::exec::access::real::RealDevice;
+use crate::exec::access::DeviceAccess;
+use crate::exec::guards::{self, DeviceFacts};
+use crate::exec::output::{Output, SharedStderr};
+use crate::exec::steps::{self, Ctx};
+use crate::exec::stop::Stop;
 use crate::report::stop::{DeviceTurn, State, StopReport};
 use std::io;
 
@@ -133,7 +133,7 @@ pub fn run_devices_with(runs: &[DeviceRun], out: &mut Output, opener: &mut dyn O
     // device; so do we, once (the security step uses it), and the password file too. From
     // here on a process holding a password cannot dump core. A dry run reads no password: its
     // plan shows none.
-    if let Err(e) = super::prompt::prepare(runs) {
+    if let Err(e) = crate::exec::prompt::prepare(runs) {
         out.error(&e);
         return;
     }
@@ -372,7 +372,7 @@ fn refusal(run: &DeviceRun, facts: &DeviceFacts) -> Option<Error> {
     ))
 }
 
-/// `--dry-run` on one opened device: its plan ([`super::dry_run::plan_device`]) printed in
+/// `--dry-run` on one opened device: its plan ([`crate::exec::access::dry_run::plan_device`]) printed in
 /// place of its steps' output, and the real run's refusals and failures that the plan foresees
 /// reported as errors, so that the exit status is the one the real run would have.
 fn dry_run(
@@ -382,10 +382,10 @@ fn dry_run(
     dev: &mut dyn DeviceAccess,
     out: &mut Output,
 ) {
-    let plan = super::dry_run::plan_device(run, facts, name.clone(), dev);
+    let plan = crate::exec::access::dry_run::plan_device(run, facts, name.clone(), dev);
     out.text(&crate::report::dry_run::text(&plan));
     out.section("dry_run", crate::report::dry_run::json(&plan));
-    for error in super::dry_run::real_run_errors(&name, &plan) {
+    for error in crate::exec::access::dry_run::real_run_errors(&name, &plan) {
         out.error(&error);
     }
 }

@@ -9,7 +9,7 @@
 //! as hdparm does, not two. A command sent in between may change what IDENTIFY says, so the
 //! seed is then dropped and the step reads IDENTIFY afresh. Must not: send anything itself.
 
-use super::access::AtaFailure;
+use crate::exec::access::AtaFailure;
 
 pub type Words = [u16; 256];
 

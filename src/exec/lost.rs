@@ -4,7 +4,7 @@
 //! A command that timed out, was ended by a reset, or found its drive gone ([`Lost`]) leaves a
 //! drive whose state nobody knows (an erase may still run, a setting may have been dropped), so
 //! nothing more is sent to it in this run: the device refuses further commands itself
-//! (`real.rs`), the step loop stops (`steps::run`), `--apply` runs no further line and reads
+//! (`access/real.rs`), the step loop stops (`steps::run`), `--apply` runs no further line and reads
 //! nothing back, and the same drive opened again in the run (a line of `--apply`, another path
 //! to it) is sent nothing either. hdparm 9.65 goes on (DIFFERENCES.md, "faults").
 //!

@@ -102,10 +102,10 @@ fn run_modes(
             return out.finish();
         }
         Invocation::Surface(request) => {
-            return surface::run_surface(&request, args, stdout, stderr, stderr_is_terminal);
+            return modes::surface::run_surface(&request, args, stdout, stderr, stderr_is_terminal);
         }
         Invocation::Advise(request) => {
-            return advise::run_advise(&request, args, stdout, stderr);
+            return modes::advise::run_advise(&request, args, stdout, stderr);
         }
         Invocation::Completions { shell } => {
             let _ = stdout.write_all(cli::complete::script(&shell).unwrap_or_default().as_bytes());
@@ -117,13 +117,19 @@ fn run_modes(
             let _ = stdout.write_all(crate::report::schema::document().as_bytes());
         }
         Invocation::Prometheus(request) => {
-            return metrics::run_prometheus(&request, stdout, stderr);
+            return modes::prometheus::run_prometheus(&request, stdout, stderr);
         }
         Invocation::Experiment(request) => {
-            return experiment::run_experiment(&request, args, stdout, stderr, stderr_is_terminal);
+            return modes::experiment::run_experiment(
+                &request,
+                args,
+                stdout,
+                stderr,
+                stderr_is_terminal,
+            );
         }
         Invocation::Apply(request) => {
-            return apply::run_apply(&request, args, stdout, stderr);
+            return modes::apply::run_apply(&request, args, stdout, stderr);
         }
         Invocation::Devices(runs) => {
             let json = runs.iter().any(|r| r.flags.json);
@@ -135,12 +141,12 @@ fn run_modes(
         }
         Invocation::Fibmap { path } => {
             let mut out = Output::new(false, argv_strings(args), stdout, stderr);
-            filemap::fibmap(&path, &mut out);
+            modes::filemap::fibmap(&path, &mut out);
             return out.finish();
         }
         Invocation::Fallocate { kib, path, dry_run } => {
             let mut out = Output::new(false, argv_strings(args), stdout, stderr);
-            filemap::fallocate(kib, &path, dry_run, &mut out);
+            modes::filemap::fallocate(kib, &path, dry_run, &mut out);
             return out.finish();
         }
     }
@@ -167,15 +173,23 @@ fn run_json(
 ) -> u8 {
     match &parsed.result {
         // These write their own documents (see each module).
-        Ok(Invocation::Apply(request)) => return apply::run_apply(request, args, stdout, stderr),
+        Ok(Invocation::Apply(request)) => {
+            return modes::apply::run_apply(request, args, stdout, stderr)
+        }
         Ok(Invocation::Advise(request)) => {
-            return advise::run_advise(request, args, stdout, stderr)
+            return modes::advise::run_advise(request, args, stdout, stderr)
         }
         Ok(Invocation::Surface(request)) => {
-            return surface::run_surface(request, args, stdout, stderr, stderr_is_terminal)
+            return modes::surface::run_surface(request, args, stdout, stderr, stderr_is_terminal)
         }
         Ok(Invocation::Experiment(request)) => {
-            return experiment::run_experiment(request, args, stdout, stderr, stderr_is_terminal)
+            return modes::experiment::run_experiment(
+                request,
+                args,
+                stdout,
+                stderr,
+                stderr_is_terminal,
+            )
         }
         _ => {}
     }
@@ -228,9 +242,9 @@ fn run_json(
         | Invocation::Schema => out.error(&Error::usage(
             "--prometheus and --generate write their own formats; --json does not apply to them",
         )),
-        Invocation::Fibmap { path } => filemap::fibmap(&path, &mut out),
+        Invocation::Fibmap { path } => modes::filemap::fibmap(&path, &mut out),
         Invocation::Fallocate { kib, path, dry_run } => {
-            filemap::fallocate(kib, &path, dry_run, &mut out)
+            modes::filemap::fallocate(kib, &path, dry_run, &mut out)
         }
         // Handled before the document is begun (they write their own).
         Invocation::Apply(_)
@@ -293,48 +307,39 @@ fn argv_strings(args: &[OsString]) -> Vec<String> {
     cli::parse::redacted_argv(args)
 }
 
-mod access;
-mod advise;
-mod apply;
-mod bench_engines;
+// The executor: the per-device order, the guards, the output, the stop.
 mod checked;
 mod devices;
-mod dry_run;
-mod experiment;
-// The test doubles: the library's tests, and tests/ and fuzz/ with the `doubles` feature.
-#[cfg(any(test, feature = "doubles"))]
-#[doc(hidden)]
-pub mod fake;
-#[cfg(any(test, feature = "doubles"))]
-#[doc(hidden)]
-pub mod fake_drive;
-#[cfg(any(test, feature = "doubles"))]
-#[doc(hidden)]
-pub mod fake_nvme;
-mod filemap;
 mod guards;
 mod identify_cache;
 mod lost;
-mod metrics;
 mod output;
 mod prompt;
 mod quiet;
-mod real;
 mod steps;
 mod stop;
-mod surface;
-pub mod timing;
-mod words;
+// What the steps need from a device, and its two implementations (the real device, the
+// dry-run recorder).
+mod access;
+// The reads timed against the real clock, around the pure loops of `crate::timing`.
+pub mod measure;
+// Our modes beside hdparm's per-device order (--apply, --advise, --surface, --experiment,
+// --prometheus, the file helpers).
+mod modes;
+// The test doubles: the library's tests, and tests/ and fuzz/ with the `doubles` feature.
+#[cfg(any(test, feature = "doubles"))]
+#[doc(hidden)]
+pub mod doubles;
 
-pub use words::{run_words, WordsRun};
+pub use modes::words::{run_words, WordsRun};
 
 use output::Output;
 
 #[cfg(test)]
 mod tests {
-    use super::fake::{aborted, run_on, FakeDevice};
     use super::run;
     use crate::ata::command::op;
+    use crate::exec::doubles::fake::{aborted, run_on, FakeDevice};
     use serde_json::Value;
     use std::ffi::OsString;
 

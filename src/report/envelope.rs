@@ -25,7 +25,7 @@
 //! With `--json` stdout is this one document in every case: a usage error (then `devices` is
 //! empty and the error is in `messages` with class `usage`), `-V` (the version is
 //! `hdparm_rs.version`), `-h`. `--apply`/`--check` write a document of their own with the same
-//! first keys (`exec/apply.rs`). `doc/hdparm-rs.schema.json` is the JSON Schema of all of it,
+//! first keys (`exec/modes/apply.rs`). `doc/hdparm-rs.schema.json` is the JSON Schema of all of it,
 //! and a test validates every document the test suites produce against it.
 //!
 //! `actions` records each action asked for (`-y`, `-Y`, `-z`, `-F`, `-f`, `-w`,

@@ -32,7 +32,7 @@
 //! read after the restore.
 //!
 //! What this file must not do: measure, touch a device, or decide anything; the executor
-//! (`exec::experiment`) fills the report.
+//! (`exec::modes::experiment`) fills the report.
 
 use super::axis::Axis;
 use crate::config::keys::{self, Form};
@@ -106,7 +106,7 @@ pub struct ExperimentReport {
     /// `buffered`, `direct` or `bench`.
     pub measurement: &'static str,
     pub unit: &'static str,
-    /// The order scheme (see `exec::experiment`).
+    /// The order scheme (see `exec::modes::experiment`).
     pub order: &'static str,
     pub trials_per_arm: u32,
     pub warmup: Option<Warmup>,

@@ -35,7 +35,7 @@
 //! `hdparm_native_max_sectors` are `hdparm_visible_bytes` and `hdparm_native_max_bytes`, and
 //! `device` is `sda` where it was `/dev/sda`.
 //!
-//! What this file must not do: ask a drive anything; it renders what `exec/metrics.rs` found.
+//! What this file must not do: ask a drive anything; it renders what `exec/modes/prometheus.rs` found.
 
 use std::fmt::Write;
 

@@ -55,7 +55,7 @@
 //! `p99_seconds`, `p99_9_seconds`, `max_seconds`); per trial also `reads` and `iops`.
 //!
 //! What it must not do: open or read a device. The reads are done by a [`BenchEngine`] that
-//! `exec::bench_engines` builds over the device's reads; tests give a fake one.
+//! `exec::measure::engines` builds over the device's reads; tests give a fake one.
 
 use std::io::Write;
 use std::time::Duration;

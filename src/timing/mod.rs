@@ -10,8 +10,8 @@
 //! * [`printf`]: C's `%N.Pf`, exactly.
 //!
 //! The real clock and sleeper come from `std`, the device-side reader and engines from
-//! `exec::bench_engines` (timing's traits over `device`'s reads); the step functions that put
-//! them together are in `exec::timing`.
+//! `exec::measure::engines` (timing's traits over `device`'s reads); the step functions that put
+//! them together are in `exec::measure`.
 
 pub mod bench;
 pub mod clock;

@@ -5,7 +5,7 @@
 //! ones in [`super`], like every other ioctl.
 //!
 //! What it must not do: decide anything, or call ioctl. Callers in `device::read_buffer` and
-//! `exec::bench_engines` own the sequences and the messages; this file only wraps the kernel
+//! `exec::measure::engines` own the sequences and the messages; this file only wraps the kernel
 //! calls and keeps every `unsafe` next to its reason.
 
 use std::io;

@@ -9,7 +9,7 @@
 //! cannot, it leaks the region rather than free memory the kernel may still write); the file
 //! descriptor is borrowed for the ring's lifetime.
 //!
-//! What it must not do: decide offsets, sizes or timing. `exec::bench_engines` drives it.
+//! What it must not do: decide offsets, sizes or timing. `exec::measure::engines` drives it.
 
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd};

@@ -33,18 +33,18 @@ mod tests;
 mod timings;
 mod vendor;
 
-use super::access::{AtaFailure, AtaOutput, DeviceAccess};
-use super::output::Output;
 use crate::ata::command::TaskFile;
 use crate::ata::identify::Identify;
 use crate::cli::defs::{self as d, OptionDef};
 use crate::cli::{Action, Flags, GetSet, SetOnly};
 use crate::error::{strerror, Error, ErrorClass};
+use crate::exec::access::{AtaFailure, AtaOutput, DeviceAccess};
+use crate::exec::output::Output;
 use crate::report::settings::{Outcome, SettingsItem};
 use crate::report::stop::State;
 use std::io;
 
-use super::stop::Stop;
+use crate::exec::stop::Stop;
 
 pub use identify::identify_stdin;
 pub use power::flush_drive_cache;
@@ -203,7 +203,11 @@ pub fn run(ctx: &mut Ctx) {
     // The same drive, lost earlier in this run (another path to it, a line of --apply):
     // nothing is sent to it.
     if let Some((how, command)) = ctx.dev.lost() {
-        let text = format!("{}: {}", ctx.name, super::lost::not_sent(how, &command));
+        let text = format!(
+            "{}: {}",
+            ctx.name,
+            crate::exec::lost::not_sent(how, &command)
+        );
         ctx.out.error(&Error::new(how.class(), text));
         return;
     }
@@ -229,7 +233,7 @@ pub fn run(ctx: &mut Ctx) {
         if let Some((how, command)) = ctx.dev.lost() {
             if !ctx.lost_said {
                 ctx.out
-                    .note(&super::lost::other_sentence(&ctx.name, how, &command));
+                    .note(&crate::exec::lost::other_sentence(&ctx.name, how, &command));
             }
             return;
         }
@@ -241,7 +245,7 @@ pub fn run(ctx: &mut Ctx) {
 /// the stop report says was done or not sent when a stop came between two steps.
 fn destructive_steps(f: &Flags) -> Vec<(u8, String)> {
     // A size not known counts as shrinking: every `-N` is listed.
-    let mut steps: Vec<(u8, String)> = super::guards::destructive_operations(f, None)
+    let mut steps: Vec<(u8, String)> = crate::exec::guards::destructive_operations(f, None)
         .into_iter()
         .filter_map(|def| Some((number_of(def)?, def.spelling())))
         .collect();
@@ -405,9 +409,9 @@ impl Ctx<'_, '_, '_> {
 
     /// After a failed command of a destructive operation: the one sentence that says what
     /// state `op` left the drive in (`exec/lost.rs`), on stderr and in JSON's messages.
-    fn left_in(&mut self, op: super::lost::Operation, failure: &AtaFailure) {
-        let fault = super::lost::Fault::of(failure.lost);
-        let text = super::lost::sentence(&self.name, op, fault);
+    fn left_in(&mut self, op: crate::exec::lost::Operation, failure: &AtaFailure) {
+        let fault = crate::exec::lost::Fault::of(failure.lost);
+        let text = crate::exec::lost::sentence(&self.name, op, fault);
         self.out.note(&text);
         self.lost_said = true;
     }

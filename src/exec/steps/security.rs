@@ -38,11 +38,11 @@ pub fn security(ctx: &mut Ctx) {
     let Some((command, password)) = ctx.flags.security.clone() else {
         return;
     };
-    let source = super::super::prompt::Source::of(&ctx.flags);
-    let password = if source == super::super::prompt::Source::Argv {
+    let source = crate::exec::prompt::Source::of(&ctx.flags);
+    let password = if source == crate::exec::prompt::Source::Argv {
         password.bytes
     } else {
-        match super::super::prompt::read_password(&ctx.flags) {
+        match crate::exec::prompt::read_password(&ctx.flags) {
             Ok(bytes) => bytes,
             Err(e) => {
                 ctx.out.error(&e);
@@ -145,7 +145,7 @@ fn issuing_line(
     ctx: &mut Ctx,
     operation: Operation,
     password: &Secret<32>,
-    source: &super::super::prompt::Source,
+    source: &crate::exec::prompt::Source,
     options: Options,
 ) {
     let mut line = format!(" Issuing {} command, ", operation.name()).into_bytes();

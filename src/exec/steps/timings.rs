@@ -1,11 +1,11 @@
 //! Steps 67-69 of hdparm's order: `-T`, `-F`, `-t`, then our `--bench`. The measuring is in
-//! [`crate::exec::timing`] and [`crate::timing`]; this file only calls it in order and files the
+//! [`crate::exec::measure`] and [`crate::timing`]; this file only calls it in order and files the
 //! results (text as it is printed, JSON as data, errors on stderr and in the verdict).
 
 use super::{flush_drive_cache, Ctx};
 use crate::cli::defs::{self as d, OptionDef};
 use crate::error::{Error, ErrorClass};
-use crate::exec::timing::{bench, time_cache, time_device, TimingContext};
+use crate::exec::measure::{bench, time_cache, time_device, TimingContext};
 
 /// Whether reads can be timed on this device at all.
 fn timable(ctx: &mut Ctx, def: &OptionDef) -> bool {

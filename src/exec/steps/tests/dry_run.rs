@@ -1,7 +1,7 @@
 //! `--dry-run` (ours): the plan names each command the options would send, and nothing is sent.
 
 use super::{sata, sata_words};
-use crate::exec::fake::{run_on, Call, FakeDevice};
+use crate::exec::doubles::fake::{run_on, Call, FakeDevice};
 
 /// A libata disk whose kernel holds a copy of IDENTIFY (HDIO_GET_IDENTITY answers).
 fn sata_with_kernel_copy() -> FakeDevice {

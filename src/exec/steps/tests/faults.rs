@@ -6,7 +6,7 @@
 
 use super::*;
 use crate::ata::sat::Lost;
-use crate::exec::fake::lost;
+use crate::exec::doubles::fake::lost;
 
 const KNOW: &str = "--yes-i-know-what-i-am-doing";
 const DESTROY: &str = "--please-destroy-my-drive";

@@ -39,7 +39,7 @@ fn segment(feature: u16, blocks: u16, offset_blocks: u64) -> TaskFile {
     }
 }
 
-fn data_out(o: &crate::exec::fake::Outcome) -> Vec<Vec<u8>> {
+fn data_out(o: &crate::exec::doubles::fake::Outcome) -> Vec<Vec<u8>> {
     o.calls
         .iter()
         .filter_map(|c| match c {

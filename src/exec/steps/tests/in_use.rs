@@ -1,7 +1,7 @@
 //! The refusal of a drive in use, before anything is sent (ours; DIFFERENCES.md "in use").
 
 use super::sata;
-use crate::exec::fake::{run_on, FakeDevice};
+use crate::exec::doubles::fake::{run_on, FakeDevice};
 
 fn in_use(mut fake: FakeDevice) -> FakeDevice {
     fake.in_use = Some("/dev/x1 is mounted on /home".into());

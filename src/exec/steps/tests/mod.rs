@@ -28,7 +28,7 @@ use super::STEPS;
 use crate::ata::command::op;
 use crate::cli::defs::OptionDef;
 use crate::exec::access::{AtaOutput, HdioSetting};
-use crate::exec::fake::{aborted, refused, run_on, run_on_all, Call, FakeDevice};
+use crate::exec::doubles::fake::{aborted, refused, run_on, run_on_all, Call, FakeDevice};
 
 const HEADER: &str = "\n/dev/x:\n";
 

@@ -1,9 +1,9 @@
-//! The NVMe steps over the scripted NVMe controller (`fake_nvme.rs`): the exact commands sent
+//! The NVMe steps over the scripted NVMe controller (`exec/doubles/fake_nvme.rs`): the exact commands sent
 //! (queue, opcode, namespace, CDW10-15, data out), what is printed, and the exit class.
 
 use super::HEADER;
-use crate::exec::fake::{run_on, Call, FakeDevice, Outcome};
-use crate::exec::fake_nvme::FakeNvme;
+use crate::exec::doubles::fake::{run_on, Call, FakeDevice, Outcome};
+use crate::exec::doubles::fake_nvme::FakeNvme;
 use crate::nvme::command::{NvmeCommand, Queue};
 
 /// The NVMe commands sent, as (queue, opcode, nsid, cdw10, cdw11, cdw12), in order.

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::ata::command::{AtaRegisters, Protocol, TaskFile};
-use crate::exec::fake::run_on_terminal;
+use crate::exec::doubles::fake::run_on_terminal;
 use crate::exec::steps::sanitize::wait_line;
 
 /// A SATA disk with the SANITIZE feature set (word 59 bit 12).

@@ -27,7 +27,7 @@ fn tf(command: u8, lba: u64, lba48: bool, protocol: Protocol, t: u32) -> TaskFil
 }
 
 /// The calls from the buffer-cache flush on, without the IDENTIFY reads.
-fn flush_then_ata(o: &crate::exec::fake::Outcome) -> Vec<Call> {
+fn flush_then_ata(o: &crate::exec::doubles::fake::Outcome) -> Vec<Call> {
     let a = o.actions();
     let at = a
         .iter()

@@ -35,7 +35,7 @@ fn password_tf(command: u8, timeout_secs: u32) -> TaskFile {
 }
 
 /// The data sectors sent, in order.
-fn data_out(o: &crate::exec::fake::Outcome) -> Vec<Vec<u8>> {
+fn data_out(o: &crate::exec::doubles::fake::Outcome) -> Vec<Vec<u8>> {
     o.calls
         .iter()
         .filter_map(|c| match c {

@@ -9,7 +9,7 @@
 //! never looked: the second drive was erased and the run exited 0.
 
 use super::*;
-use crate::exec::fake::{signal_before_the_run, Outcome};
+use crate::exec::doubles::fake::{signal_before_the_run, Outcome};
 use std::cell::RefCell;
 use std::rc::Rc;
 

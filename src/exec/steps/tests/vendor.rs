@@ -45,7 +45,7 @@ fn key_block(access: u8) -> Vec<u8> {
 }
 
 /// Every idle3 command went through SG_IO only (no legacy fallback).
-fn sg_only(o: &crate::exec::fake::Outcome) -> Vec<TaskFile> {
+fn sg_only(o: &crate::exec::doubles::fake::Outcome) -> Vec<TaskFile> {
     assert!(
         !o.calls.iter().any(|c| matches!(c, Call::Ata(_))),
         "an idle3 command was sent with the legacy fallback: {:?}",
@@ -54,7 +54,7 @@ fn sg_only(o: &crate::exec::fake::Outcome) -> Vec<TaskFile> {
     o.taskfiles()
 }
 
-fn data_out(o: &crate::exec::fake::Outcome) -> Vec<Vec<u8>> {
+fn data_out(o: &crate::exec::doubles::fake::Outcome) -> Vec<Vec<u8>> {
     o.calls
         .iter()
         .filter_map(|c| match c {

@@ -22,7 +22,7 @@ enum Wire {
 use Wire::{Cmd, Identify, Log};
 
 /// The commands the drive gets, with IDENTIFY cached as the device caches it.
-fn wire(o: &crate::exec::fake::Outcome) -> Vec<Wire> {
+fn wire(o: &crate::exec::doubles::fake::Outcome) -> Vec<Wire> {
     let mut cached = false;
     let mut seen = Vec::new();
     for call in &o.calls {

@@ -6,11 +6,11 @@
 //! Must not: call the kernel other than through `device::filemap`; render other than through
 //! `report::filemap`.
 
-use super::output::Output;
 use crate::cli::defs as d;
 use crate::device::filemap::{self, StartError};
 use crate::device::StartLba;
 use crate::error::{strerror, Error, ErrorClass};
+use crate::exec::output::Output;
 use crate::report::filemap::{header, FibmapRuns, FileExtent};
 use std::path::Path;
 
@@ -171,7 +171,7 @@ pub fn fallocate(kib: u64, path: &Path, dry_run: bool, out: &mut Output) {
             &plan,
         ));
         out.section("dry_run", crate::report::dry_run::json(&plan));
-        for error in super::dry_run::real_run_errors(&name, &plan) {
+        for error in crate::exec::access::dry_run::real_run_errors(&name, &plan) {
             out.error(&error);
         }
         out.end_device();

@@ -4,10 +4,10 @@
 //! option's get, `-I DEV` for `-X`) to read an original, `[guards] -a 8 DEV` to apply an arm,
 //! `-t DEV` (or `--direct`, or one `--bench` trial) to measure, and the originals set again at
 //! the end. The plan runs each of those command lines through the device dry run
-//! ([`crate::exec::dry_run::plan_device`]) on the experiment's device, so that it lists what
+//! ([`crate::exec::access::dry_run::plan_device`]) on the experiment's device, so that it lists what
 //! each would send, and says how many times: once per original before the first trial; each
 //! arm before each of its trials (the warm-up is arm 1's), with its gets to read it back; the
-//! restore at the end. The guards are the experiment's (`exec::experiment::guard_refusal`):
+//! restore at the end. The guards are the experiment's (`exec::modes::experiment::guard_refusal`):
 //! a missing one is named, not refused.
 //!
 //! Text: a header line, then the sections, each command line's plan indented under it. JSON:
@@ -75,7 +75,7 @@ fn plan_words(words: &[String], device: &OsString) -> Plan {
     let name = device.to_string_lossy().into_owned();
     let plan = match opener.open(&run, scratch.trace_writer()) {
         Ok(mut opened) => {
-            crate::exec::dry_run::plan_device(&run, &facts, name, opened.dev.as_mut())
+            crate::exec::access::dry_run::plan_device(&run, &facts, name, opened.dev.as_mut())
         }
         Err(e) => Plan {
             would_fail: vec![(

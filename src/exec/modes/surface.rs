@@ -59,7 +59,7 @@ fn scan_device(
     stderr_is_terminal: bool,
 ) -> Result<Scan, Error> {
     // A reader: a disk another run holds exclusively (an erase) is skipped, not read.
-    let _held = super::devices::reader_lock(&request.device.to_string_lossy())?;
+    let _held = crate::exec::devices::reader_lock(&request.device.to_string_lossy())?;
     let file = open_direct(Path::new(&request.device))?;
     let os = |e: std::io::Error| Error::os(ErrorClass::Failed, "", &e);
     let size_bytes = match size_sectors_by_seek(file.as_fd()).map_err(os)? {

@@ -122,14 +122,14 @@ fn guard_refusal(request: &ExperimentRequest, arm: &Arm) -> Option<String> {
             f
         },
     };
-    let facts = super::guards::DeviceFacts {
-        multcount_via_ata: super::real::RealDevice::multcount_needs_ata(&run.path),
+    let facts = crate::exec::guards::DeviceFacts {
+        multcount_via_ata: crate::exec::access::real::RealDevice::multcount_needs_ata(&run.path),
         in_use: None,
         // An experiment's arms cannot set -N (not restorable).
         visible_sectors: None,
-        nvme: super::real::RealDevice::takes_nvme(&run.path),
+        nvme: crate::exec::access::real::RealDevice::takes_nvme(&run.path),
     };
-    if let Some(refusal) = super::guards::check(&run, &facts) {
+    if let Some(refusal) = crate::exec::guards::check(&run, &facts) {
         return Some(refusal.text);
     }
     match risky_setting(arm) {
@@ -573,7 +573,11 @@ pub fn run_experiment(
             limit: crate::device::lock::LOCK_WAIT,
             stop: &|| stop_handler.requested(),
             waiting: &mut |holder: &str| {
-                let _ = writeln!(stderr, "{}", super::devices::waiting_line(&device, holder));
+                let _ = writeln!(
+                    stderr,
+                    "{}",
+                    crate::exec::devices::waiting_line(&device, holder)
+                );
             },
         },
     );
@@ -583,7 +587,7 @@ pub fn run_experiment(
             let class = stop_handler
                 .signal()
                 .map_or(ErrorClass::Busy, ErrorClass::Stopped);
-            let text = super::devices::denied_error(&device, Some("--experiment"), denied)
+            let text = crate::exec::devices::denied_error(&device, Some("--experiment"), denied)
                 .map_or_else(
                     || format!("{device}: --experiment: stopped while waiting for the disk's lock; nothing was changed"),
                     |e| e.message,

@@ -30,6 +30,8 @@
 //!
 //! What it must not do: open the device for `-T`/`-t` (the executor did), or decide the order.
 
+pub(crate) mod engines;
+
 use std::io::{self, Write};
 use std::os::fd::BorrowedFd;
 use std::path::Path;
@@ -175,7 +177,7 @@ pub fn bench_with(
             ))
         },
     )?;
-    let mut engine = super::bench_engines::bench_engine(&file, options)?;
+    let mut engine = crate::exec::measure::engines::bench_engine(&file, options)?;
     let out: Option<&mut dyn Write> = if ctx.flags.json { None } else { Some(stdout) };
     let progress_sink: Option<&mut dyn Write> = if progress { Some(stderr) } else { None };
     run_bench(engine.as_mut(), options, &plan, out, progress_sink)

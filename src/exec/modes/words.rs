@@ -8,8 +8,8 @@
 //! [`devices::run_devices`] as `run`'s text mode; anything else is `run` itself (and then has no
 //! items).
 
-use super::{devices, prompt, Output};
 use crate::cli::{self, Invocation};
+use crate::exec::{devices, prompt, Output};
 use crate::report::settings::SettingsItem;
 use std::ffi::OsString;
 use std::io::Write;
@@ -47,7 +47,7 @@ pub fn run_words(words: &[String]) -> WordsRun {
     let parsed = cli::parse(&argv);
     let exit_status = match parsed.result {
         Ok(Invocation::Devices(runs))
-            if !super::wants_json(&argv) && !runs.iter().any(|r| r.flags.json) =>
+            if !crate::exec::wants_json(&argv) && !runs.iter().any(|r| r.flags.json) =>
         {
             // As `run`'s text mode does for a per-device invocation.
             for line in &parsed.stdout_lines {
@@ -56,7 +56,12 @@ pub fn run_words(words: &[String]) -> WordsRun {
             for line in &parsed.stderr_lines {
                 let _ = writeln!(stderr, "{line}");
             }
-            let mut out = Output::new(false, super::argv_strings(&argv), &mut stdout, &mut stderr);
+            let mut out = Output::new(
+                false,
+                crate::exec::argv_strings(&argv),
+                &mut stdout,
+                &mut stderr,
+            );
             out.keep_items();
             devices::run_devices(&runs, &mut out);
             prompt::forget();
@@ -66,7 +71,7 @@ pub fn run_words(words: &[String]) -> WordsRun {
         }
         _ => {
             let mut no_input = std::io::empty();
-            super::run(
+            crate::exec::run(
                 &argv,
                 crate::Streams::new(&mut no_input, &mut stdout, &mut stderr),
             )

@@ -6,8 +6,8 @@
 //!
 //! Must not: touch a device.
 
-use super::access::NvmeFailure;
 use crate::error::ErrorClass;
+use crate::exec::access::NvmeFailure;
 use crate::nvme::command::{admin, io, NvmeCommand, Queue};
 use std::collections::BTreeMap;
 

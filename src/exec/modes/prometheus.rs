@@ -25,9 +25,6 @@
 //! worse happened). Otherwise the worst class of the failures (5 a drive that did not answer, 2
 //! one that could not be opened, 25 a device that is not an ATA drive).
 
-use super::access::DeviceAccess;
-use super::output::Output;
-use super::real::RealDevice;
 use crate::ata::command::{op, TaskFile};
 use crate::ata::hpa::NativeMaxKind;
 use crate::ata::identify::Identify;
@@ -36,6 +33,9 @@ use crate::ata::values::Apm;
 use crate::cli::{Flags, PrometheusRequest};
 use crate::device::system;
 use crate::error::{strerror, ErrorClass, Verdict};
+use crate::exec::access::real::RealDevice;
+use crate::exec::access::DeviceAccess;
+use crate::exec::output::Output;
 use crate::report::prometheus::{render, DriveMetrics};
 use crate::report::settings::PowerState;
 use std::ffi::OsString;
@@ -257,13 +257,14 @@ fn time_reads(device: &str, dev: &RealDevice) -> Result<f64, crate::error::Error
         ..Flags::default()
     };
     crate::device::flush::flush_buffer_cache(dev.fd())?;
-    let ctx = super::timing::TimingContext {
+    let ctx = crate::exec::measure::TimingContext {
         path: Path::new(device),
         fd: dev.fd(),
         size_sectors: dev.size_sectors().ok(),
         flags: &flags,
     };
-    let figure = super::timing::time_device(&ctx, &mut std::io::sink(), &mut std::io::sink())?;
+    let figure =
+        crate::exec::measure::time_device(&ctx, &mut std::io::sink(), &mut std::io::sink())?;
     Ok(figure.mib_per_second * f64::from(1u32 << 20))
 }
 
@@ -291,7 +292,7 @@ fn query_device(
     };
     // A drive another run holds exclusively (an erase, a TRIM, an experiment) is not asked
     // anything: its answer could wait hours behind the erase.
-    let _held = match super::devices::reader_lock(device) {
+    let _held = match crate::exec::devices::reader_lock(device) {
         Ok(held) => held,
         Err(e) => {
             let metrics = DriveMetrics {
@@ -342,7 +343,7 @@ fn query_device(
 mod tests {
     use super::*;
     use crate::exec::access::AtaOutput;
-    use crate::exec::fake::FakeDevice;
+    use crate::exec::doubles::fake::FakeDevice;
 
     fn identify_words() -> [u16; 256] {
         let mut w = [0u16; 256];
@@ -398,7 +399,7 @@ mod tests {
         assert!(
             !calls
                 .iter()
-                .any(|c| matches!(c, crate::exec::fake::Call::Identify)),
+                .any(|c| matches!(c, crate::exec::doubles::fake::Call::Identify)),
             "IDENTIFY was sent to a drive in standby: {calls:?}"
         );
         // Without --no-wake the same drive is asked.
@@ -422,7 +423,7 @@ mod tests {
             .borrow()
             .iter()
             .filter_map(|c| match c {
-                crate::exec::fake::Call::Ata(tf) if tf.command == op::SMART => {
+                crate::exec::doubles::fake::Call::Ata(tf) if tf.command == op::SMART => {
                     Some((tf.feature, tf.lba))
                 }
                 _ => None,

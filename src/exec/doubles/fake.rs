@@ -17,19 +17,19 @@
 #![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)]
 
 // What a test scripts the fake with, nameable from tests/ (the `doubles` feature).
-pub use super::access::{
+pub use crate::exec::access::{
     AtaFailure, AtaOutput, AtaVia, BlockCall, DeviceAccess, Geometry, HdioSetting, Lost,
     NvmeFailure, MAX_SECTORS_KB, QUEUE_DEPTH,
 };
 
-use super::devices::{run_devices_with, Held, Opened, Opener};
-use super::guards::DeviceFacts;
-use super::output::Output;
-use super::output::SharedStderr;
-use super::stop::Stop;
 use crate::ata::command::{AtaRegisters, TaskFile};
 use crate::cli::{DeviceRun, Invocation};
 use crate::device::lock::{Denied, Mode, Wait};
+use crate::exec::devices::{run_devices_with, Held, Opened, Opener};
+use crate::exec::guards::DeviceFacts;
+use crate::exec::output::Output;
+use crate::exec::output::SharedStderr;
+use crate::exec::stop::Stop;
 use std::cell::RefCell;
 use std::ffi::OsString;
 use std::io;
@@ -247,7 +247,7 @@ pub struct FakeDevice {
     /// The data-out bytes of every ATA command that writes, in order.
     data_out: Rc<RefCell<Vec<Vec<u8>>>>,
     /// NVMe (issue 10): the controller behind an NVMe node.
-    pub nvme: Option<super::fake_nvme::FakeNvme>,
+    pub nvme: Option<crate::exec::doubles::fake_nvme::FakeNvme>,
     /// Set by a scripted failure that lost the drive (see [`lost`]); unlike the real device,
     /// the fake still answers later commands, so that a test sees every command a step sent.
     lost: Option<(Lost, String)>,
@@ -410,7 +410,7 @@ impl FakeDevice {
         FakeDevice {
             kind: "nvme".into(),
             queue_depth_path: "/sys/block/nvme0n1/device/queue_depth".into(),
-            nvme: Some(super::fake_nvme::FakeNvme::qemu()),
+            nvme: Some(crate::exec::doubles::fake_nvme::FakeNvme::qemu()),
             ..FakeDevice::without_ata("/dev/x is an NVMe namespace")
         }
     }
@@ -647,14 +647,16 @@ impl FakeDevice {
                 r.answer.clone()
             }
             // The model keeps its own state: the scripted words below are not its.
-            (None, Some(model)) => return super::fake_drive::execute(model, tf, data),
+            (None, Some(model)) => {
+                return crate::exec::doubles::fake_drive::execute(model, tf, data)
+            }
             (None, None) => Ok(AtaOutput::default()),
         };
         if let (Ok(_), Ok(words), true) = (&answer, &mut self.identify, self.sets_stick) {
             drive::apply(words, tf);
         }
         if let Err(AtaFailure { lost: Some(l), .. }) = &answer {
-            let name = super::lost::command_words(tf.command, tf.feature);
+            let name = crate::exec::lost::command_words(tf.command, tf.feature);
             self.lost.get_or_insert((*l, name));
         }
         answer
@@ -713,7 +715,7 @@ impl DeviceAccess for FakeDevice {
     fn identify(&mut self) -> Result<[u16; 256], AtaFailure> {
         let _ = self.record(Call::Identify);
         if let Some(model) = self.model.as_mut() {
-            return super::fake_drive::identify(model);
+            return crate::exec::doubles::fake_drive::identify(model);
         }
         let mut answer = self.identify.clone();
         if let (Ok(words), Some(on)) = (&mut answer, self.stuck(Stuck::WriteCache)) {
@@ -874,7 +876,7 @@ impl DeviceAccess for FakeDevice {
         &mut self,
         cmd: &crate::nvme::command::NvmeCommand,
         data: &mut [u8],
-    ) -> Result<u32, super::access::NvmeFailure> {
+    ) -> Result<u32, crate::exec::access::NvmeFailure> {
         use crate::nvme::command::DataDirection;
         let sent = if cmd.direction() == DataDirection::ToDevice {
             data.to_vec()
@@ -884,7 +886,7 @@ impl DeviceAccess for FakeDevice {
         self.log.borrow_mut().push(Call::Nvme(*cmd, sent));
         match self.nvme.as_mut() {
             Some(n) => n.answer(cmd, data),
-            None => Err(super::access::NvmeFailure {
+            None => Err(crate::exec::access::NvmeFailure {
                 reason: format!("{}; it takes no NVMe commands", self.plain_description),
                 status: None,
                 class: crate::error::ErrorClass::NotApplicable,
@@ -1040,7 +1042,7 @@ fn run_on_all_with(fakes: Vec<FakeDevice>, command_line: &str, terminal: bool) -
     // JSON or text, as `exec::run` decides it, with what `-q` hid asked for again in JSON.
     let json = runs.iter().any(|r| r.flags.json);
     let runs = if json {
-        super::quiet::loud_for_json(&argv, runs)
+        crate::exec::quiet::loud_for_json(&argv, runs)
     } else {
         runs
     };

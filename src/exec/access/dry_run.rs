@@ -15,16 +15,16 @@
 //! class a plan gives. Must not: send an ATA or NVMe command, change anything in the kernel, or
 //! write a file.
 
-use super::access::{
-    AtaFailure, AtaOutput, AtaVia, BlockCall, DeviceAccess, Geometry, HdioSetting, NvmeFailure,
-    QUEUE_DEPTH,
-};
-use super::guards::{self, DeviceFacts};
-use super::output::Output;
-use super::steps::{self, Ctx};
 use crate::ata::command::{op, AtaRegisters, Protocol, TaskFile};
 use crate::cli::DeviceRun;
 use crate::error::{Error, ErrorClass};
+use crate::exec::access::{
+    AtaFailure, AtaOutput, AtaVia, BlockCall, DeviceAccess, Geometry, HdioSetting, NvmeFailure,
+    QUEUE_DEPTH,
+};
+use crate::exec::guards::{self, DeviceFacts};
+use crate::exec::output::Output;
+use crate::exec::steps::{self, Ctx};
 use crate::nvme::command::{DataDirection, NvmeCommand};
 use crate::report::dry_run::{DataOut, Plan, Planned};
 use std::cell::RefCell;
@@ -64,7 +64,7 @@ pub fn plan_device(
             flags,
             &mut recorder,
             &mut scratch,
-            super::stop::Stop::never(),
+            crate::exec::stop::Stop::never(),
         );
         steps::run(&mut ctx);
         scratch.errors().to_vec()

@@ -76,7 +76,7 @@ struct RunResult {
 }
 
 impl RunResult {
-    fn of(args: &[String], run: super::WordsRun) -> RunResult {
+    fn of(args: &[String], run: crate::exec::WordsRun) -> RunResult {
         RunResult {
             args: args.to_vec(),
             exit_status: run.exit_status,
@@ -335,7 +335,7 @@ pub fn run_apply(
         // had there): an --apply or --check never overlaps another run's destructive operation
         // or --experiment on the disk, and never waits behind one either. The lines run
         // below get the disk through this lock.
-        let _held = match super::devices::reader_lock(device) {
+        let _held = match crate::exec::devices::reader_lock(device) {
             Ok(held) => held,
             Err(e) => {
                 s.fail(e.class, e.message);
@@ -404,9 +404,9 @@ fn apply_device(s: &mut Session, device: &str, report: &mut DeviceReport) {
         report.runs.push(result);
         // The drive did not answer, was reset or went away in that line: no further line and
         // no read-back is sent to it (exec/lost.rs).
-        lost = super::lost::find(device.as_ref(), None);
+        lost = crate::exec::lost::find(device.as_ref(), None);
         if let Some((how, command)) = &lost {
-            let text = super::lost::apply_sentence(device, *how, command);
+            let text = crate::exec::lost::apply_sentence(device, *how, command);
             s.fail(how.class(), text);
             break;
         }
@@ -773,7 +773,7 @@ fn identity(path: &Path, id_path: &str) -> Identity {
 
 /// Runs one hdparm command line through this program.
 fn run_line(line: &[String]) -> RunResult {
-    RunResult::of(line, super::run_words(line))
+    RunResult::of(line, crate::exec::run_words(line))
 }
 
 /// The settings of the plan that have a get printing a number (`-W0`, `-B254`...), which are
@@ -793,7 +793,7 @@ fn readable_settings(plan: &[Vec<String>]) -> Vec<Planned> {
 /// Reads one setting back with its get; with the first line of the get's error when it
 /// failed (no permission, no such ioctl).
 fn read_setting(device: &str, setting: &Planned) -> (Readback, Option<String>) {
-    let result = super::run_words(&[setting.option.clone(), device.to_string()]);
+    let result = crate::exec::run_words(&[setting.option.clone(), device.to_string()]);
     let failure = (result.exit_status != 0).then(|| {
         first_line(&result.stderr)
             .map(|l| l.trim().to_string())

@@ -2,13 +2,17 @@
 //! taskfile in and registers out, with SAT or HDIO chosen underneath; NVMe admin and I/O
 //! passthrough; the block-layer calls; sysfs; IDENTIFY with its cache) that each
 //! implementation answers, and every other call written once on top of them as a provided
-//! method. Three implementations: the real device over [`crate::device`] (`real.rs`), the
-//! dry-run recorder (`dry_run.rs`), and the scripted fake drive of the tests (`fake.rs`), so
+//! method. Three implementations: the real device over [`crate::device`] ([`real`]), the
+//! dry-run recorder ([`dry_run`]), and the scripted fake drive of the tests
+//! (`exec::doubles::fake`), so
 //! every step's commands, output and exit class can be checked without hardware.
 //!
 //! Must not: grow a required method for what a primitive can carry (a new ATA command is a
 //! taskfile, a new block ioctl a [`BlockCall`]); an implementation overrides a provided method
 //! only where it must, and says why.
+
+pub mod dry_run;
+pub mod real;
 
 use crate::ata::command::{op, AtaRegisters, Protocol, TaskFile};
 pub use crate::ata::sat::Lost;

@@ -122,7 +122,7 @@ impl RealTrials {
             json: true,
             ..Default::default()
         };
-        let ctx = crate::exec::timing::TimingContext {
+        let ctx = crate::exec::measure::TimingContext {
             path: &path,
             fd: file.as_fd(),
             size_sectors: None,
@@ -132,7 +132,7 @@ impl RealTrials {
         one.trials = 1;
         let mut sink = std::io::sink();
         let mut errors = Vec::new();
-        let report = crate::exec::timing::bench_with(&ctx, &one, &mut sink, &mut errors, false)
+        let report = crate::exec::measure::bench_with(&ctx, &one, &mut sink, &mut errors, false)
             .map_err(|e| e.to_string())?;
         Ok(report.mean_mib_per_second)
     }

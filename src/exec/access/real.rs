@@ -3,17 +3,17 @@
 //! IDENTIFY per device as hdparm does, and never sends an ATA command to a device that cannot
 //! take one.
 
-use super::access::{
-    AtaFailure, AtaVia, BlockCall, DeviceAccess, Geometry, HdioSetting, Lost, NvmeFailure,
-};
-use super::identify_cache::IdentifyCache;
-use super::lost;
-use super::output::SharedStderr;
 use crate::ata::command::{AtaRegisters, TaskFile};
 use crate::cli::Flags;
 use crate::device::{
     self, AtaError, AtaOptions, Device, DeviceKind, HdioGet, HdioSet, OpenMode, StartLba,
 };
+use crate::exec::access::{
+    AtaFailure, AtaVia, BlockCall, DeviceAccess, Geometry, HdioSetting, Lost, NvmeFailure,
+};
+use crate::exec::identify_cache::IdentifyCache;
+use crate::exec::lost;
+use crate::exec::output::SharedStderr;
 use crate::nvme::command::NvmeCommand;
 use std::ffi::OsString;
 use std::io::{self, Write};
@@ -526,8 +526,8 @@ impl DeviceAccess for RealDevice<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::output::Output;
     use super::*;
+    use crate::exec::output::Output;
 
     /// `--verbose` dumps go to the stderr the run was given, between the run's own lines, and
     /// nothing reaches the process's stderr. /dev/null takes no SG_IO (ENOTTY), so the command

@@ -8,14 +8,14 @@
 //! Must not: decode what the model answers (the steps do that, and a model that agreed with
 //! their decoders would agree with their bugs: style.md).
 
-use super::access::AtaFailure;
-use super::fake::FakeDevice;
 use crate::ata::command::{AtaRegisters, Protocol, TaskFile};
+use crate::exec::access::AtaFailure;
+use crate::exec::doubles::fake::FakeDevice;
 use drive_model::ata::{self as model, Dir, Request};
 use drive_model::state::State;
 
 /// The real drive whose IDENTIFY the VM bench's model starts from.
-const WD10EZEX: &str = include_str!("../../tools/drive-model/identify/wdc-wd10ezex-08wn4a0.hex");
+const WD10EZEX: &str = include_str!("../../../tools/drive-model/identify/wdc-wd10ezex-08wn4a0.hex");
 
 /// A fresh model of that drive, as the VM bench starts it (1 GiB visible, every feature).
 pub fn wd10ezex() -> Box<State> {
@@ -113,8 +113,8 @@ impl FakeDevice {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fake::run_on;
     use super::*;
+    use crate::exec::doubles::fake::run_on;
 
     #[test]
     fn the_model_remembers_a_setting_and_identify_shows_it() {

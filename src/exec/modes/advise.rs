@@ -16,9 +16,6 @@
 //! "report": "advise", "messages": [{"severity", "class", "text"}]}` (`doc/hdparm-rs.schema.json`:
 //! advise_document).
 
-use super::access::DeviceAccess;
-use super::output::Output;
-use super::real::RealDevice;
 use crate::advise::{advise, Advice, DriveState};
 use crate::ata::command::{op, TaskFile};
 use crate::ata::identify::Identify;
@@ -26,6 +23,9 @@ use crate::ata::smart;
 use crate::cli::{AdviseRequest, Flags};
 use crate::device::system;
 use crate::error::{strerror, ErrorClass, Verdict};
+use crate::exec::access::real::RealDevice;
+use crate::exec::access::DeviceAccess;
+use crate::exec::output::Output;
 use crate::report::envelope::Message;
 use crate::report::settings::PowerState;
 use serde::Serialize;
@@ -193,7 +193,7 @@ fn render(report: &DeviceAdvice) -> String {
 mod tests {
     use super::*;
     use crate::exec::access::AtaOutput;
-    use crate::exec::fake::{Call, FakeDevice};
+    use crate::exec::doubles::fake::{Call, FakeDevice};
 
     #[test]
     fn a_sleeping_drive_is_not_read_unless_asked() {
