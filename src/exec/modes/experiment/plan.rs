@@ -230,74 +230,120 @@ pub fn run_plan(
     let status = verdict.exit_status();
 
     if request.json {
-        let document = PlanReport {
-            sent: false,
-            guards_needed: &needed,
-            guards_missing: &missing,
-            measurement: match request.measurement {
-                Measurement::Buffered => "buffered",
-                Measurement::Direct => "direct",
-                Measurement::Bench(_) => "bench",
-            },
-            trials_per_arm: request.trials,
-            warmup_trials: 1,
-            trials_total: total,
-            originals: originals
-                .iter()
-                .map(|l| PlanOriginal {
-                    option: &l.label,
-                    dry_run: dry_run::json(&l.plan),
-                })
-                .collect(),
-            arms: arms
-                .iter()
-                .enumerate()
-                .map(|(i, l)| PlanArm {
-                    label: &l.label,
-                    applied_times: trials + usize::from(i == 0),
-                    dry_run: dry_run::json(&l.plan),
-                })
-                .collect(),
-            restore: if request.keep {
-                "winner_or_originals"
-            } else {
-                "originals"
-            },
-            plot: request.plot.as_ref().map(|p| p.display().to_string()),
+        let plan = PlanLines {
+            needed: &needed,
+            missing: &missing,
+            originals: &originals,
+            arms: &arms,
+            total,
         };
-        let document = serde_json::to_value(document).unwrap_or_default();
-        let mut env = Envelope::new(
-            program_args
-                .iter()
-                .map(|a| a.to_string_lossy().into_owned())
-                .collect(),
+        write_plan_json(
+            request,
+            program_args,
+            device,
+            &plan,
+            &errors,
+            status,
+            stdout,
         );
-        env.hdparm_rs.exit_status = status;
-        env.devices.push(DeviceJson {
-            name: device,
-            messages: errors
-                .iter()
-                .map(|e| Message {
-                    severity: "error",
-                    class: Some(e.class.name()),
-                    text: e.message.clone(),
-                })
-                .collect(),
-            ..Default::default()
-        });
-        let mut doc = serde_json::to_value(&env).unwrap_or_default();
-        if let Some(dev) = doc["devices"][0].as_object_mut() {
-            dev.insert("experiment_plan".into(), document);
-        }
-        let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-        text.push('\n');
-        let _ = stdout.write_all(text.as_bytes());
     } else {
         let _ =
             stdout.write_all(text(request, &device, &needed, &given, &originals, &arms).as_bytes());
     }
     let _ = stdout.flush();
     status
+}
+
+/// What `--dry-run --experiment` planned, for its JSON document.
+struct PlanLines<'a> {
+    needed: &'a [&'static str],
+    missing: &'a [&'static str],
+    originals: &'a [Line],
+    arms: &'a [Line],
+    total: usize,
+}
+
+/// Writes `--dry-run --experiment --json`'s document: the envelope with the device's messages
+/// and its `experiment_plan` object.
+fn write_plan_json(
+    request: &ExperimentRequest,
+    program_args: &[OsString],
+    device: String,
+    plan: &PlanLines,
+    errors: &[Error],
+    status: u8,
+    stdout: &mut dyn Write,
+) {
+    let PlanLines {
+        needed,
+        missing,
+        originals,
+        arms,
+        total,
+    } = *plan;
+    let trials = request.trials as usize;
+    let document = PlanReport {
+        sent: false,
+        guards_needed: &needed,
+        guards_missing: &missing,
+        measurement: match request.measurement {
+            Measurement::Buffered => "buffered",
+            Measurement::Direct => "direct",
+            Measurement::Bench(_) => "bench",
+        },
+        trials_per_arm: request.trials,
+        warmup_trials: 1,
+        trials_total: total,
+        originals: originals
+            .iter()
+            .map(|l| PlanOriginal {
+                option: &l.label,
+                dry_run: dry_run::json(&l.plan),
+            })
+            .collect(),
+        arms: arms
+            .iter()
+            .enumerate()
+            .map(|(i, l)| PlanArm {
+                label: &l.label,
+                applied_times: trials + usize::from(i == 0),
+                dry_run: dry_run::json(&l.plan),
+            })
+            .collect(),
+        restore: if request.keep {
+            "winner_or_originals"
+        } else {
+            "originals"
+        },
+        plot: request.plot.as_ref().map(|p| p.display().to_string()),
+    };
+    let document = serde_json::to_value(document).unwrap_or_default();
+    let mut env = Envelope::new(
+        program_args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
+    );
+    env.hdparm_rs.exit_status = status;
+    env.devices.push(DeviceJson {
+        name: device,
+        messages: errors
+            .iter()
+            .map(|e| Message {
+                severity: "error",
+                class: Some(e.class.name()),
+                text: e.message.clone(),
+            })
+            .collect(),
+        ..Default::default()
+    });
+    let mut doc = serde_json::to_value(&env).unwrap_or_default();
+    if let Some(dev) = doc["devices"][0].as_object_mut() {
+        dev.insert("experiment_plan".into(), document);
+    }
+    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    text.push('\n');
+    let _ = stdout.write_all(text.as_bytes());
 }
 
 /// The `experiment_plan` object of `--dry-run --experiment --json`.
