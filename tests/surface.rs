@@ -103,6 +103,9 @@ fn a_quick_scan_writes_text_csv_json_and_a_plot() {
 struct Running {
     child: std::process::Child,
     fd: String,
+    /// The scan's signal dispositions once it reads (SigIgn, SigCgt of /proc/PID/status), for
+    /// the message of a signal test that fails.
+    dispositions: String,
 }
 
 /// The offset of descriptor `fd` of process `pid` (0 when it cannot be read).
@@ -120,7 +123,7 @@ fn position_of(pid: u32, fd: &str) -> u64 {
 /// Reads of one block device held to a rate for the processes that join it: a cgroup of the
 /// blkio controller (cgroup v1) or of io.max (v2). Why: a scan of a 1 GiB loop device takes
 /// under a second, and on a loaded machine the test's thread may not run again before the
-/// scan has ended, so a signal meant for the middle of the scan came after it (seen in CI).
+/// scan has ended, so a signal meant for the middle of the scan could come after it.
 struct ReadThrottle {
     dir: PathBuf,
     /// The group's `cgroup.procs`, for the child to join between fork and exec.
@@ -202,6 +205,8 @@ impl Running {
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped());
         throttle.join(&mut command);
+        // SIGINT ignored by inheritance (`nohup .ci/run &`) would let the scan run on.
+        common::take_stop_signals(&mut command);
         let child = command.spawn().expect("run");
         let pid = child.id();
         // The descriptor the scan reads through: of those that name the device (the run also
@@ -222,7 +227,17 @@ impl Running {
             }
             std::thread::yield_now();
         };
-        Running { child, fd }
+        let dispositions = std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.starts_with("SigIgn") || l.starts_with("SigCgt"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        Running {
+            child,
+            fd,
+            dispositions,
+        }
     }
 
     /// The descriptor's offset: the end of the last read.
@@ -328,11 +343,16 @@ fn a_stop_signal_during_the_scan_reports_the_zones_read_and_ends_the_process_wit
     for (name, number) in [("INT", libc::SIGINT), ("TERM", libc::SIGTERM)] {
         let running = Running::start(&lo, "64", &throttle);
         running.signal(name);
+        let dispositions = running.dispositions.clone();
         let out = running.child.wait_with_output().expect("wait");
         let text = String::from_utf8_lossy(&out.stdout);
         let err = String::from_utf8_lossy(&out.stderr);
         use std::os::unix::process::ExitStatusExt;
-        assert_eq!(out.status.signal(), Some(number), "SIG{name}: {text}{err}");
+        assert_eq!(
+            out.status.signal(),
+            Some(number),
+            "SIG{name} ({dispositions} when it was sent): {text}{err}"
+        );
         assert!(
             text.contains(" Surface scan of 1.1 GB in 64 zones:"),
             "{text}"
