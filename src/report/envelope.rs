@@ -76,10 +76,47 @@ pub fn trimmed<S: serde::Serializer>(text: &str, serializer: S) -> Result<S::Ok,
     serializer.serialize_str(text.trim_start())
 }
 
-/// An action carried out on a device (`-y`, `-z`, `-F`...), and what became of it.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+/// An action carried out on the device, in the order carried out.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct ActionRecord {
-    /// What was done, snake_case (`standby`, `reread_partitions`, `flush_drive_cache`...).
+    /// What was done, snake_case (`standby`, `reread_partitions`, `flush_drive_cache`...): the
+    /// schema lists every name a step passes to `Output::action`.
+    #[schemars(extend("enum" = [
+        "flush_buffer_cache",
+        "reread_partitions",
+        "idle_immediate",
+        "standby",
+        "sleep",
+        "reset",
+        "dco_freeze",
+        "security_freeze",
+        "seagate_powersave_off",
+        "flush_drive_cache",
+        "write_identify_raw",
+        "security_set_pass",
+        "security_unlock",
+        "security_disable",
+        "security_erase",
+        "security_erase_enhanced",
+        "sanitize_status",
+        "sanitize_crypto_scramble",
+        "sanitize_block_erase",
+        "sanitize_overwrite",
+        "sanitize_freeze_lock",
+        "sanitize_antifreeze_lock",
+        "dco_restore",
+        "dco_setmax",
+        "set_max_sectors",
+        "make_bad_sector",
+        "trim_sector_ranges",
+        "write_sector",
+        "drq_hsm_error",
+        "set_sector_size",
+        "idle_unload",
+        "fwdownload",
+        "fallocate"
+    ]))]
     pub action: &'static str,
     /// The option that asked for it.
     pub option: String,
@@ -87,6 +124,7 @@ pub struct ActionRecord {
     pub outcome: Outcome,
     /// The file written, for `--Iraw`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub path: Option<String>,
 }
 

@@ -2,7 +2,7 @@
 //! schema` prints [`document`], and a test fails when the checked-in copy differs from it.
 //!
 //! The definitions of typed reports are derived from their types with `schemars`
-//! ([`GENERATED`]: `outcome`, `settings_item`, `stop`), so a key added to a report is in the schema with no
+//! ([`GENERATED`]: `action`, `outcome`, `settings_item`, `stop`), so a key added to a report is in the schema with no
 //! hand edit. The rest of the document is still written by hand, in `schema/hand.json`, with
 //! a `"@generated NAME"` placeholder where each generated definition goes; those parts move
 //! here as their JSON is built from typed structures instead of `json!`.
@@ -20,6 +20,7 @@ pub type Generated = (&'static str, fn() -> serde_json::Value);
 
 /// The definitions generated from types.
 pub const GENERATED: &[Generated] = &[
+    ("action", definition::<super::envelope::ActionRecord>),
     ("outcome", definition::<super::settings::Outcome>),
     ("settings_item", definition::<super::settings::SettingsItem>),
     ("stop", definition::<super::stop::StopJson<'static>>),
