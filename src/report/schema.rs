@@ -2,8 +2,8 @@
 //! schema` prints [`document`], and a test fails when the checked-in copy differs from it.
 //!
 //! The definitions of typed reports are derived from their types with `schemars`
-//! ([`GENERATED`]: `action`, `outcome`, `settings_item`, `stop`), so a key added to a report is in the schema with no
-//! hand edit. The rest of the document is still written by hand, in `schema/hand.json`, with
+//! ([`GENERATED`]: `action`, `outcome`, `settings_item`, `stop`; `error_class` from the exit
+//! table), so a key added to a report is in the schema with no hand edit. The rest of the document is still written by hand, in `schema/hand.json`, with
 //! a `"@generated NAME"` placeholder where each generated definition goes; those parts move
 //! here as their JSON is built from typed structures instead of `json!`.
 //!
@@ -21,10 +21,24 @@ pub type Generated = (&'static str, fn() -> serde_json::Value);
 /// The definitions generated from types.
 pub const GENERATED: &[Generated] = &[
     ("action", definition::<super::envelope::ActionRecord>),
+    ("error_class", error_class),
     ("outcome", definition::<super::settings::Outcome>),
     ("settings_item", definition::<super::settings::SettingsItem>),
     ("stop", definition::<super::stop::StopJson<'static>>),
 ];
+
+/// The error classes of `messages`, from the exit table (`ErrorClass::table`, in its order),
+/// so a class added there is in the schema.
+fn error_class() -> serde_json::Value {
+    let names: Vec<&str> = crate::error::ErrorClass::table()
+        .iter()
+        .map(|(class, _)| class.name())
+        .collect();
+    serde_json::json!({
+        "description": "The class of an error; it decides the exit status (src/error.rs).",
+        "enum": names,
+    })
+}
 
 /// One type's schema as a definition of the document: its subschemas inlined (the document's
 /// `$defs` are its own), without the root's `$schema` and `title`, with its doc comment as
