@@ -153,11 +153,17 @@ pub struct DeviceJson {
     pub messages: Vec<Message>,
 }
 
-/// The program block.
-#[derive(Clone, Debug, Serialize)]
+/// The program that wrote the document.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Program {
+    /// hdparm-rs's version.
     pub version: &'static str,
+    /// The command line, argv[0] included.
     pub argv: Vec<String>,
+    /// The process exit status: one of the classes of EXIT STATUS in hdparm(8) (src/error.rs),
+    /// or 128+N when signal N stopped the run.
+    #[schemars(schema_with = "super::schema::exit_status")]
     pub exit_status: u8,
 }
 
