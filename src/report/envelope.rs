@@ -57,13 +57,16 @@ use serde::Serialize;
 pub const JSON_FORMAT_VERSION: [u32; 2] = [3, 1];
 
 /// A warning or an error, as data.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, PartialEq, Eq, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Message {
     /// `error` or `warning`.
+    #[schemars(extend("enum" = ["error", "warning"]))]
     pub severity: &'static str,
     /// The error class (`usage`, `guard`, `cannot_open`, `failed`, `not_applicable`, `drift`);
     /// absent for a warning.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "super::schema::error_class_ref")]
     pub class: Option<&'static str>,
     /// The line as printed on stderr, without the leading space hdparm puts before many of
     /// its messages (a column of its text report, noise in a JSON string).

@@ -2,8 +2,8 @@
 //! schema` prints [`document`], and a test fails when the checked-in copy differs from it.
 //!
 //! The definitions of typed reports are derived from their types with `schemars`
-//! ([`GENERATED`]: `action`, `outcome`, `program`, `settings_item`, `stop`; `error_class` from
-//! the exit table), so a key added to a report is in the schema with no hand edit. The rest of the document is still written by hand, in `schema/hand.json`, with
+//! ([`GENERATED`]: `action`, `message`, `outcome`, `program`, `settings_item`, `stop`;
+//! `error_class` from the exit table), so a key added to a report is in the schema with no hand edit. The rest of the document is still written by hand, in `schema/hand.json`, with
 //! a `"@generated NAME"` placeholder where each generated definition goes; those parts move
 //! here as their JSON is built from typed structures instead of `json!`.
 //!
@@ -22,6 +22,7 @@ pub type Generated = (&'static str, fn() -> serde_json::Value);
 pub const GENERATED: &[Generated] = &[
     ("action", definition::<super::envelope::ActionRecord>),
     ("error_class", error_class),
+    ("message", definition::<super::envelope::Message>),
     ("program", definition::<super::envelope::Program>),
     ("outcome", definition::<super::settings::Outcome>),
     ("settings_item", definition::<super::settings::SettingsItem>),
@@ -39,6 +40,11 @@ fn error_class() -> serde_json::Value {
         "description": "The class of an error; it decides the exit status (src/error.rs).",
         "enum": names,
     })
+}
+
+/// A message's `class`: one of the document's `error_class`.
+pub fn error_class_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"$ref": "#/$defs/error_class"})
 }
 
 /// `hdparm_rs.exit_status`: 0, a class's status from the exit table, or 128+N for signal N.
