@@ -2,10 +2,12 @@
 //! schema` prints [`document`], and a test fails when the checked-in copy differs from it.
 //!
 //! The definitions of typed reports are derived from their types with `schemars`
-//! ([`GENERATED`]: `action`, `message`, `outcome`, `program`, `settings_item`, `stop`;
-//! `error_class` from the exit table), so a key added to a report is in the schema with no hand edit. The rest of the document is still written by hand, in `schema/hand.json`, with
-//! a `"@generated NAME"` placeholder where each generated definition goes; those parts move
-//! here as their JSON is built from typed structures instead of `json!`.
+//! ([`GENERATED`]: `action`, `message`, `outcome`, `program`, `settings_item`, `stop`,
+//! `summary`; `error_class` from the exit table), so a key added to a report is in the schema
+//! with no hand edit. The rest of the document is still written by hand, in
+//! `schema/hand.json`, with a `"@generated NAME"` placeholder where each generated definition
+//! goes; those parts move here as their JSON is built from typed structures instead of
+//! `json!`.
 //!
 //! Must not: change a document; the schema describes what the reports already write.
 
@@ -27,6 +29,7 @@ pub const GENERATED: &[Generated] = &[
     ("outcome", definition::<super::settings::Outcome>),
     ("settings_item", definition::<super::settings::SettingsItem>),
     ("stop", definition::<super::stop::StopJson<'static>>),
+    ("summary", definition::<crate::stats::Summary>),
 ];
 
 /// The error classes of `messages`, from the exit table (`ErrorClass::table`, in its order),
