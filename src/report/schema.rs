@@ -2,9 +2,9 @@
 //! schema` prints [`document`], and a test fails when the checked-in copy differs from it.
 //!
 //! The definitions of typed reports are derived from their types with `schemars`
-//! ([`GENERATED`]: `action`, `message`, `outcome`, `program`, `settings_item`, `stop`,
-//! `summary`; `error_class` from the exit table), so a key added to a report is in the schema
-//! with no hand edit. The rest of the document is still written by hand, in
+//! ([`GENERATED`]: `action`, `message`, `outcome`, `program`, `read_figure`, `settings_item`,
+//! `stop`, `summary`; `error_class` from the exit table), so a key added to a report is in the
+//! schema with no hand edit. The rest of the document is still written by hand, in
 //! `schema/hand.json`, with a `"@generated NAME"` placeholder where each generated definition
 //! goes; those parts move here as their JSON is built from typed structures instead of
 //! `json!`.
@@ -26,6 +26,10 @@ pub const GENERATED: &[Generated] = &[
     ("error_class", error_class),
     ("message", definition::<super::envelope::Message>),
     ("program", definition::<super::envelope::Program>),
+    (
+        "read_figure",
+        definition::<crate::timing::reads::ReadFigure>,
+    ),
     ("outcome", definition::<super::settings::Outcome>),
     ("settings_item", definition::<super::settings::SettingsItem>),
     ("stop", definition::<super::stop::StopJson<'static>>),
