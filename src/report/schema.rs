@@ -2,12 +2,12 @@
 //! schema` prints [`document`], and a test fails when the checked-in copy differs from it.
 //!
 //! The definitions of typed reports are derived from their types with `schemars`
-//! ([`GENERATED`]: `action`, `message`, `outcome`, `program`, `read_figure`, `settings_item`,
-//! `stop`, `summary`; `error_class` from the exit table), so a key added to a report is in the
-//! schema with no hand edit. The rest of the document is still written by hand, in
-//! `schema/hand.json`, with a `"@generated NAME"` placeholder where each generated definition
-//! goes; those parts move here as their JSON is built from typed structures instead of
-//! `json!`.
+//! ([`GENERATED`]: `action`, `bench`, `message`, `outcome`, `program`, `read_figure`,
+//! `settings_item`, `stop`, `summary`; `error_class` from the exit table), so a key added to a
+//! report is in the schema with no hand edit. The rest of the document is still written by
+//! hand, in `schema/hand.json`, with a `"@generated NAME"` placeholder where each generated
+//! definition goes; those parts move here as their JSON is built from typed structures
+//! instead of `json!`.
 //!
 //! Must not: change a document; the schema describes what the reports already write.
 
@@ -23,6 +23,7 @@ pub type Generated = (&'static str, fn() -> serde_json::Value);
 /// The definitions generated from types.
 pub const GENERATED: &[Generated] = &[
     ("action", definition::<super::envelope::ActionRecord>),
+    ("bench", definition::<crate::timing::bench::BenchReport>),
     ("error_class", error_class),
     ("message", definition::<super::envelope::Message>),
     ("program", definition::<super::envelope::Program>),
