@@ -2,7 +2,7 @@
 //! schema` prints [`document`], and a test fails when the checked-in copy differs from it.
 //!
 //! The definitions of typed reports are derived from their types with `schemars`
-//! ([`GENERATED`]: `action`, `bench`, `message`, `outcome`, `program`, `read_figure`,
+//! ([`GENERATED`]: `action`, `advise_document`, `bench`, `message`, `outcome`, `program`, `read_figure`,
 //! `settings_item`, `stop`, `summary`; `error_class` from the exit table), so a key added to a
 //! report is in the schema with no hand edit. The rest of the document is still written by
 //! hand, in `schema/hand.json`, with a `"@generated NAME"` placeholder where each generated
@@ -23,6 +23,10 @@ pub type Generated = (&'static str, fn() -> serde_json::Value);
 /// The definitions generated from types.
 pub const GENERATED: &[Generated] = &[
     ("action", definition::<super::envelope::ActionRecord>),
+    (
+        "advise_document",
+        definition::<crate::exec::modes::advise::AdviseDocument<'static>>,
+    ),
     ("bench", definition::<crate::timing::bench::BenchReport>),
     ("error_class", error_class),
     ("message", definition::<super::envelope::Message>),
@@ -48,6 +52,21 @@ fn error_class() -> serde_json::Value {
         "description": "The class of an error; it decides the exit status (src/error.rs).",
         "enum": names,
     })
+}
+
+/// A reference to the document's `format_version` (`json_format_version` of a document).
+pub fn format_version_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"$ref": "#/$defs/format_version"})
+}
+
+/// A reference to the document's `program` (`hdparm_rs` of a document).
+pub fn program_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"$ref": "#/$defs/program"})
+}
+
+/// A reference to the document's `messages`.
+pub fn messages_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"$ref": "#/$defs/messages"})
 }
 
 /// A message's `class`: one of the document's `error_class`.
