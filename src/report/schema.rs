@@ -3,7 +3,7 @@
 //!
 //! The definitions of typed reports are derived from their types with `schemars`
 //! ([`GENERATED`]: `action`, `advise_document`, `bench`, `message`, `outcome`, `program`, `read_figure`,
-//! `settings_item`, `stop`, `summary`; `error_class` from the exit table), so a key added to a
+//! `settings_item`, `stop`, `summary`, `surface_document`; `error_class` from the exit table), so a key added to a
 //! report is in the schema with no hand edit. The rest of the document is still written by
 //! hand, in `schema/hand.json`, with a `"@generated NAME"` placeholder where each generated
 //! definition goes; those parts move here as their JSON is built from typed structures
@@ -28,6 +28,10 @@ pub const GENERATED: &[Generated] = &[
         definition::<crate::exec::modes::advise::AdviseDocument<'static>>,
     ),
     ("bench", definition::<crate::timing::bench::BenchReport>),
+    (
+        "surface_document",
+        definition::<crate::exec::modes::surface::SurfaceDocument<'static>>,
+    ),
     ("error_class", error_class),
     ("message", definition::<super::envelope::Message>),
     ("program", definition::<super::envelope::Program>),
@@ -67,6 +71,11 @@ pub fn program_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 /// A reference to the document's `messages`.
 pub fn messages_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({"$ref": "#/$defs/messages"})
+}
+
+/// A reference to the document's `dry_run` (a `--dry-run` plan).
+pub fn dry_run_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"$ref": "#/$defs/dry_run"})
 }
 
 /// A message's `class`: one of the document's `error_class`.
