@@ -170,19 +170,27 @@ pub struct Program {
     pub exit_status: u8,
 }
 
-/// The whole document.
-#[derive(Clone, Debug, Serialize)]
+/// The whole document: every --json document but --apply/--check's: the devices' reports (an
+/// --Istdin decode is one device named stdin), or a usage error, -V or -h.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Envelope {
+    #[schemars(schema_with = "super::schema::format_version_ref")]
     pub json_format_version: [u32; 2],
+    #[schemars(schema_with = "super::schema::program_ref")]
     pub hdparm_rs: Program,
+    #[schemars(schema_with = "super::schema::devices_ref")]
     pub devices: Vec<DeviceJson>,
-    /// The help text (`-h`, `--help`, `--security-help`).
+    /// The help text (`-h`, `--help`, `--security-help`): the text hdparm prints.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub help: Option<String>,
     /// A run that a signal stopped: which devices were done, interrupted, never started
     /// (`report::stop`).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "super::schema::stop_ref")]
     pub stop: Option<serde_json::Value>,
+    #[schemars(schema_with = "super::schema::messages_ref")]
     pub messages: Vec<Message>,
 }
 

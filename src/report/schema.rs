@@ -2,12 +2,12 @@
 //! schema` prints [`document`], and a test fails when the checked-in copy differs from it.
 //!
 //! The definitions of typed reports are derived from their types with `schemars`
-//! ([`GENERATED`]: `action`, `advise_document`, `bench`, `message`, `outcome`, `program`, `read_figure`,
-//! `settings_item`, `stop`, `summary`, `surface_document`; `error_class` from the exit table), so a key added to a
-//! report is in the schema with no hand edit. The rest of the document is still written by
-//! hand, in `schema/hand.json`, with a `"@generated NAME"` placeholder where each generated
-//! definition goes; those parts move here as their JSON is built from typed structures
-//! instead of `json!`.
+//! ([`GENERATED`]: `action`, `advise_document`, `bench`, `message`, `outcome`, `program`,
+//! `read_figure`, `report_document`, `settings_item`, `stop`, `summary`, `surface_document`;
+//! `error_class` from the exit table), so a key added to a report is in the schema with no
+//! hand edit. The rest of the document is still written by hand, in `schema/hand.json`, with
+//! a `"@generated NAME"` placeholder where each generated definition goes; those parts move
+//! here as their JSON is built from typed structures instead of `json!`.
 //!
 //! Must not: change a document; the schema describes what the reports already write.
 
@@ -39,6 +39,7 @@ pub const GENERATED: &[Generated] = &[
         "read_figure",
         definition::<crate::timing::reads::ReadFigure>,
     ),
+    ("report_document", definition::<super::envelope::Envelope>),
     ("outcome", definition::<super::settings::Outcome>),
     ("settings_item", definition::<super::settings::SettingsItem>),
     ("stop", definition::<super::stop::StopJson<'static>>),
@@ -76,6 +77,16 @@ pub fn messages_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 /// A reference to the document's `dry_run` (a `--dry-run` plan).
 pub fn dry_run_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({"$ref": "#/$defs/dry_run"})
+}
+
+/// The devices of a report document: each the document's `device`.
+pub fn devices_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": "array", "items": {"$ref": "#/$defs/device"}})
+}
+
+/// A reference to the document's `stop`.
+pub fn stop_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"$ref": "#/$defs/stop"})
 }
 
 /// A message's `class`: one of the document's `error_class`.
