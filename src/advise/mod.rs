@@ -47,9 +47,12 @@ pub struct DriveState {
 }
 
 /// One piece of advice.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Advice {
-    /// The rule's stable name (JSON consumers key on it).
+    /// The rule's stable name (JSON consumers key on it): the schema lists each rule of
+    /// [`RULES`].
+    #[schemars(extend("enum" = ["failing_sectors", "dma_off", "slow_link", "apm_parks_heads", "raid_member_spins_down", "write_cache_off", "ncq_off", "small_read_ahead", "security_not_frozen"]))]
     pub rule: &'static str,
     /// What is off.
     pub finding: String,

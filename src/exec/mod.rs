@@ -325,7 +325,8 @@ mod access;
 pub mod measure;
 // Our modes beside hdparm's per-device order (--apply, --advise, --surface, --experiment,
 // --prometheus, the file helpers).
-mod modes;
+// Crate-visible for the schema, which derives their documents (report::schema).
+pub(crate) mod modes;
 // The test doubles: the library's tests, and tests/ and fuzz/ with the `doubles` feature.
 #[cfg(any(test, feature = "doubles"))]
 #[doc(hidden)]

@@ -57,13 +57,16 @@ use serde::Serialize;
 pub const JSON_FORMAT_VERSION: [u32; 2] = [3, 1];
 
 /// A warning or an error, as data.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, PartialEq, Eq, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Message {
     /// `error` or `warning`.
+    #[schemars(extend("enum" = ["error", "warning"]))]
     pub severity: &'static str,
     /// The error class (`usage`, `guard`, `cannot_open`, `failed`, `not_applicable`, `drift`);
     /// absent for a warning.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "super::schema::error_class_ref")]
     pub class: Option<&'static str>,
     /// The line as printed on stderr, without the leading space hdparm puts before many of
     /// its messages (a column of its text report, noise in a JSON string).
@@ -76,10 +79,47 @@ pub fn trimmed<S: serde::Serializer>(text: &str, serializer: S) -> Result<S::Ok,
     serializer.serialize_str(text.trim_start())
 }
 
-/// An action carried out on a device (`-y`, `-z`, `-F`...), and what became of it.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+/// An action carried out on the device, in the order carried out.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct ActionRecord {
-    /// What was done, snake_case (`standby`, `reread_partitions`, `flush_drive_cache`...).
+    /// What was done, snake_case (`standby`, `reread_partitions`, `flush_drive_cache`...): the
+    /// schema lists every name a step passes to `Output::action`.
+    #[schemars(extend("enum" = [
+        "flush_buffer_cache",
+        "reread_partitions",
+        "idle_immediate",
+        "standby",
+        "sleep",
+        "reset",
+        "dco_freeze",
+        "security_freeze",
+        "seagate_powersave_off",
+        "flush_drive_cache",
+        "write_identify_raw",
+        "security_set_pass",
+        "security_unlock",
+        "security_disable",
+        "security_erase",
+        "security_erase_enhanced",
+        "sanitize_status",
+        "sanitize_crypto_scramble",
+        "sanitize_block_erase",
+        "sanitize_overwrite",
+        "sanitize_freeze_lock",
+        "sanitize_antifreeze_lock",
+        "dco_restore",
+        "dco_setmax",
+        "set_max_sectors",
+        "make_bad_sector",
+        "trim_sector_ranges",
+        "write_sector",
+        "drq_hsm_error",
+        "set_sector_size",
+        "idle_unload",
+        "fwdownload",
+        "fallocate"
+    ]))]
     pub action: &'static str,
     /// The option that asked for it.
     pub option: String,
@@ -87,6 +127,7 @@ pub struct ActionRecord {
     pub outcome: Outcome,
     /// The file written, for `--Iraw`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub path: Option<String>,
 }
 
@@ -115,27 +156,41 @@ pub struct DeviceJson {
     pub messages: Vec<Message>,
 }
 
-/// The program block.
-#[derive(Clone, Debug, Serialize)]
+/// The program that wrote the document.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Program {
+    /// hdparm-rs's version.
     pub version: &'static str,
+    /// The command line, argv[0] included.
     pub argv: Vec<String>,
+    /// The process exit status: one of the classes of EXIT STATUS in hdparm(8) (src/error.rs),
+    /// or 128+N when signal N stopped the run.
+    #[schemars(schema_with = "super::schema::exit_status")]
     pub exit_status: u8,
 }
 
-/// The whole document.
-#[derive(Clone, Debug, Serialize)]
+/// The whole document: every --json document but --apply/--check's: the devices' reports (an
+/// --Istdin decode is one device named stdin), or a usage error, -V or -h.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Envelope {
+    #[schemars(schema_with = "super::schema::format_version_ref")]
     pub json_format_version: [u32; 2],
+    #[schemars(schema_with = "super::schema::program_ref")]
     pub hdparm_rs: Program,
+    #[schemars(schema_with = "super::schema::devices_ref")]
     pub devices: Vec<DeviceJson>,
-    /// The help text (`-h`, `--help`, `--security-help`).
+    /// The help text (`-h`, `--help`, `--security-help`): the text hdparm prints.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub help: Option<String>,
     /// A run that a signal stopped: which devices were done, interrupted, never started
     /// (`report::stop`).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "super::schema::stop_ref")]
     pub stop: Option<serde_json::Value>,
+    #[schemars(schema_with = "super::schema::messages_ref")]
     pub messages: Vec<Message>,
 }
 

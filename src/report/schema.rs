@@ -2,7 +2,9 @@
 //! schema` prints [`document`], and a test fails when the checked-in copy differs from it.
 //!
 //! The definitions of typed reports are derived from their types with `schemars`
-//! ([`GENERATED`]: `outcome`, `settings_item`), so a key added to a report is in the schema with no
+//! ([`GENERATED`]: `action`, `advise_document`, `bench`, `message`, `outcome`, `program`,
+//! `read_figure`, `report_document`, `settings_item`, `stop`, `summary`, `surface_document`;
+//! `error_class` from the exit table), so a key added to a report is in the schema with no
 //! hand edit. The rest of the document is still written by hand, in `schema/hand.json`, with
 //! a `"@generated NAME"` placeholder where each generated definition goes; those parts move
 //! here as their JSON is built from typed structures instead of `json!`.
@@ -20,9 +22,95 @@ pub type Generated = (&'static str, fn() -> serde_json::Value);
 
 /// The definitions generated from types.
 pub const GENERATED: &[Generated] = &[
+    ("action", definition::<super::envelope::ActionRecord>),
+    (
+        "advise_document",
+        definition::<crate::exec::modes::advise::AdviseDocument<'static>>,
+    ),
+    ("bench", definition::<crate::timing::bench::BenchReport>),
+    (
+        "surface_document",
+        definition::<crate::exec::modes::surface::SurfaceDocument<'static>>,
+    ),
+    ("error_class", error_class),
+    ("message", definition::<super::envelope::Message>),
+    ("program", definition::<super::envelope::Program>),
+    (
+        "read_figure",
+        definition::<crate::timing::reads::ReadFigure>,
+    ),
+    ("report_document", definition::<super::envelope::Envelope>),
     ("outcome", definition::<super::settings::Outcome>),
     ("settings_item", definition::<super::settings::SettingsItem>),
+    ("stop", definition::<super::stop::StopJson<'static>>),
+    ("summary", definition::<crate::stats::Summary>),
 ];
+
+/// The error classes of `messages`, from the exit table (`ErrorClass::table`, in its order),
+/// so a class added there is in the schema.
+fn error_class() -> serde_json::Value {
+    let names: Vec<&str> = crate::error::ErrorClass::table()
+        .iter()
+        .map(|(class, _)| class.name())
+        .collect();
+    serde_json::json!({
+        "description": "The class of an error; it decides the exit status (src/error.rs).",
+        "enum": names,
+    })
+}
+
+/// A reference to the document's `format_version` (`json_format_version` of a document).
+pub fn format_version_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"$ref": "#/$defs/format_version"})
+}
+
+/// A reference to the document's `program` (`hdparm_rs` of a document).
+pub fn program_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"$ref": "#/$defs/program"})
+}
+
+/// A reference to the document's `messages`.
+pub fn messages_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"$ref": "#/$defs/messages"})
+}
+
+/// A reference to the document's `dry_run` (a `--dry-run` plan).
+pub fn dry_run_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"$ref": "#/$defs/dry_run"})
+}
+
+/// The devices of a report document: each the document's `device`.
+pub fn devices_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": "array", "items": {"$ref": "#/$defs/device"}})
+}
+
+/// A reference to the document's `stop`.
+pub fn stop_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"$ref": "#/$defs/stop"})
+}
+
+/// A message's `class`: one of the document's `error_class`.
+pub fn error_class_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"$ref": "#/$defs/error_class"})
+}
+
+/// `hdparm_rs.exit_status`: 0, a class's status from the exit table, or 128+N for signal N.
+pub fn exit_status(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let mut statuses: Vec<u8> = crate::error::ErrorClass::table()
+        .iter()
+        .filter(|(class, _)| !matches!(class, crate::error::ErrorClass::Stopped(_)))
+        .map(|(class, _)| class.exit_status())
+        .chain([0])
+        .collect();
+    statuses.sort_unstable();
+    statuses.dedup();
+    schemars::json_schema!({
+        "anyOf": [
+            {"enum": statuses},
+            {"type": "integer", "minimum": 129, "maximum": 255},
+        ],
+    })
+}
 
 /// One type's schema as a definition of the document: its subschemas inlined (the document's
 /// `$defs` are its own), without the root's `$schema` and `title`, with its doc comment as

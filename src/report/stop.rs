@@ -16,10 +16,12 @@
 //!
 //! Must not: decide anything; the executor says what each device's turn came to.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
-/// How one device's turn ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// How one device's turn ended: `done`; `failed` (done, with errors); `interrupted` (`detail`
+/// says in what state it is left); `not_started` (nothing was sent to it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum State {
     /// Everything asked for it was done (the stop came after, or during its last command,
@@ -34,13 +36,15 @@ pub enum State {
 }
 
 /// One device of the report.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct DeviceTurn {
     pub name: String,
     pub state: State,
     /// What was done and in what state the drive is left, for an interrupted device (or a
     /// done one whose last command the stop came during).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub detail: Option<String>,
 }
 
@@ -83,12 +87,27 @@ impl StopReport {
 
     /// The document's `stop` object.
     pub fn json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "signal": self.signal_name,
-            "signal_number": self.signal,
-            "devices": self.devices,
+        serde_json::to_value(StopJson {
+            signal: &self.signal_name,
+            signal_number: self.signal,
+            devices: &self.devices,
         })
+        .unwrap_or_default()
     }
+}
+
+/// A run that a signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT) stopped: the command in flight
+/// ended, nothing more was sent; each device of the command line with how its turn ended
+/// (src/report/stop.rs).
+#[derive(Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct StopJson<'a> {
+    /// The signal's name.
+    #[schemars(regex(pattern = r"^(SIG[A-Z]+|signal [0-9]+)$"))]
+    signal: &'a str,
+    #[schemars(range(min = 1))]
+    signal_number: i32,
+    devices: &'a [DeviceTurn],
 }
 
 #[cfg(test)]

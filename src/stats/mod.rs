@@ -22,8 +22,10 @@
 
 use serde::Serialize;
 
-/// One set of trials.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+/// A set of trials (src/stats): median, mean, sample standard deviation, min, max and the 95%
+/// interval of the mean.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Summary {
     pub count: usize,
     pub median: f64,

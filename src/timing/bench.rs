@@ -303,7 +303,8 @@ pub trait BenchEngine {
 }
 
 /// One trial in the report.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct TrialReport {
     pub bytes: u64,
     pub reads: u64,
@@ -311,15 +312,18 @@ pub struct TrialReport {
     pub mib_per_second: f64,
     pub iops: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "f64")]
     pub cpu_seconds: Option<f64>,
 }
 
-/// The benchmark's result, for text and JSON.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// --bench: the benchmark's result, for text and JSON.
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct BenchReport {
     pub engine: String,
     pub direct: bool,
     /// `sequential` or `random`.
+    #[schemars(extend("enum" = ["sequential", "random"]))]
     pub pattern: &'static str,
     pub queue_depth: u32,
     pub block_size_bytes: u64,
@@ -334,18 +338,22 @@ pub struct BenchReport {
     pub max_mib_per_second: f64,
     pub median_mib_per_second: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "f64")]
     pub cpu_seconds_per_gib: Option<f64>,
     /// The mean of the trials' reads per second.
     pub mean_iops: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "f64")]
     pub cpu_seconds_per_read: Option<f64>,
     /// Percentiles of every read's latency; absent when the engine timed none.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "LatencySummary")]
     pub latency: Option<LatencySummary>,
 }
 
 /// The latency percentiles of a run's reads.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct LatencySummary {
     pub reads: u64,
     pub p50_seconds: f64,

@@ -77,7 +77,7 @@ pub struct Env<'a> {
 }
 
 /// Which of the two timings a figure comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TimingKind {
     /// `-T`
@@ -86,21 +86,25 @@ pub enum TimingKind {
     Device,
 }
 
-/// The outcome of one timing, as printed and as data.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// -T or -t: the outcome of one timing, as printed and as data.
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct ReadFigure {
     pub kind: TimingKind,
     /// `--direct` was in force.
     pub direct: bool,
     /// `--offset` in bytes, for `-t`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
     pub offset_bytes: Option<u64>,
     /// Bytes counted (hdparm's MB × 2^20).
     pub bytes: u64,
     /// Seconds as hdparm computes them (for `-T`, after the overhead correction).
     pub seconds: f64,
-    /// MB (2^20 bytes) per second; may be infinite or NaN when `seconds` is 0 or negative.
+    /// MB (2^20 bytes) per second; may be infinite or NaN when `seconds` is 0 or negative
+    /// (null in JSON).
     #[serde(serialize_with = "finite_or_null")]
+    #[schemars(with = "Option<f64>")]
     pub mib_per_second: f64,
     /// The result text hdparm prints after the prefix, without the newline.
     #[serde(skip)]

@@ -32,14 +32,16 @@ pub const ACCESS_SAMPLES: usize = 4;
 pub const MAX_RANGES_PER_ZONE: usize = 16;
 
 /// Sectors that failed to read, first and last.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct ErrorRange {
     pub first_lba: u64,
     pub last_lba: u64,
 }
 
 /// What one zone gave.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Zone {
     pub index: usize,
     /// The zone's sectors (512 bytes), first and last.
@@ -53,6 +55,7 @@ pub struct Zone {
     /// Blocks (1 MiB, or the shorter last one) that failed to read.
     pub error_blocks: u64,
     /// The failed sectors, adjacent blocks joined: the first [`MAX_RANGES_PER_ZONE`] ranges.
+    #[schemars(length(max = 16))]
     pub error_ranges: Vec<ErrorRange>,
     /// Ranges after those listed.
     pub error_ranges_not_listed: u64,
@@ -90,7 +93,7 @@ impl Zone {
 }
 
 /// How the scan ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Ending {
     /// Every zone was read.
@@ -102,12 +105,14 @@ pub enum Ending {
 }
 
 /// The whole scan.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Scan {
     pub size_bytes: u64,
     pub quick: bool,
     /// The zones the device was cut into; `zones` holds those read (all, unless it ended
     /// early: the last one may then be partly read).
+    #[schemars(range(min = 1))]
     pub planned_zones: usize,
     pub zones: Vec<Zone>,
     pub median_mb_per_s: Option<f64>,

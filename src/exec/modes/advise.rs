@@ -33,18 +33,26 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::Path;
 
-/// The `--advise` document (`$defs/advise_document`).
-#[derive(Serialize)]
-struct AdviseDocument<'a> {
+/// --advise (src/exec/modes/advise.rs): per drive, what is off, why, the risk and the command
+/// that changes it (`$defs/advise_document`).
+#[derive(Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct AdviseDocument<'a> {
+    #[schemars(schema_with = "crate::report::schema::format_version_ref")]
     json_format_version: [u32; 2],
+    #[schemars(schema_with = "crate::report::schema::program_ref")]
     hdparm_rs: crate::report::envelope::Program,
     /// `advise`.
+    #[schemars(extend("const" = "advise"))]
     report: &'static str,
     devices: &'a [DeviceAdvice],
+    #[schemars(schema_with = "crate::report::schema::messages_ref")]
     messages: &'a [Message],
 }
 
-#[derive(Serialize)]
+/// One drive's advice.
+#[derive(Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 struct DeviceAdvice {
     name: String,
     /// In standby and left so: the drive-level rules were not run.

@@ -183,18 +183,26 @@ fn write_document(
     );
 }
 
-/// The `--surface` document (`$defs/surface_document`).
-#[derive(serde::Serialize)]
-struct SurfaceDocument<'a> {
+/// --surface (src/report/surface.rs): the scan, zone by zone (`$defs/surface_document`).
+#[derive(serde::Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct SurfaceDocument<'a> {
+    #[schemars(schema_with = "crate::report::schema::format_version_ref")]
     json_format_version: [u32; 2],
+    #[schemars(schema_with = "crate::report::schema::program_ref")]
     hdparm_rs: crate::report::envelope::Program,
     /// `surface`.
+    #[schemars(extend("const" = "surface"))]
     report: &'static str,
     device: &'a str,
+    /// The scan ([`Scan`] serialized); null when the device could not be scanned at all.
+    #[schemars(with = "Option<Scan>")]
     surface: serde_json::Value,
-    /// `--dry-run`: the plan.
+    /// `--dry-run --surface`: the plan (`surface` is then null); nothing was read.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "crate::report::schema::dry_run_ref")]
     dry_run: Option<serde_json::Value>,
+    #[schemars(schema_with = "crate::report::schema::messages_ref")]
     messages: &'a [Message],
 }
 
