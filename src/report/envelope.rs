@@ -113,6 +113,8 @@ pub struct ActionRecord {
         "set_max_sectors",
         "make_bad_sector",
         "trim_sector_ranges",
+        "trim",
+        "sanitize",
         "write_sector",
         "drq_hsm_error",
         "set_sector_size",
