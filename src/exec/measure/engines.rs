@@ -323,6 +323,19 @@ mod tests {
     use crate::device::fd_target::open_direct;
     use crate::device::fd_target::tests::{scratch_file, skip};
 
+    /// The scratch file opened with O_DIRECT; None, having said so, where the temp dir's file
+    /// system refuses O_DIRECT (tmpfs before 6.6): nothing to test then.
+    fn open_direct_or_skip(path: &std::path::Path) -> Option<std::fs::File> {
+        match open_direct(path) {
+            Ok(f) => Some(f),
+            Err(e) if e.errno == Some(libc::EINVAL) => {
+                skip("O_DIRECT refused by the temp dir");
+                None
+            }
+            Err(e) => panic!("{}", e.message),
+        }
+    }
+
     fn run_engine(engine: &mut dyn BenchEngine, plan: &OffsetPlan) -> TrialSample {
         let mut calls = 0;
         let mut latency = LatencyHistogram::new();
@@ -344,13 +357,8 @@ mod tests {
     #[test]
     fn both_engines_read_whole_blocks_of_a_file() {
         let path = scratch_file("engines", 16);
-        let file = match open_direct(&path) {
-            Ok(f) => f,
-            // Some file systems (tmpfs before 6.6) refuse O_DIRECT; nothing to test then.
-            Err(e) if e.errno == Some(libc::EINVAL) => {
-                return skip("O_DIRECT refused by the temp dir")
-            }
-            Err(e) => panic!("{}", e.message),
+        let Some(file) = open_direct_or_skip(&path) else {
+            return;
         };
         let plan = OffsetPlan::new(0, 16 * (64 << 10), 64 << 10, false, 0).unwrap();
         let mut threads = ThreadEngine::new(&file, 3, 64 << 10).unwrap();
@@ -372,12 +380,8 @@ mod tests {
     #[test]
     fn a_read_past_the_end_is_reported_with_its_offset() {
         let path = scratch_file("eof", 2);
-        let file = match open_direct(&path) {
-            Ok(f) => f,
-            Err(e) if e.errno == Some(libc::EINVAL) => {
-                return skip("O_DIRECT refused by the temp dir")
-            }
-            Err(e) => panic!("{}", e.message),
+        let Some(file) = open_direct_or_skip(&path) else {
+            return;
         };
         // A plan that believes the file is 4 blocks long.
         let plan = OffsetPlan::new(0, 4 * (64 << 10), 64 << 10, false, 0).unwrap();
