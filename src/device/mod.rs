@@ -19,6 +19,7 @@ pub mod kind;
 pub mod lock;
 pub mod nvme;
 pub mod read_buffer;
+pub mod scsi;
 pub mod sys;
 pub mod sysfs;
 pub mod system;

@@ -46,6 +46,8 @@ pub enum Planned {
         command: NvmeCommand,
         data_out: Option<DataOut>,
     },
+    /// A SCSI command (issue 22's twins), its parameter data inside it.
+    Scsi(crate::scsi::Command),
     /// A kernel call that changes a setting (`BLKRASET 256 (read-ahead)`).
     Kernel(String),
     /// Reads the run would time (`-t`, `-T`, `--bench`), named as the option says.
@@ -184,6 +186,12 @@ fn data_out_json(data_out: &Option<DataOut>) -> [(&'static str, Value); 4] {
 }
 
 /// A JSON object with the data fields added.
+/// A SCSI command's parameter data, summed up as an ATA command's data out is (a SCSI
+/// command carries no password: `--security-*` has no SCSI form).
+fn scsi_data_out(c: &crate::scsi::Command) -> Option<DataOut> {
+    (c.direction == crate::scsi::Direction::ToDevice).then(|| DataOut::of(&c.data_out))
+}
+
 fn with_data_out(mut object: Value, data_out: &Option<DataOut>) -> Value {
     if let Some(map) = object.as_object_mut() {
         for (key, value) in data_out_json(data_out) {
@@ -277,6 +285,17 @@ pub fn step_lines(plan: &Plan) -> Vec<String> {
                 c.cdw14,
                 c.cdw15,
                 data_out_text(data_out),
+            ),
+            Planned::Scsi(c) => format!(
+                "would send SCSI {}: CDB {}, timeout {} s{}{}",
+                c.name,
+                crate::scsi::hex(&c.cdb),
+                c.timeout_secs,
+                match c.direction {
+                    crate::scsi::Direction::FromDevice => format!(", up to {} bytes in", c.alloc_len),
+                    _ => String::new(),
+                },
+                data_out_text(&scsi_data_out(c)),
             ),
             Planned::Kernel(call) => format!("would call {call}"),
             Planned::Reads(what) => format!("would time {what}"),
@@ -377,6 +396,15 @@ pub fn json(plan: &Plan) -> Value {
                     "cdw15": c.cdw15,
                 }),
                 data_out,
+            ),
+            Planned::Scsi(c) => with_data_out(
+                json!({
+                    "kind": "scsi",
+                    "name": c.name,
+                    "cdb": crate::scsi::hex(&c.cdb),
+                    "timeout_secs": c.timeout_secs,
+                }),
+                &scsi_data_out(c),
             ),
             Planned::Kernel(call) => json!({"kind": "kernel", "call": call}),
             Planned::Reads(what) => json!({"kind": "reads", "what": what}),

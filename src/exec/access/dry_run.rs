@@ -20,7 +20,7 @@ use crate::cli::DeviceRun;
 use crate::error::{Error, ErrorClass};
 use crate::exec::access::{
     AtaFailure, AtaOutput, AtaVia, BlockCall, DeviceAccess, Geometry, HdioSetting, NvmeFailure,
-    QUEUE_DEPTH,
+    ScsiCommand, ScsiDisk, ScsiFailure, QUEUE_DEPTH,
 };
 use crate::exec::guards::{self, DeviceFacts};
 use crate::exec::output::Output;
@@ -419,12 +419,56 @@ impl DeviceAccess for Recorder<'_> {
         }
         Ok(0)
     }
+    fn scsi_disk(&self) -> Option<ScsiDisk> {
+        self.inner.scsi_disk()
+    }
+    /// Overridden: the real run learns it from IDENTIFY, which the dry run does not send. What
+    /// the kernel knows stands in: a SCSI disk that is not behind a USB bridge (most of which
+    /// translate ATA) and gave the kernel no ATA Information VPD page (89h, which a SAT
+    /// translator has) is planned with the SCSI twins.
+    fn scsi_only(&mut self) -> bool {
+        self.inner
+            .scsi_disk()
+            .is_some_and(|d| !d.usb && !d.ata_information_page)
+    }
+    /// Planned, not sent; a read is answered with zeros (the steps' decoders then find
+    /// nothing, and what they would have decided is the real run's), except MODE SENSE, whose
+    /// answer a set needs to plan its MODE SELECT: an empty page of the asked code, every
+    /// field changeable. The MODE SELECT planned carries that page with the field set; the
+    /// real one carries the disk's current page with it set.
+    fn scsi(&mut self, cmd: &ScsiCommand) -> Result<Vec<u8>, ScsiFailure> {
+        self.planned.borrow_mut().push(Planned::Scsi(cmd.clone()));
+        match cmd.direction {
+            crate::scsi::Direction::FromDevice => Ok(invented_scsi_answer(cmd)),
+            _ => Ok(Vec::new()),
+        }
+    }
     fn nvme_controller_attr(&self, attr: &str) -> io::Result<String> {
         self.inner.nvme_controller_attr(attr)
     }
     fn nvme_partition_of(&self) -> Option<String> {
         self.inner.nvme_partition_of()
     }
+}
+
+/// What the recorder answers a SCSI read with (see `Recorder::scsi`).
+fn invented_scsi_answer(cmd: &ScsiCommand) -> Vec<u8> {
+    // MODE SENSE(10): opcode 5Ah, page code in byte 2's low 6 bits, page control in its top 2.
+    if cmd.cdb.first() == Some(&0x5A) {
+        let page = cmd.cdb.get(2).copied().unwrap_or(0);
+        let changeable = page >> 6 == 1;
+        // caching 08h is 20 bytes, power condition 1Ah 40 (SBC-4, SPC-5)
+        let page_len: usize = if page & 0x3F == 0x1A { 40 } else { 20 };
+        let fill = if changeable { 0xFF } else { 0x00 };
+        let mut answer = vec![0u8; 8];
+        let mode_data_len = (6 + page_len) as u16;
+        answer[..2].copy_from_slice(&mode_data_len.to_be_bytes());
+        answer.push(page & 0x3F);
+        answer.push((page_len - 2) as u8);
+        answer.extend(std::iter::repeat(fill).take(page_len - 2));
+        return answer;
+    }
+    vec![0u8; cmd.alloc_len as usize]
 }
 
 /// The old IDE driver's set ioctl of a setting, by its kernel name.

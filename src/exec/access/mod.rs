@@ -1,6 +1,6 @@
 //! What the per-device steps need from a device, as a trait: a few primitives (the ATA
 //! taskfile in and registers out, with SAT or HDIO chosen underneath; NVMe admin and I/O
-//! passthrough; the block-layer calls; sysfs; IDENTIFY with its cache) that each
+//! passthrough; SCSI commands; the block-layer calls; sysfs; IDENTIFY with its cache) that each
 //! implementation answers, and every other call written once on top of them as a provided
 //! method. Three implementations: the real device over [`crate::device`] ([`real`]), the
 //! dry-run recorder ([`dry_run`]), and the scripted fake drive of the tests
@@ -18,6 +18,7 @@ use crate::ata::command::{op, AtaRegisters, Protocol, TaskFile};
 pub use crate::ata::sat::Lost;
 use crate::error::ErrorClass;
 use crate::nvme::command::NvmeCommand;
+pub use crate::scsi::Command as ScsiCommand;
 use std::io;
 
 /// A failed ATA command, as the steps report it.
@@ -271,6 +272,17 @@ pub trait DeviceAccess {
     /// for `/dev/nvme0n1p1`), for the jobs that work on a whole namespace.
     fn nvme_partition_of(&self) -> Option<String>;
 
+    // ---- primitive: SCSI (issue 22), for the steps in steps/scsi.rs. No default bodies, for
+    // the reason NVMe's have none. ----
+    /// The node is a SCSI disk whose host is not libata (a SAS or virtio-scsi disk, a USB
+    /// disk): ATA commands reach it only if the target translates them, and where it does not
+    /// the SCSI twins answer instead. None for every other node, libata's disks included.
+    fn scsi_disk(&self) -> Option<ScsiDisk>;
+    /// One SCSI command, as built by `crate::scsi` (its data out inside it): its data in,
+    /// clipped to what the disk returned. Every SCSI command of the twins goes through here,
+    /// so a wrapper (`--dry-run`) sees them all.
+    fn scsi(&mut self, cmd: &ScsiCommand) -> Result<Vec<u8>, ScsiFailure>;
+
     // ---- provided: written once on the primitives ----------------------------------------
 
     /// A non-data or PIO-in ATA command with hdparm's `drive_cmd` conventions.
@@ -304,6 +316,14 @@ pub trait DeviceAccess {
         let mut buf = [0u8; 512];
         self.ata(&tf, &mut buf)?;
         Ok(buf)
+    }
+
+    /// Whether the SCSI twins run in place of the ATA steps: a SCSI disk (see
+    /// [`DeviceAccess::scsi_disk`]) whose target rejected ATA PASS-THROUGH for IDENTIFY. A
+    /// translator (SAT) that answers IDENTIFY keeps the ATA path. The dry run, which sends no
+    /// IDENTIFY, decides from what the kernel knows instead, and says why it overrides this.
+    fn scsi_only(&mut self) -> bool {
+        self.scsi_disk().is_some() && matches!(self.identify(), Err(f) if f.not_ata)
     }
 
     /// The SCSI queue depth, or hdparm's label for the failure (the attribute's sysfs path)
@@ -366,6 +386,38 @@ pub trait DeviceAccess {
     /// `-E`: the cdrom driver's `CDROM_SELECT_SPEED`.
     fn cdrom_select_speed(&self, speed: u32) -> io::Result<()> {
         self.block(BlockCall::CdromSelectSpeed(speed)).map(drop)
+    }
+}
+
+/// What [`DeviceAccess::scsi_disk`] knows of a SCSI disk that is not libata's, from the
+/// kernel (nothing is sent to learn it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScsiDisk {
+    /// Behind a USB bridge (usb-storage, uas), most of which translate ATA.
+    pub usb: bool,
+    /// The kernel read the ATA Information VPD page (89h) from it (`device/vpd_pg89`): a SAT
+    /// translator with an ATA drive behind it.
+    pub ata_information_page: bool,
+}
+
+/// A failed SCSI command, as the steps report it (issue 22).
+#[derive(Debug, Clone)]
+pub struct ScsiFailure {
+    /// What went wrong, in words: `LOG SENSE failed: ILLEGAL REQUEST: invalid command
+    /// operation code (ASC/ASCQ 20/00)`.
+    pub reason: String,
+    /// The sense data the disk gave, decoded, when it gave one.
+    pub sense: Option<crate::scsi::sense::Sense>,
+    /// Not applicable where the disk does not implement the command or field (ILLEGAL
+    /// REQUEST), cannot_open when the disk is gone, failed otherwise.
+    pub class: ErrorClass,
+}
+
+impl ScsiFailure {
+    /// Whether the disk said it does not implement the command (or a field of it).
+    pub fn unsupported(&self) -> bool {
+        self.sense
+            .is_some_and(|s| s.key == crate::scsi::sense::key::ILLEGAL_REQUEST)
     }
 }
 

@@ -10,6 +10,7 @@ use crate::device::{
 };
 use crate::exec::access::{
     AtaFailure, AtaVia, BlockCall, DeviceAccess, Geometry, HdioSetting, Lost, NvmeFailure,
+    ScsiCommand, ScsiDisk, ScsiFailure,
 };
 use crate::exec::identify_cache::IdentifyCache;
 use crate::exec::lost;
@@ -165,6 +166,58 @@ impl<'w> RealDevice<'w> {
             refused_by_kernel: matches!(e, AtaError::Refused { .. }),
             reason,
             lost,
+        }
+    }
+
+    /// A failed SCSI command as the steps see it; a disk the kernel gave up on (time-out,
+    /// reset, gone) is lost, as for ATA.
+    fn scsi_failure(&mut self, name: &str, e: device::scsi::ScsiError) -> ScsiFailure {
+        use crate::error::ErrorClass;
+        use device::scsi::ScsiError;
+        let (sense_bytes, lost, detail) = match &e {
+            ScsiError::Ioctl(err) => (
+                Vec::new(),
+                None,
+                format!("SG_IO failed: {}", crate::error::strerror(err)),
+            ),
+            ScsiError::Check { sense } => (sense.clone(), None, String::new()),
+            ScsiError::Status {
+                status,
+                host_status,
+                driver_status,
+                sense,
+            } => (
+                sense.clone(),
+                Lost::of_host_status(*host_status),
+                format!(
+                    "status 0x{status:02x}, host status 0x{host_status:02x}, driver status 0x{driver_status:02x}"
+                ),
+            ),
+        };
+        let sense = crate::scsi::sense::decode(&sense_bytes);
+        let gone = self.dev.gone();
+        let lost = if gone { Some(Lost::Gone) } else { lost };
+        if let Some(l) = lost {
+            lost::mark(&self.path, self.rdev, l, name);
+            self.lost = Some((l, name.to_string()));
+        }
+        let words = match (&sense, detail.is_empty()) {
+            (Some(s), _) => s.describe(),
+            (None, false) => detail,
+            (None, true) => "the disk gave no sense data".to_string(),
+        };
+        let class = match (&e, lost, &sense) {
+            (_, Some(l), _) => l.class(),
+            (ScsiError::Ioctl(err), _, _) => ErrorClass::of_io(err),
+            (_, None, Some(s)) if s.key == crate::scsi::sense::key::ILLEGAL_REQUEST => {
+                ErrorClass::NotApplicable
+            }
+            _ => ErrorClass::Failed,
+        };
+        ScsiFailure {
+            reason: format!("{name} failed: {words}"),
+            sense,
+            class,
         }
     }
 
@@ -459,6 +512,48 @@ impl DeviceAccess for RealDevice<'_> {
     }
 
     // ---- NVMe (issue 10) ----
+    fn scsi_disk(&self) -> Option<ScsiDisk> {
+        let (host, scsi_type) = match self.dev.kind() {
+            DeviceKind::Scsi { host, scsi_type } | DeviceKind::ScsiGeneric { host, scsi_type } => {
+                (host, *scsi_type)
+            }
+            _ => return None,
+        };
+        // Disks only (type 0, and RBC's 0Eh): a CD/DVD drive takes MMC, not these twins.
+        if !matches!(scsi_type, 0x00 | 0x0E) {
+            return None;
+        }
+        match host {
+            device::ScsiHost::Libata { .. } => None,
+            device::ScsiHost::Usb { .. } => Some(ScsiDisk {
+                usb: true,
+                ata_information_page: self.dev.sysfs_read("device/vpd_pg89").is_ok(),
+            }),
+            device::ScsiHost::Other { .. } => Some(ScsiDisk {
+                usb: false,
+                ata_information_page: self.dev.sysfs_read("device/vpd_pg89").is_ok(),
+            }),
+        }
+    }
+
+    fn scsi(&mut self, cmd: &ScsiCommand) -> Result<Vec<u8>, ScsiFailure> {
+        if let Some(f) = self.refused_lost() {
+            return Err(ScsiFailure {
+                reason: f.reason,
+                sense: None,
+                class: f.lost.map_or(crate::error::ErrorClass::Failed, Lost::class),
+            });
+        }
+        if let Some(w) = self.trace.as_mut() {
+            let _ = writeln!(w, "SCSI: {}", cmd.describe());
+        }
+        let result = self.dev.scsi_command(cmd);
+        if let (Some(w), Err(e)) = (self.trace.as_mut(), &result) {
+            let _ = writeln!(w, "SCSI: {} failed: {e:?}", cmd.name);
+        }
+        result.map_err(|e| self.scsi_failure(cmd.name, e))
+    }
+
     fn nvme_capable(&self) -> bool {
         matches!(self.dev.kind(), DeviceKind::Nvme)
     }

@@ -75,6 +75,8 @@ pub enum Call {
     CdromSelectSpeed(u32),
     /// An NVMe command, with the data it sent (empty for commands that read or send none).
     Nvme(crate::nvme::command::NvmeCommand, Vec<u8>),
+    /// A SCSI command (issue 22): its CDB and its parameter data.
+    Scsi(Vec<u8>, Vec<u8>),
 }
 
 impl From<BlockCall> for Call {
@@ -248,6 +250,9 @@ pub struct FakeDevice {
     data_out: Rc<RefCell<Vec<Vec<u8>>>>,
     /// NVMe (issue 10): the controller behind an NVMe node.
     pub nvme: Option<crate::exec::doubles::fake_nvme::FakeNvme>,
+    /// Issue 22: what the kernel knows of a SCSI disk that is not libata's; its SCSI commands
+    /// go to the drive model when there is one (`model`), else fail as not implemented.
+    pub scsi_disk: Option<crate::exec::access::ScsiDisk>,
     /// Set by a scripted failure that lost the drive (see [`lost`]); unlike the real device,
     /// the fake still answers later commands, so that a test sees every command a step sent.
     lost: Option<(Lost, String)>,
@@ -368,6 +373,7 @@ impl FakeDevice {
             keep_data_out: true,
             data_out: Rc::new(RefCell::new(Vec::new())),
             nvme: None,
+            scsi_disk: None,
             lost: None,
             signal_during: None,
             locked_by: None,
@@ -456,6 +462,10 @@ impl FakeDevice {
             identify: Err(rejected.clone()),
             hdio: Vec::new(),
             queue_depth: Ok(128),
+            scsi_disk: Some(crate::exec::access::ScsiDisk {
+                usb: false,
+                ata_information_page: false,
+            }),
             ..FakeDevice::libata_disk([0; 256])
         };
         fake.reject_all_ata = Some(rejected);
@@ -714,6 +724,11 @@ impl DeviceAccess for FakeDevice {
     }
     fn identify(&mut self) -> Result<[u16; 256], AtaFailure> {
         let _ = self.record(Call::Identify);
+        // A target that rejects pass-through rejects IDENTIFY too, whatever drive is behind
+        // it (the model's SCSI face then answers the SCSI commands).
+        if let Some(rejected) = &self.reject_all_ata {
+            return Err(rejected.clone());
+        }
         if let Some(model) = self.model.as_mut() {
             return crate::exec::doubles::fake_drive::identify(model);
         }
@@ -904,6 +919,28 @@ impl DeviceAccess for FakeDevice {
 
     fn nvme_partition_of(&self) -> Option<String> {
         self.nvme.as_ref().and_then(|n| n.partition_of.clone())
+    }
+
+    // ---- SCSI (issue 22) ----
+    fn scsi_disk(&self) -> Option<crate::exec::access::ScsiDisk> {
+        self.scsi_disk
+    }
+
+    fn scsi(
+        &mut self,
+        cmd: &crate::exec::access::ScsiCommand,
+    ) -> Result<Vec<u8>, crate::exec::access::ScsiFailure> {
+        self.log
+            .borrow_mut()
+            .push(Call::Scsi(cmd.cdb.clone(), cmd.data_out.clone()));
+        match self.model.as_mut() {
+            Some(model) => crate::exec::doubles::fake_drive::execute_scsi(model, cmd),
+            None => Err(crate::exec::access::ScsiFailure {
+                reason: format!("{} failed: the fake disk has no SCSI target", cmd.name),
+                sense: None,
+                class: crate::error::ErrorClass::NotApplicable,
+            }),
+        }
     }
 
     fn apt_lines(&self) -> Vec<String> {

@@ -99,6 +99,33 @@ pub fn identify(state: &mut State) -> Result<[u16; 256], AtaFailure> {
     Ok(words)
 }
 
+/// One SCSI command through the model's SCSI face (`drive_model::scsi::handle`), as the VM's
+/// TCMU disk answers it: its data in, or its CHECK CONDITION as the real device reports one.
+pub fn execute_scsi(
+    state: &mut State,
+    cmd: &crate::scsi::Command,
+) -> Result<Vec<u8>, crate::exec::access::ScsiFailure> {
+    let out = drive_model::scsi::handle(state, &cmd.cdb, &cmd.data_out, cmd.alloc_len as usize);
+    if out.status == drive_model::scsi::GOOD {
+        let mut data = out.data_in;
+        data.truncate(cmd.alloc_len as usize);
+        return Ok(data);
+    }
+    let sense = crate::scsi::sense::decode(&out.sense);
+    let class = match sense {
+        Some(s) if s.key == crate::scsi::sense::key::ILLEGAL_REQUEST => {
+            crate::error::ErrorClass::NotApplicable
+        }
+        _ => crate::error::ErrorClass::Failed,
+    };
+    let words = sense.map_or("the disk gave no sense data".to_string(), |s| s.describe());
+    Err(crate::exec::access::ScsiFailure {
+        reason: format!("{} failed: {words}", cmd.name),
+        sense,
+        class,
+    })
+}
+
 impl FakeDevice {
     /// A SATA disk behind libata whose drive is the VM bench's model (see the module doc):
     /// rules scripted with [`FakeDevice::on_ata`] still come first.
@@ -107,6 +134,14 @@ impl FakeDevice {
         let words = identify(&mut state).unwrap_or([0; 256]);
         let mut fake = FakeDevice::libata_disk(words);
         fake.model = Some(state);
+        fake
+    }
+
+    /// A SCSI disk whose target rejects ATA PASS-THROUGH (a SAS or virtio-scsi disk), its SCSI
+    /// commands answered by the model's SCSI face (issue 22).
+    pub fn model_scsi_disk() -> FakeDevice {
+        let mut fake = FakeDevice::scsi_without_ata();
+        fake.model = Some(wd10ezex());
         fake
     }
 }

@@ -2,14 +2,15 @@
 //! gets and reports, then timings and power commands.
 //!
 //! Owns: the order ([`STEPS`], one row per step: its §3 number, its option definitions, the
-//! ATA step and its NVMe twin), the per-device context [`Ctx`], and the few helpers every step uses to send a command or report a failure. The
+//! ATA step and its NVMe and SCSI twins), the per-device context [`Ctx`], and the few helpers every step uses to send a command or report a failure. The
 //! steps themselves live in one small file per family: `settings` (kernel and HDIO sets),
 //! `features` (drive settings sent as ATA commands), `security` and `sanitize` (the ATA
 //! Security password commands and SANITIZE DEVICE), `reports` (gets and the identification
 //! reports), `power` (power-state commands and the end-of-device actions), `vendor` (the WD
 //! idle3 timer, the CD/DVD speed, head unload), `firmware` (DOWNLOAD MICROCODE), `identify`
 //! (`-i`, `-I` and `--Istdin`), `raw_device` (`--read-sector` and the raw-device check the
-//! sector steps share), `timings` (`-T`, `-t`, `--bench`), and `nvme` (the NVMe twins).
+//! sector steps share), `timings` (`-T`, `-t`, `--bench`), `nvme` (the NVMe twins), and
+//! `scsi` (the SCSI twins).
 //!
 //! Every step prints what hdparm prints on stdout; a failure prints one line on stderr and is
 //! recorded in the verdict, and processing goes on with the next step (hdparm does the same
@@ -25,6 +26,7 @@ mod power;
 mod raw_device;
 mod reports;
 mod sanitize;
+mod scsi;
 mod sectors;
 mod security;
 mod settings;
@@ -74,6 +76,8 @@ pub struct Ctx<'d, 'o, 'w> {
     turn: Option<(State, String)>,
     /// The step before which the steps loop saw a stop, when no step had said more.
     stop_seen_before: Option<u8>,
+    /// Whether the SCSI twins speak for this device (see `scsi::on_scsi`), once known.
+    scsi_only: Option<bool>,
 }
 
 impl<'d, 'o, 'w> Ctx<'d, 'o, 'w> {
@@ -97,6 +101,7 @@ impl<'d, 'o, 'w> Ctx<'d, 'o, 'w> {
             stop,
             turn: None,
             stop_seen_before: None,
+            scsi_only: None,
         }
     }
 }
@@ -106,93 +111,96 @@ pub(super) type Step = fn(&mut Ctx);
 
 /// One step of hdparm's per-device order: its §3 number, the option definitions it carries out
 /// (none for the steps of the order itself: the APT probe's report is `--verbose`'s, and the
-/// IDENTIFY refresh belongs to no option), the ATA step, and its NVMe twin, which runs in its
-/// place on a device that takes NVMe commands.
+/// IDENTIFY refresh belongs to no option), the ATA step, its NVMe twin, which runs in its
+/// place on a device that takes NVMe commands, and its SCSI twin.
 pub(super) struct Row {
     pub number: u8,
     pub options: &'static [&'static OptionDef],
     pub ata: Step,
     pub nvme: Option<Step>,
+    /// The SCSI twin (issue 22), which runs in its place on a SCSI disk that is not libata's;
+    /// it hands back to the ATA step when the target takes ATA after all.
+    pub scsi: Option<Step>,
 }
 
 /// hdparm's per-device order (reference §3), one row a step.
 // One line a row, to be read as a table.
 #[rustfmt::skip]
 pub(super) const STEPS: &[Row] = &[
-    Row { number: 1, options: &[], ata: vendor::apt_report, nvme: None },
-    Row { number: 2, options: &[&d::SET_SECTOR_SIZE], ata: sectors::set_sector_size, nvme: None },
-    Row { number: 3, options: &[&d::TRIM_SECTOR_RANGES_STDIN], ata: sectors::trim_ranges_stdin, nvme: Some(nvme::trim_stdin) },
-    Row { number: 4, options: &[&d::WDIDLE3], ata: vendor::set_wdidle3, nvme: None },
-    Row { number: 5, options: &[&d::READAHEAD], ata: settings::set_readahead, nvme: None },
-    Row { number: 6, options: &[&d::PIO_MODE], ata: settings::set_pio_mode, nvme: None },
-    Row { number: 7, options: &[&d::IO32BIT], ata: settings::set_io32bit, nvme: None },
-    Row { number: 8, options: &[&d::MULTCOUNT], ata: settings::set_multcount, nvme: None },
-    Row { number: 9, options: &[&d::READONLY], ata: settings::set_readonly, nvme: None },
-    Row { number: 10, options: &[&d::UNMASK_IRQ], ata: settings::set_unmask_irq, nvme: None },
-    Row { number: 11, options: &[&d::DMA], ata: settings::set_dma, nvme: None },
-    Row { number: 12, options: &[&d::QUEUE_DEPTH], ata: settings::set_queue_depth, nvme: None },
-    Row { number: 13, options: &[&d::NOWERR], ata: settings::set_nowerr, nvme: None },
-    Row { number: 14, options: &[&d::KEEP_SETTINGS], ata: settings::set_keep_settings, nvme: None },
-    Row { number: 15, options: &[&d::DOORLOCK], ata: features::set_doorlock, nvme: None },
-    Row { number: 16, options: &[&d::KEEP_FEATURES], ata: features::set_keep_features, nvme: None },
-    Row { number: 17, options: &[&d::DEFECT_MGMT], ata: features::set_defect_mgmt, nvme: None },
-    Row { number: 18, options: &[&d::PREFETCH], ata: features::set_prefetch, nvme: None },
-    Row { number: 19, options: &[&d::XFER_MODE], ata: features::set_xfer_mode, nvme: None },
-    Row { number: 20, options: &[&d::LOOKAHEAD], ata: features::set_lookahead, nvme: None },
-    Row { number: 21, options: &[&d::POWERUP_IN_STANDBY], ata: features::set_powerup_in_standby, nvme: None },
-    Row { number: 22, options: &[&d::APM], ata: features::set_apm, nvme: Some(nvme::set_apst_from_apm) },
-    Row { number: 23, options: &[&d::CDROM_SPEED], ata: vendor::set_cdrom_speed, nvme: None },
-    Row { number: 24, options: &[&d::ACOUSTIC], ata: features::set_acoustic, nvme: None },
-    Row { number: 25, options: &[&d::WRITE_READ_VERIFY], ata: features::set_write_read_verify, nvme: None },
-    Row { number: 26, options: &[&d::WRITE_CACHE], ata: features::set_write_cache, nvme: Some(nvme::set_write_cache) },
-    Row { number: 27, options: &[&d::STANDBY], ata: features::set_standby, nvme: Some(nvme::set_apst_from_standby) },
-    Row { number: 28, options: &[&d::SECURITY_UNLOCK, &d::SECURITY_SET_PASS, &d::SECURITY_DISABLE, &d::SECURITY_ERASE, &d::SECURITY_ERASE_ENHANCED], ata: security::security, nvme: Some(nvme::security) },
-    Row { number: 29, options: &[&d::SANITIZE_STATUS, &d::SANITIZE_FREEZE_LOCK, &d::SANITIZE_ANTIFREEZE_LOCK, &d::SANITIZE_BLOCK_ERASE, &d::SANITIZE_CRYPTO_SCRAMBLE, &d::SANITIZE_OVERWRITE], ata: sanitize::sanitize, nvme: Some(nvme::sanitize) },
-    Row { number: 30, options: &[&d::DCO_IDENTIFY], ata: hpa::dco_identify, nvme: None },
-    Row { number: 31, options: &[&d::DCO_RESTORE], ata: hpa::dco_restore, nvme: None },
-    Row { number: 32, options: &[&d::DCO_FREEZE], ata: features::dco_freeze, nvme: None },
-    Row { number: 33, options: &[&d::DCO_SETMAX], ata: hpa::dco_setmax, nvme: None },
-    Row { number: 34, options: &[&d::SECURITY_FREEZE], ata: features::security_freeze, nvme: None },
-    Row { number: 35, options: &[&d::SEAGATE_POWERSAVE], ata: features::seagate_powersave, nvme: None },
-    Row { number: 36, options: &[&d::BUSSTATE], ata: settings::set_busstate, nvme: None },
-    Row { number: 37, options: &[&d::MAX_SECTORS], ata: hpa::set_max_sectors, nvme: None },
-    Row { number: 38, options: &[&d::MAKE_BAD_SECTOR], ata: sectors::make_bad_sector, nvme: None },
-    Row { number: 39, options: &[&d::TRIM_SECTOR_RANGES], ata: sectors::trim_ranges, nvme: Some(nvme::trim) },
-    Row { number: 40, options: &[&d::WRITE_SECTOR, &d::REPAIR_SECTOR], ata: sectors::write_sector, nvme: Some(nvme::write_sector) },
-    Row { number: 41, options: &[&d::FWDOWNLOAD, &d::FWDOWNLOAD_MODE3, &d::FWDOWNLOAD_MODE3_MAX, &d::FWDOWNLOAD_MODE7, &d::FWDOWNLOAD_MODEE, &d::FWDOWNLOAD_MODEE_MAX], ata: firmware::fwdownload, nvme: Some(nvme::fwdownload) },
-    Row { number: 42, options: &[&d::READ_SECTOR], ata: read_sector, nvme: Some(nvme::read_sector) },
-    Row { number: 43, options: &[&d::DRQ_HSM_ERROR], ata: sectors::drq_hsm_error, nvme: None },
-    Row { number: 44, options: &[], ata: forget_identify, nvme: None },
-    Row { number: 45, options: &[&d::HITACHI_TEMP], ata: reports::hitachi_temperature, nvme: Some(nvme::temperature) },
-    Row { number: 46, options: &[&d::MULTCOUNT], ata: reports::get_multcount, nvme: None },
-    Row { number: 47, options: &[&d::IO32BIT], ata: reports::get_io32bit, nvme: None },
-    Row { number: 48, options: &[&d::UNMASK_IRQ], ata: reports::get_unmask_irq, nvme: None },
-    Row { number: 49, options: &[&d::DMA], ata: reports::get_dma, nvme: None },
-    Row { number: 50, options: &[&d::QUEUE_DEPTH], ata: reports::get_queue_depth, nvme: None },
-    Row { number: 51, options: &[&d::KEEP_SETTINGS], ata: reports::get_keep_settings, nvme: None },
-    Row { number: 52, options: &[&d::NOWERR], ata: reports::get_nowerr, nvme: None },
-    Row { number: 53, options: &[&d::READONLY], ata: reports::get_readonly, nvme: None },
-    Row { number: 54, options: &[&d::READAHEAD], ata: reports::get_readahead, nvme: None },
-    Row { number: 55, options: &[&d::GEOMETRY], ata: reports::get_geometry, nvme: None },
-    Row { number: 56, options: &[&d::WDIDLE3], ata: vendor::get_wdidle3, nvme: None },
-    Row { number: 57, options: &[&d::CHECK_POWER], ata: power::check_power, nvme: Some(nvme::check_power) },
-    Row { number: 58, options: &[&d::IDENTITY], ata: reports::kernel_identity, nvme: Some(nvme::kernel_identity) },
-    Row { number: 59, options: &[&d::IDENTIFY, &d::ISTDOUT, &d::IRAW], ata: reports::identify, nvme: Some(nvme::identify) },
-    Row { number: 60, options: &[&d::LOOKAHEAD], ata: reports::get_lookahead, nvme: None },
-    Row { number: 61, options: &[&d::WRITE_CACHE], ata: reports::get_write_cache, nvme: Some(nvme::get_write_cache) },
-    Row { number: 62, options: &[&d::APM], ata: reports::get_apm, nvme: Some(nvme::get_apst) },
-    Row { number: 63, options: &[&d::ACOUSTIC], ata: reports::get_acoustic, nvme: None },
-    Row { number: 64, options: &[&d::WRITE_READ_VERIFY], ata: reports::get_write_read_verify, nvme: None },
-    Row { number: 65, options: &[&d::BUSSTATE], ata: reports::get_busstate, nvme: None },
-    Row { number: 66, options: &[&d::MAX_SECTORS], ata: reports::get_max_sectors, nvme: None },
-    Row { number: 67, options: &[&d::TIME_CACHE, &d::TIME_DEVICE, &d::BENCH, &d::FLUSH_DRIVE_CACHE, &d::OFFSET, &d::BENCH_TRIALS, &d::BENCH_DEPTH, &d::BENCH_BS, &d::BENCH_SECONDS, &d::BENCH_RANDOM], ata: timings, nvme: None },
-    Row { number: 70, options: &[&d::FLUSH_BUFFERS], ata: power::flush_buffer_cache, nvme: None },
-    Row { number: 71, options: &[&d::REREAD_PARTITIONS], ata: power::reread_partitions, nvme: None },
-    Row { number: 72, options: &[&d::IDLE_IMMEDIATE], ata: power::idle_immediate, nvme: None },
-    Row { number: 73, options: &[&d::STANDBY_NOW], ata: power::standby_now, nvme: None },
-    Row { number: 74, options: &[&d::IDLE_UNLOAD], ata: vendor::idle_unload, nvme: None },
-    Row { number: 75, options: &[&d::SLEEP_NOW], ata: power::sleep_now, nvme: None },
-    Row { number: 76, options: &[&d::RESET], ata: power::reset, nvme: None },
+    Row { number: 1, options: &[], ata: vendor::apt_report, nvme: None, scsi: None },
+    Row { number: 2, options: &[&d::SET_SECTOR_SIZE], ata: sectors::set_sector_size, nvme: None, scsi: None },
+    Row { number: 3, options: &[&d::TRIM_SECTOR_RANGES_STDIN], ata: sectors::trim_ranges_stdin, nvme: Some(nvme::trim_stdin), scsi: Some(scsi::trim_stdin) },
+    Row { number: 4, options: &[&d::WDIDLE3], ata: vendor::set_wdidle3, nvme: None, scsi: None },
+    Row { number: 5, options: &[&d::READAHEAD], ata: settings::set_readahead, nvme: None, scsi: None },
+    Row { number: 6, options: &[&d::PIO_MODE], ata: settings::set_pio_mode, nvme: None, scsi: None },
+    Row { number: 7, options: &[&d::IO32BIT], ata: settings::set_io32bit, nvme: None, scsi: None },
+    Row { number: 8, options: &[&d::MULTCOUNT], ata: settings::set_multcount, nvme: None, scsi: None },
+    Row { number: 9, options: &[&d::READONLY], ata: settings::set_readonly, nvme: None, scsi: None },
+    Row { number: 10, options: &[&d::UNMASK_IRQ], ata: settings::set_unmask_irq, nvme: None, scsi: None },
+    Row { number: 11, options: &[&d::DMA], ata: settings::set_dma, nvme: None, scsi: None },
+    Row { number: 12, options: &[&d::QUEUE_DEPTH], ata: settings::set_queue_depth, nvme: None, scsi: None },
+    Row { number: 13, options: &[&d::NOWERR], ata: settings::set_nowerr, nvme: None, scsi: None },
+    Row { number: 14, options: &[&d::KEEP_SETTINGS], ata: settings::set_keep_settings, nvme: None, scsi: None },
+    Row { number: 15, options: &[&d::DOORLOCK], ata: features::set_doorlock, nvme: None, scsi: None },
+    Row { number: 16, options: &[&d::KEEP_FEATURES], ata: features::set_keep_features, nvme: None, scsi: None },
+    Row { number: 17, options: &[&d::DEFECT_MGMT], ata: features::set_defect_mgmt, nvme: None, scsi: None },
+    Row { number: 18, options: &[&d::PREFETCH], ata: features::set_prefetch, nvme: None, scsi: None },
+    Row { number: 19, options: &[&d::XFER_MODE], ata: features::set_xfer_mode, nvme: None, scsi: None },
+    Row { number: 20, options: &[&d::LOOKAHEAD], ata: features::set_lookahead, nvme: None, scsi: Some(scsi::set_lookahead) },
+    Row { number: 21, options: &[&d::POWERUP_IN_STANDBY], ata: features::set_powerup_in_standby, nvme: None, scsi: None },
+    Row { number: 22, options: &[&d::APM], ata: features::set_apm, nvme: Some(nvme::set_apst_from_apm), scsi: None },
+    Row { number: 23, options: &[&d::CDROM_SPEED], ata: vendor::set_cdrom_speed, nvme: None, scsi: None },
+    Row { number: 24, options: &[&d::ACOUSTIC], ata: features::set_acoustic, nvme: None, scsi: None },
+    Row { number: 25, options: &[&d::WRITE_READ_VERIFY], ata: features::set_write_read_verify, nvme: None, scsi: None },
+    Row { number: 26, options: &[&d::WRITE_CACHE], ata: features::set_write_cache, nvme: Some(nvme::set_write_cache), scsi: Some(scsi::set_write_cache) },
+    Row { number: 27, options: &[&d::STANDBY], ata: features::set_standby, nvme: Some(nvme::set_apst_from_standby), scsi: Some(scsi::set_standby) },
+    Row { number: 28, options: &[&d::SECURITY_UNLOCK, &d::SECURITY_SET_PASS, &d::SECURITY_DISABLE, &d::SECURITY_ERASE, &d::SECURITY_ERASE_ENHANCED], ata: security::security, nvme: Some(nvme::security), scsi: Some(scsi::security) },
+    Row { number: 29, options: &[&d::SANITIZE_STATUS, &d::SANITIZE_FREEZE_LOCK, &d::SANITIZE_ANTIFREEZE_LOCK, &d::SANITIZE_BLOCK_ERASE, &d::SANITIZE_CRYPTO_SCRAMBLE, &d::SANITIZE_OVERWRITE], ata: sanitize::sanitize, nvme: Some(nvme::sanitize), scsi: Some(scsi::sanitize) },
+    Row { number: 30, options: &[&d::DCO_IDENTIFY], ata: hpa::dco_identify, nvme: None, scsi: None },
+    Row { number: 31, options: &[&d::DCO_RESTORE], ata: hpa::dco_restore, nvme: None, scsi: None },
+    Row { number: 32, options: &[&d::DCO_FREEZE], ata: features::dco_freeze, nvme: None, scsi: None },
+    Row { number: 33, options: &[&d::DCO_SETMAX], ata: hpa::dco_setmax, nvme: None, scsi: None },
+    Row { number: 34, options: &[&d::SECURITY_FREEZE], ata: features::security_freeze, nvme: None, scsi: None },
+    Row { number: 35, options: &[&d::SEAGATE_POWERSAVE], ata: features::seagate_powersave, nvme: None, scsi: None },
+    Row { number: 36, options: &[&d::BUSSTATE], ata: settings::set_busstate, nvme: None, scsi: None },
+    Row { number: 37, options: &[&d::MAX_SECTORS], ata: hpa::set_max_sectors, nvme: None, scsi: None },
+    Row { number: 38, options: &[&d::MAKE_BAD_SECTOR], ata: sectors::make_bad_sector, nvme: None, scsi: None },
+    Row { number: 39, options: &[&d::TRIM_SECTOR_RANGES], ata: sectors::trim_ranges, nvme: Some(nvme::trim), scsi: Some(scsi::trim) },
+    Row { number: 40, options: &[&d::WRITE_SECTOR, &d::REPAIR_SECTOR], ata: sectors::write_sector, nvme: Some(nvme::write_sector), scsi: Some(scsi::write_sector) },
+    Row { number: 41, options: &[&d::FWDOWNLOAD, &d::FWDOWNLOAD_MODE3, &d::FWDOWNLOAD_MODE3_MAX, &d::FWDOWNLOAD_MODE7, &d::FWDOWNLOAD_MODEE, &d::FWDOWNLOAD_MODEE_MAX], ata: firmware::fwdownload, nvme: Some(nvme::fwdownload), scsi: Some(scsi::fwdownload) },
+    Row { number: 42, options: &[&d::READ_SECTOR], ata: read_sector, nvme: Some(nvme::read_sector), scsi: Some(scsi::read_sector) },
+    Row { number: 43, options: &[&d::DRQ_HSM_ERROR], ata: sectors::drq_hsm_error, nvme: None, scsi: None },
+    Row { number: 44, options: &[], ata: forget_identify, nvme: None, scsi: None },
+    Row { number: 45, options: &[&d::HITACHI_TEMP], ata: reports::hitachi_temperature, nvme: Some(nvme::temperature), scsi: Some(scsi::temperature) },
+    Row { number: 46, options: &[&d::MULTCOUNT], ata: reports::get_multcount, nvme: None, scsi: None },
+    Row { number: 47, options: &[&d::IO32BIT], ata: reports::get_io32bit, nvme: None, scsi: None },
+    Row { number: 48, options: &[&d::UNMASK_IRQ], ata: reports::get_unmask_irq, nvme: None, scsi: None },
+    Row { number: 49, options: &[&d::DMA], ata: reports::get_dma, nvme: None, scsi: None },
+    Row { number: 50, options: &[&d::QUEUE_DEPTH], ata: reports::get_queue_depth, nvme: None, scsi: None },
+    Row { number: 51, options: &[&d::KEEP_SETTINGS], ata: reports::get_keep_settings, nvme: None, scsi: None },
+    Row { number: 52, options: &[&d::NOWERR], ata: reports::get_nowerr, nvme: None, scsi: None },
+    Row { number: 53, options: &[&d::READONLY], ata: reports::get_readonly, nvme: None, scsi: None },
+    Row { number: 54, options: &[&d::READAHEAD], ata: reports::get_readahead, nvme: None, scsi: None },
+    Row { number: 55, options: &[&d::GEOMETRY], ata: reports::get_geometry, nvme: None, scsi: None },
+    Row { number: 56, options: &[&d::WDIDLE3], ata: vendor::get_wdidle3, nvme: None, scsi: None },
+    Row { number: 57, options: &[&d::CHECK_POWER], ata: power::check_power, nvme: Some(nvme::check_power), scsi: Some(scsi::check_power) },
+    Row { number: 58, options: &[&d::IDENTITY], ata: reports::kernel_identity, nvme: Some(nvme::kernel_identity), scsi: Some(scsi::kernel_identity) },
+    Row { number: 59, options: &[&d::IDENTIFY, &d::ISTDOUT, &d::IRAW], ata: reports::identify, nvme: Some(nvme::identify), scsi: Some(scsi::identify) },
+    Row { number: 60, options: &[&d::LOOKAHEAD], ata: reports::get_lookahead, nvme: None, scsi: Some(scsi::get_lookahead) },
+    Row { number: 61, options: &[&d::WRITE_CACHE], ata: reports::get_write_cache, nvme: Some(nvme::get_write_cache), scsi: Some(scsi::get_write_cache) },
+    Row { number: 62, options: &[&d::APM], ata: reports::get_apm, nvme: Some(nvme::get_apst), scsi: None },
+    Row { number: 63, options: &[&d::ACOUSTIC], ata: reports::get_acoustic, nvme: None, scsi: None },
+    Row { number: 64, options: &[&d::WRITE_READ_VERIFY], ata: reports::get_write_read_verify, nvme: None, scsi: None },
+    Row { number: 65, options: &[&d::BUSSTATE], ata: reports::get_busstate, nvme: None, scsi: None },
+    Row { number: 66, options: &[&d::MAX_SECTORS], ata: reports::get_max_sectors, nvme: None, scsi: None },
+    Row { number: 67, options: &[&d::TIME_CACHE, &d::TIME_DEVICE, &d::BENCH, &d::FLUSH_DRIVE_CACHE, &d::OFFSET, &d::BENCH_TRIALS, &d::BENCH_DEPTH, &d::BENCH_BS, &d::BENCH_SECONDS, &d::BENCH_RANDOM], ata: timings, nvme: None, scsi: None },
+    Row { number: 70, options: &[&d::FLUSH_BUFFERS], ata: power::flush_buffer_cache, nvme: None, scsi: None },
+    Row { number: 71, options: &[&d::REREAD_PARTITIONS], ata: power::reread_partitions, nvme: None, scsi: None },
+    Row { number: 72, options: &[&d::IDLE_IMMEDIATE], ata: power::idle_immediate, nvme: None, scsi: None },
+    Row { number: 73, options: &[&d::STANDBY_NOW], ata: power::standby_now, nvme: None, scsi: Some(scsi::standby_now) },
+    Row { number: 74, options: &[&d::IDLE_UNLOAD], ata: vendor::idle_unload, nvme: None, scsi: None },
+    Row { number: 75, options: &[&d::SLEEP_NOW], ata: power::sleep_now, nvme: None, scsi: Some(scsi::sleep_now) },
+    Row { number: 76, options: &[&d::RESET], ata: power::reset, nvme: None, scsi: None },
 ];
 
 /// Runs every requested step for one opened device.
@@ -200,6 +208,9 @@ pub fn run(ctx: &mut Ctx) {
     // NVMe (issue 10): where the device kind is decided. On a node that takes NVMe commands,
     // a row's NVMe twin runs in place of its ATA step.
     let nvme = ctx.dev.nvme_capable();
+    // SCSI (issue 22): on a SCSI disk that is not libata's, a row's SCSI twin runs; it learns
+    // (once, when a job first needs it) whether the target takes ATA after all.
+    let scsi = !nvme && ctx.dev.scsi_disk().is_some();
     // The same drive, lost earlier in this run (another path to it, a line of --apply):
     // nothing is sent to it.
     if let Some((how, command)) = ctx.dev.lost() {
@@ -212,8 +223,9 @@ pub fn run(ctx: &mut Ctx) {
         return;
     }
     for row in STEPS {
-        let step = match row.nvme {
-            Some(twin) if nvme => twin,
+        let step = match (row.nvme, row.scsi) {
+            (Some(twin), _) if nvme => twin,
+            (_, Some(twin)) if scsi => twin,
             _ => row.ata,
         };
         // A stop is honoured before each step; a step that sends several commands looks

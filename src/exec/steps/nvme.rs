@@ -209,7 +209,7 @@ pub(super) fn identify(ctx: &mut Ctx) {
 
 /// `--Istdout` for NVMe: the 4096 bytes, 16 per line in hex (the byte offset first), as
 /// `nvme id-ctrl -b | xxd` would show them.
-fn identify_dump(page: &[u8]) -> String {
+pub(super) fn identify_dump(page: &[u8]) -> String {
     let mut s = String::new();
     for (i, line) in page.chunks(16).enumerate() {
         s.push_str(&format!("{:04x}:", i * 16));

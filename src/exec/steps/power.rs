@@ -21,6 +21,10 @@ pub fn flush_drive_cache(ctx: &mut Ctx) {
     if ctx.dev.nvme_capable() {
         return super::nvme::flush(ctx);
     }
+    // SCSI (issue 22): SYNCHRONIZE CACHE where the target rejects ATA PASS-THROUGH.
+    if ctx.dev.scsi_disk().is_some() && ctx.on_scsi() {
+        return super::scsi::flush(ctx);
+    }
     let ext = ctx
         .identify()
         .is_some_and(|id| id.flush_cache_ext_supported());

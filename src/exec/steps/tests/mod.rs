@@ -17,6 +17,7 @@ mod power;
 mod read_back;
 mod reports;
 mod sanitize;
+mod scsi;
 mod sectors;
 mod security;
 mod settings;
