@@ -55,15 +55,19 @@ impl Model {
     ) {
         let e = ata::log_entry(req, resp, fault);
         if let Ok(line) = serde_json::to_string(&e) {
-            if let Ok(mut f) = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&self.log_path)
-            {
-                let _ = writeln!(f, "{line}");
-            }
-            self.log.push(line);
+            self.append_log(line);
         }
+    }
+
+    fn append_log(&mut self, line: String) {
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.log_path)
+        {
+            let _ = writeln!(f, "{line}");
+        }
+        self.log.push(line);
     }
 }
 
@@ -103,6 +107,11 @@ impl crate::tcmu::Handler for Model {
             return lun_gone();
         }
         let o = scsi::handle(&mut self.state, cdb, data_out, len);
+        if self.state.scsi.is_some() {
+            // a SCSI-only disk logs every command it gets, with its CDB and data out
+            let v = crate::scsi_disk::log_line(cdb, data_out, len, &o);
+            self.append_log(v.to_string());
+        }
         if let Some((req, resp)) = &o.ata {
             self.log_command(req, resp, o.fault.map(FaultKind::name));
         }
@@ -258,6 +267,15 @@ pub fn end_state(s: &State, extra: &[u64]) -> serde_json::Value {
         "wd_vsc_enabled": s.wd.vsc_enabled,
         "sector_config": s.sector_config,
         "power": format!("0x{:02x}", s.power),
+        // the SCSI-only disk's own state (absent for a SATA disk, so those logs stay as
+        // they were)
+        "scsi": s.scsi.as_ref().map(|d| json!({
+            "power": d.power, "power_by_command": d.power_by_command,
+            "mode_current": d.current, "mode_saved": d.saved,
+            "sanitize_running": d.sanitize.is_some(), "sanitize_failed": d.sanitize_failed,
+            "deferred_bytes": d.deferred.len(), "activations": d.activations,
+            "temperature_c": d.temperature_c,
+        })),
         "write_cache": s.write_cache, "look_ahead": s.look_ahead,
         "apm": s.apm, "aam": s.aam, "multiple": s.multiple, "smart": s.smart_enabled,
         "trimmed": s.trimmed,
@@ -288,6 +306,9 @@ pub fn control(m: &mut Model, words: &[&str]) -> Result<String, String> {
         }
         ["reboot"] => {
             s.power_cycle();
+            if let Some(d) = s.scsi.as_mut() {
+                d.power_cycle();
+            }
             m.save();
             "power cycled\n".to_string()
         }
@@ -309,7 +330,28 @@ pub fn control(m: &mut Model, words: &[&str]) -> Result<String, String> {
                     "power" => s.power = parse_num(v)? as u8,
                     // SD3: the last sanitize failed (status aborts with reason 1 until a
                     // status with the CLEAR SANITIZE OPERATION FAILED bit, LBA bit 0)
-                    "sanitize_failed" => s.sanitize.failed = true,
+                    "sanitize_failed" => {
+                        s.sanitize.failed = true;
+                        if let Some(d) = s.scsi.as_mut() {
+                            d.sanitize_failed = true;
+                        }
+                    }
+                    // SCSI-only disk: the temperature log page's (and 2Fh's) current
+                    // temperature, and how long a SANITIZE lasts
+                    "temperature" => {
+                        let t = parse_num(v)? as u8;
+                        s.scsi
+                            .as_mut()
+                            .ok_or("set temperature: not a SCSI-only disk")?
+                            .temperature_c = t;
+                    }
+                    "sanitize_secs" => {
+                        let n = parse_num(v)?;
+                        s.scsi
+                            .as_mut()
+                            .ok_or("set sanitize_secs: not a SCSI-only disk")?
+                            .sanitize_ms = n * 1000;
+                    }
                     // an operation that lasts N status queries (the progress demo)
                     "sanitize_steps" => s.sanitize.steps_setting = parse_num(v)? as u32,
                     "checkwords" => {
@@ -388,13 +430,14 @@ pub fn control(m: &mut Model, words: &[&str]) -> Result<String, String> {
                 .iter()
                 .filter(|l| !writes_only || !logged_pure_read(l))
                 .collect();
+            let what = if s.scsi.is_some() { "SCSI" } else { "ATA" };
             let mut t = if writes_only {
                 format!(
-                    "# ATA commands received that are not pure reads: {}\n",
+                    "# {what} commands received that are not pure reads: {}\n",
                     kept.len()
                 )
             } else {
-                format!("# ATA commands received: {}\n", m.log.len())
+                format!("# {what} commands received: {}\n", m.log.len())
             };
             for l in kept {
                 t.push_str(l);
@@ -504,6 +547,43 @@ mod tests {
         );
         assert!(control(&mut m, &["fault", "melt", "0xef"]).is_err());
         assert!(control(&mut m, &["fault", "reset", "0xef", "bogus"]).is_err());
+    }
+
+    #[test]
+    fn a_scsi_only_disk_logs_every_command_with_its_cdb() {
+        let mut m = model();
+        m.state.scsi = Some(crate::scsi_disk::ScsiDisk::new());
+        let ata16 = [
+            0x85, 0x08, 0x0e, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0x40, 0xec, 0,
+        ];
+        let _ = crate::tcmu::Handler::command(&mut m, &[0x12, 0, 0, 0, 36, 0], &[], 36);
+        let r = crate::tcmu::Handler::command(&mut m, &ata16, &[], 512);
+        assert_eq!((r.status, r.sense[2], r.sense[12]), (2, 0x05, 0x20));
+        let list = [
+            0, 22, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 0, 0x20, 0, 0, 0, 0,
+        ];
+        let _ =
+            crate::tcmu::Handler::command(&mut m, &[0x42, 0, 0, 0, 0, 0, 0, 0, 24, 0], &list, 24);
+        let end = control(&mut m, &["end"]).unwrap();
+        assert!(end.starts_with("# SCSI commands received: 3\n"), "{end}");
+        let lines: Vec<serde_json::Value> = end
+            .lines()
+            .filter(|l| l.starts_with("{\""))
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines[0]["scsi"], "12 00 00 00 24 00");
+        assert_eq!(lines[1]["sense"], "5/20/00");
+        assert!(lines[2]["data_out"]
+            .as_str()
+            .unwrap()
+            .starts_with("00 16 00 10"));
+        assert!(
+            end.contains("\"scsi\": {"),
+            "the end state has the SCSI disk's"
+        );
+        control(&mut m, &["set", "temperature=44", "sanitize_secs=5"]).unwrap();
+        let d = m.state.scsi.as_ref().unwrap();
+        assert_eq!((d.temperature_c, d.sanitize_ms), (44, 5000));
     }
 
     #[test]

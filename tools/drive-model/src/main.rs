@@ -1,4 +1,5 @@
-//! drive-model's command line: `new` (a state file from an IDENTIFY dump), `serve` (configure
+//! drive-model's command line: `new` (a state file from an IDENTIFY dump; `--scsi-only`: a
+//! SAS disk that refuses ATA PASS-THROUGH), `serve` (configure
 //! the kernel's SCSI target and serve the TCMU ring, with a control socket) and `ctl` (send
 //! one control command to a running model).
 
@@ -12,11 +13,13 @@ use std::sync::{Arc, Mutex};
 
 const USAGE: &str = "usage:
   drive-model new --identify FILE.hex --out STATE.json [--sectors N]
+  drive-model new --scsi-only [--identify FILE.hex] --out STATE.json [--sectors N]
   drive-model serve --state STATE.json [--name NAME] [--socket PATH] [--log PATH]
   drive-model ctl [--socket PATH] COMMAND...
 control commands: load FILE | save FILE | reboot | set KEY=VALUE... (sense=fixed|descriptor,
   inquiry=ata|usb, always_sense=0|1, lacks=FEATURE, has=FEATURE, frozen, power=N,
-  sanitize_failed, sanitize_steps=N, checkwords=A,B) |
+  sanitize_failed, sanitize_steps=N, checkwords=A,B; SCSI-only: temperature=C,
+  sanitize_secs=N) |
   fault abort|delay|timeout|reset|unplug CMD [feat=F] [secs=S] [nth=N] | fault abort CMD [FEAT] |
   fault delay CMD SECS | fault clear | replug | log | dump [LBA...] |
   end [--writes-only] [LBA...] | sector LBA
@@ -45,18 +48,31 @@ fn main() {
 }
 
 fn cmd_new(args: &[String]) -> Result<(), String> {
-    let id = opt(args, "--identify").ok_or(USAGE)?;
+    // --scsi-only: a SAS disk (scsi_disk), which needs no IDENTIFY words but keeps them when
+    // given (the firmware revision comes from them)
+    let scsi_only = args.iter().any(|a| a == "--scsi-only");
+    let id = opt(args, "--identify");
     let out = opt(args, "--out").ok_or(USAGE)?;
     let sectors = match opt(args, "--sectors") {
         Some(n) => n.parse().map_err(|e| format!("--sectors {n}: {e}"))?,
         None => DEFAULT_SECTORS,
     };
-    let text = std::fs::read_to_string(&id).map_err(|e| format!("{id}: {e}"))?;
-    let words = parse_identify_hex(&text).map_err(|e| format!("{id}: {e}"))?;
-    let name = std::path::Path::new(&id)
-        .file_stem()
-        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-    let s = State::new(words, &name, sectors);
+    let (words, name) = match id {
+        Some(id) => {
+            let text = std::fs::read_to_string(&id).map_err(|e| format!("{id}: {e}"))?;
+            let words = parse_identify_hex(&text).map_err(|e| format!("{id}: {e}"))?;
+            let name = std::path::Path::new(&id)
+                .file_stem()
+                .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+            (words, name)
+        }
+        None if scsi_only => (vec![0; 256], "scsi-only".to_string()),
+        None => return Err(USAGE.into()),
+    };
+    let mut s = State::new(words, &name, sectors);
+    if scsi_only {
+        s.scsi = Some(drive_model::scsi_disk::ScsiDisk::new());
+    }
     let t = serde_json::to_string_pretty(&s).map_err(|e| e.to_string())?;
     std::fs::write(&out, t).map_err(|e| format!("{out}: {e}"))
 }

@@ -26,7 +26,7 @@ pub struct Outcome {
     pub fault: Option<FaultKind>,
 }
 
-fn fixed_sense(key: u8, asc: u8, ascq: u8) -> Vec<u8> {
+pub(crate) fn fixed_sense(key: u8, asc: u8, ascq: u8) -> Vec<u8> {
     let mut s = vec![0u8; 18];
     s[0] = 0x70;
     s[2] = key;
@@ -36,7 +36,7 @@ fn fixed_sense(key: u8, asc: u8, ascq: u8) -> Vec<u8> {
     s
 }
 
-fn check(key: u8, asc: u8, ascq: u8) -> Outcome {
+pub(crate) fn check(key: u8, asc: u8, ascq: u8) -> Outcome {
     Outcome {
         status: CHECK_CONDITION,
         sense: fixed_sense(key, asc, ascq),
@@ -44,7 +44,7 @@ fn check(key: u8, asc: u8, ascq: u8) -> Outcome {
     }
 }
 
-fn good(data: Vec<u8>) -> Outcome {
+pub(crate) fn good(data: Vec<u8>) -> Outcome {
     Outcome {
         status: GOOD,
         data_in: data,
@@ -52,13 +52,13 @@ fn good(data: Vec<u8>) -> Outcome {
     }
 }
 
-fn be16(b: &[u8]) -> u64 {
+pub(crate) fn be16(b: &[u8]) -> u64 {
     u64::from(u16::from_be_bytes([b[0], b[1]]))
 }
-fn be32(b: &[u8]) -> u64 {
+pub(crate) fn be32(b: &[u8]) -> u64 {
     u64::from(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
 }
-fn be64(b: &[u8]) -> u64 {
+pub(crate) fn be64(b: &[u8]) -> u64 {
     u64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
 }
 
@@ -174,7 +174,7 @@ fn mode_sense(s: &State, cdb: &[u8], ten: bool) -> Outcome {
     good(d)
 }
 
-fn read_capacity(s: &State, sixteen: bool, cdb: &[u8]) -> Outcome {
+pub(crate) fn read_capacity(s: &State, sixteen: bool, cdb: &[u8]) -> Outcome {
     let max = s.current_max_lba();
     let bs = SECTOR as u32;
     if sixteen {
@@ -450,6 +450,9 @@ pub fn handle(s: &mut State, cdb: &[u8], data_out: &[u8], data_in_len: usize) ->
     let Some(&op) = cdb.first() else {
         return check(0x05, 0x20, 0x00);
     };
+    if s.scsi.is_some() {
+        return crate::scsi_disk::handle(s, cdb, data_out, data_in_len, crate::scsi_disk::now_ms());
+    }
     let mut o = match op {
         0x00 => good(vec![]),
         0x03 => good(fixed_sense(0, 0, 0)),

@@ -224,7 +224,16 @@ pub struct State {
     pub trimmed: Vec<(u64, u64)>,
     /// After an erase or sanitize, every sector not written since reads this 32-bit pattern.
     pub wiped: Option<u32>,
+    /// A pattern of any length that every sector not written since reads, cycled (SCSI
+    /// SANITIZE OVERWRITE's initialization pattern); takes precedence over `wiped`.
+    #[serde(default)]
+    pub wiped_bytes: Option<String>,
     pub uncorrectable: BTreeSet<u64>,
+    /// A SCSI-only disk (a SAS drive, `drive-model new --scsi-only`): ATA PASS-THROUGH is
+    /// refused and the SCSI commands are answered by `scsi_disk`. None: a SATA disk behind a
+    /// SATL (libata or a USB bridge), as before.
+    #[serde(default)]
+    pub scsi: Option<crate::scsi_disk::ScsiDisk>,
 }
 
 pub const SECTOR: usize = 512;
@@ -306,7 +315,9 @@ impl State {
             sectors: BTreeMap::new(),
             trimmed: Vec::new(),
             wiped: None,
+            wiped_bytes: None,
             uncorrectable: BTreeSet::new(),
+            scsi: None,
         }
     }
 
@@ -347,6 +358,11 @@ impl State {
         if self.trimmed.iter().any(|&(s, n)| lba >= s && lba < s + n) {
             return vec![0; SECTOR];
         }
+        if let Some(p) = self.wiped_bytes.as_deref().and_then(unhex) {
+            if !p.is_empty() {
+                return p.iter().copied().cycle().take(SECTOR).collect();
+            }
+        }
         if let Some(p) = self.wiped {
             return p
                 .to_le_bytes()
@@ -381,6 +397,13 @@ impl State {
         self.trimmed.clear();
         self.uncorrectable.clear();
         self.wiped = Some(pattern);
+        self.wiped_bytes = None;
+    }
+
+    /// Everything reads `pattern` repeated (any length), as after SANITIZE OVERWRITE.
+    pub fn wipe_with(&mut self, pattern: &[u8]) {
+        self.wipe(0);
+        self.wiped_bytes = Some(hex(pattern));
     }
 }
 
