@@ -2,7 +2,7 @@
 //! schema` prints [`document`], and a test fails when the checked-in copy differs from it.
 //!
 //! The definitions of typed reports are derived from their types with `schemars`
-//! ([`GENERATED`]: `action`, `advise_document`, `bench`, `message`, `outcome`, `program`,
+//! ([`GENERATED`]: `action`, `advise_document`, `apply_document`, `bench`, `message`, `outcome`, `program`,
 //! `read_figure`, `report_document`, `settings_item`, `stop`, `summary`, `surface_document`;
 //! `error_class` from the exit table), so a key added to a report is in the schema with no
 //! hand edit. The rest of the document is still written by hand, in `schema/hand.json`, with
@@ -23,6 +23,10 @@ pub type Generated = (&'static str, fn() -> serde_json::Value);
 /// The definitions generated from types.
 pub const GENERATED: &[Generated] = &[
     ("action", definition::<super::envelope::ActionRecord>),
+    (
+        "apply_document",
+        definition::<crate::exec::modes::apply::ApplyDocument<'static>>,
+    ),
     (
         "advise_document",
         definition::<crate::exec::modes::advise::AdviseDocument<'static>>,

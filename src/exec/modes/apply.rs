@@ -61,13 +61,15 @@ use crate::config::verify::{self, Judgement, LastApply, Planned};
 use crate::device::system;
 use crate::error::{strerror, ErrorClass, Verdict};
 use crate::report::envelope::{render_sorted, Message, Program, JSON_FORMAT_VERSION};
+use schemars::JsonSchema;
 use serde::Serialize;
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// One hdparm command line that was run, and what it gave.
-#[derive(Serialize, Clone, Debug)]
+#[derive(Serialize, Clone, Debug, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 struct RunResult {
     args: Vec<String>,
     exit_status: u8,
@@ -87,22 +89,26 @@ impl RunResult {
 }
 
 /// One setting compared with what the plan asks for.
-#[derive(Serialize, Clone, Debug, PartialEq, Eq)]
+#[derive(Serialize, Clone, Debug, PartialEq, Eq, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 struct Readback {
     option: String,
     wanted: i64,
-    /// None when the drive gave no value (the get printed none, or there is no get).
+    /// null: the drive gave no value (the get printed none, or the option has no get).
     found: Option<i64>,
-    /// What the last `--apply` sent, where its record decided.
+    /// Where the record of the last --apply decided: the value it sent.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "i64")]
     recorded: Option<i64>,
-    /// Why it drifts, where the record decided.
+    /// Where the record of the last --apply decided: why the setting drifts.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     reason: Option<String>,
 }
 
 /// A setting `--check` could not compare.
-#[derive(Serialize, Clone, Debug, PartialEq, Eq)]
+#[derive(Serialize, Clone, Debug, PartialEq, Eq, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 struct Unverified {
     option: String,
     wanted: i64,
@@ -110,65 +116,98 @@ struct Unverified {
 }
 
 /// A setting of the file that Debian's rules never send to this device.
-#[derive(Serialize, Clone, Debug)]
+#[derive(Serialize, Clone, Debug, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 struct DroppedSetting {
+    /// The option word, -B128 or -S24.
     option: String,
+    /// The hdparm.conf key.
+    #[schemars(extend("enum" = ["apm", "apm_battery", "spindown_time", "force_spindown_time"]))]
     key: &'static str,
     reason: String,
 }
 
 /// A block of the file that applies to nothing.
-#[derive(Serialize, Clone, Debug)]
+#[derive(Serialize, Clone, Debug, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 struct DroppedBlock {
+    /// The block's line in the file, from 1.
+    #[schemars(range(min = 1))]
     line: usize,
+    /// The block's key, as written.
     block: String,
     reason: String,
 }
 
-/// The record `--check` compared with.
-#[derive(Serialize, Clone, Debug)]
+/// --check: the record of the last --apply it compared with.
+#[derive(Serialize, Clone, Debug, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 struct LastApplyReport {
     path: String,
     time_unix_seconds: u64,
+    /// null in a record written before the digest existed.
     settings_digest: Option<String>,
     /// The record's digest is this plan's (false also for a record without one).
     same_settings: bool,
 }
 
-#[derive(Serialize, Debug)]
+/// One device: what the file plans for it, what was run, and what was read back.
+#[derive(Serialize, Debug, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 struct DeviceReport {
     name: String,
+    /// udev's ACTION, or manual.
     event: String,
     time_unix_seconds: u64,
     config: String,
     facts: FactsReport,
+    /// The hdparm command lines (without the program name) Debian's hooks would run.
     plan: Vec<Vec<String>>,
+    /// FNV-1a 64 of the plan's command lines without the device name (fnv1a64: and 16 hex
+    /// digits).
+    #[schemars(regex(pattern = r"^fnv1a64:[0-9a-f]{16}$"))]
     settings_digest: String,
+    /// Settings of the file that Debian's rules never send to this device.
     dropped: Vec<DroppedSetting>,
     runs: Vec<RunResult>,
     readback: Vec<Readback>,
     drift: Vec<Readback>,
+    /// --check: the settings it could not compare, and why.
     unverified: Vec<Unverified>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "LastApplyReport")]
     last_apply: Option<LastApplyReport>,
+    /// The record written under /run/hdparm.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     record_path: Option<String>,
 }
 
-/// The `--apply` / `--check` document (`$defs/apply_document`).
-#[derive(Serialize, Debug)]
-struct ApplyDocument<'a> {
+/// --apply, --check, --dry-run (src/exec/modes/apply.rs): what hdparm.conf plans for each
+/// device, what was run and what was read back (`$defs/apply_document`).
+#[derive(Serialize, Debug, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct ApplyDocument<'a> {
+    #[schemars(schema_with = "crate::report::schema::format_version_ref")]
     json_format_version: [u32; 2],
+    #[schemars(schema_with = "crate::report::schema::program_ref")]
     hdparm_rs: Program,
+    /// The hdparm.conf read.
     config: String,
     /// `apply`, `check` or `dry_run`.
+    #[schemars(extend("enum" = ["apply", "check", "dry_run"]))]
     mode: &'static str,
+    /// Blocks of the file that apply to nothing: command_line blocks, and with no DEVICE
+    /// named, blocks for devices not present.
     dropped: &'a [DroppedBlock],
     devices: &'a [DeviceReport],
+    #[schemars(schema_with = "crate::report::schema::messages_ref")]
     messages: Vec<Message>,
 }
 
-#[derive(Serialize, Debug)]
+/// What Debian's scripts would learn.
+#[derive(Serialize, Debug, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 struct FactsReport {
     on_battery: bool,
     try_apm: bool,
