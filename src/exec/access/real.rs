@@ -517,7 +517,7 @@ impl DeviceAccess for RealDevice<'_> {
         // until the VM comparison against sg3_utils and sdparm (tests/vm_scsi.rs, and the
         // virtio-scsi rows of DIFFERENCES.md) checks them; until then a real SCSI disk keeps
         // the one sentence it had. The fakes' tests run them always.
-        if std::env::var_os("HDPARM_RS_SCSI_TWINS").is_none_or(|v| v != "1") {
+        if std::env::var_os("HDPARM_RS_SCSI_TWINS").as_deref() != Some(std::ffi::OsStr::new("1")) {
             return None;
         }
         let (host, scsi_type) = match self.dev.kind() {
