@@ -273,6 +273,54 @@ fn number_of(def: &OptionDef) -> Option<u8> {
         .map(|row| row.number)
 }
 
+/// The `lba:count` pairs of `--trim-sector-ranges-stdin`, read as the ATA version reads them
+/// (hdparm's `scanf`), a piece of stdin at a time, handed to `send` in batches of `batch_len`
+/// (the last one shorter): bounded memory for a list of any length. A bad pair ends the read
+/// with hdparm's usage line; the batches already full were sent, as hdparm sends them while it
+/// reads. Stops when `send` returns false. The NVMe and SCSI twins' reader (the ATA step's
+/// batches also follow the queue's size, in `sectors`).
+fn stdin_range_batches(
+    ctx: &mut Ctx,
+    blocks: u64,
+    batch_len: usize,
+    mut send: impl FnMut(&mut Ctx, &[(u64, u64)]) -> bool,
+) {
+    let mut reader = crate::ata::trim::PairReader::new();
+    let mut batch = Vec::with_capacity(batch_len);
+    let mut read = 0usize;
+    while let Some(pair) = reader.next_pair(blocks, &mut |buf| ctx.dev.stdin_chunk(buf)) {
+        match pair {
+            Ok(range) => batch.push(range),
+            Err(e) => {
+                let errno = io::Error::from_raw_os_error(e.errno());
+                ctx.out.error(&Error::new(
+                    ErrorClass::Usage,
+                    format!(
+                        "stdin: error at lba:count pair #{}: {}",
+                        read + 1,
+                        strerror(&errno)
+                    ),
+                ));
+                return;
+            }
+        }
+        read += 1;
+        if batch.len() == batch_len {
+            if !send(ctx, &batch) {
+                return;
+            }
+            batch.clear();
+        }
+    }
+    if let Some(e) = reader.take_error() {
+        ctx.out.error(&Error::os(ErrorClass::Failed, "stdin", &e));
+        return;
+    }
+    if !batch.is_empty() {
+        send(ctx, &batch);
+    }
+}
+
 /// Step 42: `--read-sector`.
 fn read_sector(ctx: &mut Ctx) {
     if let Some(lba) = ctx.flags.read_sector {

@@ -651,40 +651,9 @@ pub(super) fn trim_stdin(ctx: &mut Ctx) {
     ctx.out.action("trim", &d::TRIM_SECTOR_RANGES_STDIN);
     let blocks = ctx.dev.size_sectors().unwrap_or(u64::MAX) * 512 / block_bytes(ctx) as u64;
     // Read as it is deallocated: a piece of stdin and one command's ranges at a time.
-    let mut reader = crate::ata::trim::PairReader::new();
-    let mut batch = Vec::with_capacity(cmd::DSM_MAX_RANGES);
-    let mut read = 0usize;
-    while let Some(pair) = reader.next_pair(blocks, &mut |buf| ctx.dev.stdin_chunk(buf)) {
-        match pair {
-            Ok(range) => batch.push(range),
-            Err(e) => {
-                let errno = std::io::Error::from_raw_os_error(e.errno());
-                ctx.out.error(&Error::new(
-                    ErrorClass::Usage,
-                    format!(
-                        "stdin: error at lba:count pair #{}: {}",
-                        read + 1,
-                        crate::error::strerror(&errno)
-                    ),
-                ));
-                return;
-            }
-        }
-        read += 1;
-        if batch.len() == cmd::DSM_MAX_RANGES {
-            if !deallocate(ctx, &batch) {
-                return;
-            }
-            batch.clear();
-        }
-    }
-    if let Some(e) = reader.take_error() {
-        ctx.out.error(&Error::os(ErrorClass::Failed, "stdin", &e));
-        return;
-    }
-    if !batch.is_empty() {
-        deallocate(ctx, &batch);
-    }
+    super::stdin_range_batches(ctx, blocks, cmd::DSM_MAX_RANGES, |ctx, batch| {
+        deallocate(ctx, batch)
+    });
 }
 
 /// Deallocates `ranges` (LBA, count), 256 to a Dataset Management command, with hdparm's

@@ -528,40 +528,10 @@ pub(super) fn trim_stdin(ctx: &mut Ctx) {
     let blocks =
         ctx.dev.size_sectors().unwrap_or(u64::MAX) * 512 / ctx.scsi_block_bytes().max(512) as u64;
     let batch_len = limits.max_descriptors.clamp(1, 4096) as usize;
-    let mut reader = crate::ata::trim::PairReader::new();
-    let mut batch = Vec::with_capacity(batch_len);
-    let (mut read, mut sent) = (0usize, 0u64);
-    while let Some(pair) = reader.next_pair(blocks, &mut |buf| ctx.dev.stdin_chunk(buf)) {
-        match pair {
-            Ok(range) => batch.push(range),
-            Err(e) => {
-                let errno = std::io::Error::from_raw_os_error(e.errno());
-                ctx.out.error(&Error::new(
-                    ErrorClass::Usage,
-                    format!(
-                        "stdin: error at lba:count pair #{}: {}",
-                        read + 1,
-                        crate::error::strerror(&errno)
-                    ),
-                ));
-                return;
-            }
-        }
-        read += 1;
-        if batch.len() == batch_len {
-            if !unmap_ranges(ctx, &batch, limits, &mut sent) {
-                return;
-            }
-            batch.clear();
-        }
-    }
-    if let Some(e) = reader.take_error() {
-        ctx.out.error(&Error::os(ErrorClass::Failed, "stdin", &e));
-        return;
-    }
-    if !batch.is_empty() {
-        unmap_ranges(ctx, &batch, limits, &mut sent);
-    }
+    let mut sent = 0u64;
+    super::stdin_range_batches(ctx, blocks, batch_len, |ctx, batch| {
+        unmap_ranges(ctx, batch, limits, &mut sent)
+    });
 }
 
 /// The UNMAP limits of VPD B0h, or None after saying why the disk cannot unmap.
