@@ -22,7 +22,8 @@
 //! (registers as numbers; the data fields null without data out, and the head and digest null
 //! when the data holds the password), for a NVMe command `{"kind": "nvme", "name", "queue"
 //! (`admin` or `io`), "opcode", "nsid", "cdw10"..."cdw15", and the same four data fields}`, for
-//! a kernel call `{"kind": "kernel", "call"}`, for a timing `{"kind": "reads", "what"}`, for a
+//! a SCSI command `{"kind": "scsi", "name", "cdb" (hex), "timeout_secs", and the same four data
+//! fields}`, for a kernel call `{"kind": "kernel", "call"}`, for a timing `{"kind": "reads", "what"}`, for a
 //! file `{"kind": "file", "what"}`.
 //!
 //! Owns: the plan types and both renderings. Must not: reach a device.
@@ -31,7 +32,9 @@ use crate::ata::command::{Protocol, TaskFile, DEFAULT_TIMEOUT_SECS};
 use crate::ata::names::command_name;
 use crate::error::ErrorClass;
 use crate::nvme::command::{admin, io, NvmeCommand, Queue};
-use serde_json::{json, Value};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
 
 /// One thing the run would do.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -167,38 +170,35 @@ fn data_out_text(data_out: &Option<DataOut>) -> String {
 
 /// The data fields of a command in JSON (null without data out; head and digest null when the
 /// data holds the password).
-fn data_out_json(data_out: &Option<DataOut>) -> [(&'static str, Value); 4] {
-    let shown = data_out.as_ref().filter(|d| !d.holds_password);
-    [
-        ("data_out_bytes", json!(data_out.as_ref().map(|d| d.bytes))),
-        ("data_out_head_hex", json!(shown.map(DataOut::head_hex))),
-        (
-            "data_out_fnv1a64",
-            json!(shown
-                .and_then(|d| d.fnv1a64)
-                .map(|hash| format!("{hash:016x}"))),
-        ),
-        (
-            "data_out_holds_password",
-            json!(data_out.as_ref().map(|d| d.holds_password)),
-        ),
-    ]
+#[derive(Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+struct DataOutJson {
+    data_out_bytes: Option<usize>,
+    data_out_head_hex: Option<String>,
+    #[schemars(regex(pattern = r"^[0-9a-f]{16}$"))]
+    data_out_fnv1a64: Option<String>,
+    /// The data holds the security password: head and digest are null.
+    data_out_holds_password: Option<bool>,
 }
 
-/// A JSON object with the data fields added.
 /// A SCSI command's parameter data, summed up as an ATA command's data out is (a SCSI
 /// command carries no password: `--security-*` has no SCSI form).
 fn scsi_data_out(c: &crate::scsi::Command) -> Option<DataOut> {
     (c.direction == crate::scsi::Direction::ToDevice).then(|| DataOut::of(&c.data_out))
 }
 
-fn with_data_out(mut object: Value, data_out: &Option<DataOut>) -> Value {
-    if let Some(map) = object.as_object_mut() {
-        for (key, value) in data_out_json(data_out) {
-            map.insert(key.to_string(), value);
+impl DataOutJson {
+    fn of(data_out: &Option<DataOut>) -> DataOutJson {
+        let shown = data_out.as_ref().filter(|d| !d.holds_password);
+        DataOutJson {
+            data_out_bytes: data_out.as_ref().map(|d| d.bytes),
+            data_out_head_hex: shown.map(DataOut::head_hex),
+            data_out_fnv1a64: shown
+                .and_then(|d| d.fnv1a64)
+                .map(|hash| format!("{hash:016x}")),
+            data_out_holds_password: data_out.as_ref().map(|d| d.holds_password),
         }
     }
-    object
 }
 
 /// The name of an NVMe command (NVMe base spec 2.0 §5 and NVM command set §3).
@@ -354,83 +354,173 @@ pub fn guards_text(plan: &Plan) -> String {
     }
 }
 
-/// The plan as the `dry_run` object of a device in the JSON document.
-pub fn json(plan: &Plan) -> Value {
-    let commands: Vec<Value> = plan
-        .steps
-        .iter()
-        .map(|step| match step {
+/// --dry-run's plan for the device (src/report/dry_run.rs): nothing was sent. guards_missing
+/// lists the guard flags the real run needs that were not given; would_fail what the real run
+/// would fail with that the dry run can know (its class gives the exit status).
+#[derive(Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct PlanJson<'a> {
+    /// Always false.
+    #[schemars(extend("const" = false))]
+    sent: bool,
+    #[schemars(extend("items" = {"enum": ["--yes-i-know-what-i-am-doing", "--please-destroy-my-drive"]}))]
+    guards_needed: &'a [&'static str],
+    #[schemars(extend("items" = {"enum": ["--yes-i-know-what-i-am-doing", "--please-destroy-my-drive"]}))]
+    guards_missing: Vec<&'static str>,
+    refused_because: Option<&'a str>,
+    would_fail: Vec<WouldFail<'a>>,
+    /// `kernel`: the kernel's copy of IDENTIFY was read to plan; `none`: it had none.
+    #[schemars(extend("enum" = ["kernel", "none", "not_needed"]))]
+    identify_source: &'static str,
+    ata_commands_failing: usize,
+    ata_commands_failing_because: Option<&'a str>,
+    commands: Vec<CommandJson<'a>>,
+}
+
+/// What the real run would fail or be refused with.
+#[derive(Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+struct WouldFail<'a> {
+    #[schemars(schema_with = "super::schema::error_class_ref")]
+    class: &'static str,
+    text: &'a str,
+}
+
+/// One planned step, by its `kind`.
+#[derive(Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[schemars(deny_unknown_fields)]
+enum CommandJson<'a> {
+    /// An ATA command: its registers as numbers.
+    Ata {
+        name: &'static str,
+        command: u8,
+        feature: u16,
+        count: u16,
+        lba: u64,
+        device: u8,
+        lba48: bool,
+        #[schemars(extend("enum" = ["non_data", "pio_in", "pio_out", "dma_in", "dma_out"]))]
+        protocol: &'static str,
+        timeout_seconds: u32,
+        #[serde(flatten)]
+        data_out: DataOutJson,
+    },
+    /// An NVMe admin or I/O command.
+    Nvme {
+        name: &'static str,
+        #[schemars(extend("enum" = ["admin", "io"]))]
+        queue: &'static str,
+        opcode: u8,
+        nsid: u32,
+        cdw10: u32,
+        cdw11: u32,
+        cdw12: u32,
+        cdw13: u32,
+        cdw14: u32,
+        cdw15: u32,
+        #[serde(flatten)]
+        data_out: DataOutJson,
+    },
+    /// A SCSI command: its CDB in hex, the parameter data it would write as an ATA command's.
+    Scsi {
+        name: &'static str,
+        cdb: String,
+        timeout_secs: u32,
+        #[serde(flatten)]
+        data_out: DataOutJson,
+    },
+    /// A kernel call that changes a setting.
+    Kernel { call: &'a str },
+    /// Reads the run would time.
+    Reads { what: &'a str },
+    /// A file the run would create or write.
+    File { what: &'a str },
+}
+
+impl<'a> CommandJson<'a> {
+    fn of(step: &'a Planned) -> CommandJson<'a> {
+        match step {
             Planned::Ata {
                 taskfile: tf,
                 data_out,
-            } => with_data_out(
-                json!({
-                    "kind": "ata",
-                    "name": command_name(tf.command, tf.feature),
-                    "command": tf.command,
-                    "feature": tf.feature,
-                    "count": tf.count,
-                    "lba": tf.lba,
-                    "device": tf.device,
-                    "lba48": tf.lba48,
-                    "protocol": protocol_key(tf.protocol),
-                    "timeout_seconds": timeout(tf),
-                }),
-                data_out,
-            ),
+            } => CommandJson::Ata {
+                name: command_name(tf.command, tf.feature),
+                command: tf.command,
+                feature: tf.feature,
+                count: tf.count,
+                lba: tf.lba,
+                device: tf.device,
+                lba48: tf.lba48,
+                protocol: protocol_key(tf.protocol),
+                timeout_seconds: timeout(tf),
+                data_out: DataOutJson::of(data_out),
+            },
             Planned::Nvme {
                 command: c,
                 data_out,
-            } => with_data_out(
-                json!({
-                    "kind": "nvme",
-                    "name": nvme_name(c),
-                    "queue": if c.queue == Queue::Admin { "admin" } else { "io" },
-                    "opcode": c.opcode,
-                    "nsid": c.nsid,
-                    "cdw10": c.cdw10,
-                    "cdw11": c.cdw11,
-                    "cdw12": c.cdw12,
-                    "cdw13": c.cdw13,
-                    "cdw14": c.cdw14,
-                    "cdw15": c.cdw15,
-                }),
-                data_out,
-            ),
-            Planned::Scsi(c) => with_data_out(
-                json!({
-                    "kind": "scsi",
-                    "name": c.name,
-                    "cdb": crate::scsi::hex(&c.cdb),
-                    "timeout_secs": c.timeout_secs,
-                }),
-                &scsi_data_out(c),
-            ),
-            Planned::Kernel(call) => json!({"kind": "kernel", "call": call}),
-            Planned::Reads(what) => json!({"kind": "reads", "what": what}),
-            Planned::File(what) => json!({"kind": "file", "what": what}),
-        })
-        .collect();
-    let would_fail: Vec<Value> = plan
-        .would_fail
-        .iter()
-        .map(|(class, text)| json!({"class": class.name(), "text": text.trim()}))
-        .collect();
-    json!({
-        "sent": false,
-        "guards_needed": plan.guards_needed,
-        "guards_missing": guards_missing(plan),
-        "refused_because": plan.refused_because,
-        "would_fail": would_fail,
-        "identify_source": match plan.identify_from_kernel {
-            Some(true) => "kernel",
-            Some(false) => "none",
-            None => "not_needed",
-        },
-        "ata_commands_failing": plan.not_ata.as_ref().map_or(0, |(count, _)| *count),
-        "ata_commands_failing_because": plan.not_ata.as_ref().map(|(_, why)| why),
-        "commands": commands,
-    })
+            } => CommandJson::Nvme {
+                name: nvme_name(c),
+                queue: if c.queue == Queue::Admin {
+                    "admin"
+                } else {
+                    "io"
+                },
+                opcode: c.opcode,
+                nsid: c.nsid,
+                cdw10: c.cdw10,
+                cdw11: c.cdw11,
+                cdw12: c.cdw12,
+                cdw13: c.cdw13,
+                cdw14: c.cdw14,
+                cdw15: c.cdw15,
+                data_out: DataOutJson::of(data_out),
+            },
+            Planned::Scsi(c) => CommandJson::Scsi {
+                name: c.name,
+                cdb: crate::scsi::hex(&c.cdb),
+                timeout_secs: c.timeout_secs,
+                data_out: DataOutJson::of(&scsi_data_out(c)),
+            },
+            Planned::Kernel(call) => CommandJson::Kernel { call },
+            Planned::Reads(what) => CommandJson::Reads { what },
+            Planned::File(what) => CommandJson::File { what },
+        }
+    }
+}
+
+impl<'a> PlanJson<'a> {
+    /// The `dry_run` object of `plan`.
+    pub fn of(plan: &'a Plan) -> PlanJson<'a> {
+        PlanJson {
+            sent: false,
+            guards_needed: &plan.guards_needed,
+            guards_missing: guards_missing(plan),
+            refused_because: plan.refused_because.as_deref(),
+            would_fail: plan
+                .would_fail
+                .iter()
+                .map(|(class, text)| WouldFail {
+                    class: class.name(),
+                    text: text.trim(),
+                })
+                .collect(),
+            identify_source: match plan.identify_from_kernel {
+                Some(true) => "kernel",
+                Some(false) => "none",
+                None => "not_needed",
+            },
+            ata_commands_failing: plan.not_ata.as_ref().map_or(0, |(count, _)| *count),
+            ata_commands_failing_because: plan.not_ata.as_ref().map(|(_, why)| why.as_str()),
+            commands: plan.steps.iter().map(CommandJson::of).collect(),
+        }
+    }
+}
+
+/// The plan as the `dry_run` object of a device in the JSON document (its keys sorted, as
+/// every section of a device).
+pub fn json(plan: &Plan) -> Value {
+    serde_json::to_value(PlanJson::of(plan)).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -562,6 +652,30 @@ mod tests {
         assert_eq!(v["commands"][0]["data_out_holds_password"], false);
         assert_eq!(v["commands"][0]["timeout_seconds"], 15);
         assert_eq!(v["commands"][1]["kind"], "file");
+    }
+
+    #[test]
+    fn a_scsi_command_keeps_its_cdb_timeout_and_data_fields() {
+        let select = crate::scsi::Command::data_out("MODE SELECT(10)", vec![0x55, 0x10], vec![7]);
+        let sense = crate::scsi::Command::data_in("INQUIRY", vec![0x12], 36);
+        let v = json(&plan(vec![Planned::Scsi(select), Planned::Scsi(sense)]));
+        assert_eq!(
+            v["commands"][0],
+            serde_json::json!({
+                "kind": "scsi", "name": "MODE SELECT(10)", "cdb": "55 10", "timeout_secs": 60,
+                "data_out_bytes": 1, "data_out_head_hex": "07",
+                "data_out_fnv1a64": format!("{:016x}", crate::digest::fnv1a64(&[7])),
+                "data_out_holds_password": false,
+            })
+        );
+        assert_eq!(
+            v["commands"][1],
+            serde_json::json!({
+                "kind": "scsi", "name": "INQUIRY", "cdb": "12", "timeout_secs": 60,
+                "data_out_bytes": null, "data_out_head_hex": null,
+                "data_out_fnv1a64": null, "data_out_holds_password": null,
+            })
+        );
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! schema` prints [`document`], and a test fails when the checked-in copy differs from it.
 //!
 //! The definitions of typed reports are derived from their types with `schemars`
-//! ([`GENERATED`]: `action`, `advise_document`, `apply_document`, `bench`, `message`, `outcome`, `program`,
+//! ([`GENERATED`]: `action`, `advise_document`, `apply_document`, `bench`, `dry_run`, `message`, `outcome`, `program`,
 //! `read_figure`, `report_document`, `settings_item`, `stop`, `summary`, `surface_document`;
 //! `error_class` from the exit table), so a key added to a report is in the schema with no
 //! hand edit. The rest of the document is still written by hand, in `schema/hand.json`, with
@@ -32,6 +32,7 @@ pub const GENERATED: &[Generated] = &[
         definition::<crate::exec::modes::advise::AdviseDocument<'static>>,
     ),
     ("bench", definition::<crate::timing::bench::BenchReport>),
+    ("dry_run", definition::<super::dry_run::PlanJson<'static>>),
     (
         "surface_document",
         definition::<crate::exec::modes::surface::SurfaceDocument<'static>>,
