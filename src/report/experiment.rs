@@ -37,11 +37,13 @@
 use super::axis::Axis;
 use crate::config::keys::{self, Form};
 use crate::stats::{Ratio, Summary, Verdict};
+use schemars::JsonSchema;
 use serde::Serialize;
 use std::fmt::Write as _;
 
 /// One option and the value that sets it (`-a` and `256`, `-X` and `udma5`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Setting {
     pub option: String,
     pub value: String,
@@ -55,7 +57,8 @@ impl Setting {
 }
 
 /// One arm: what it sets and what its trials measured.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct ArmReport {
     /// As given on the command line (`-a 8`).
     pub label: String,
@@ -66,7 +69,8 @@ pub struct ArmReport {
 }
 
 /// One trial in run order.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Trial {
     pub index: usize,
     pub arm: usize,
@@ -74,14 +78,16 @@ pub struct Trial {
 }
 
 /// The discarded warm-up trial.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Warmup {
     pub arm: usize,
     pub mib_per_second: f64,
 }
 
 /// One arm against the baseline: `mean(arm) / mean(baseline)`.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Comparison {
     pub arm: usize,
     pub baseline: usize,
@@ -91,23 +97,29 @@ pub struct Comparison {
 }
 
 /// A setting put back, and what its get reads afterwards.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Restored {
     pub option: String,
     pub value: String,
     pub reads_back: Option<String>,
 }
 
-/// Everything an experiment found.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// --experiment (src/report/experiment.rs): every raw trial, the summaries, the ratios with
+/// their bootstrap intervals, the verdicts and what was restored.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct ExperimentReport {
     #[serde(skip)]
     pub device: String,
     /// `buffered`, `direct` or `bench`.
+    #[schemars(extend("enum" = ["buffered", "direct", "bench"]))]
     pub measurement: &'static str,
+    #[schemars(extend("const" = "mib_per_second"))]
     pub unit: &'static str,
     /// The order scheme (see `exec::modes::experiment`).
     pub order: &'static str,
+    #[schemars(range(min = 1))]
     pub trials_per_arm: u32,
     pub warmup: Option<Warmup>,
     pub originals: Vec<Setting>,

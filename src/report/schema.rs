@@ -2,7 +2,7 @@
 //! schema` prints [`document`], and a test fails when the checked-in copy differs from it.
 //!
 //! The definitions of typed reports are derived from their types with `schemars`
-//! ([`GENERATED`]: `action`, `advise_document`, `apply_document`, `bench`, `dry_run`, `message`, `outcome`, `program`,
+//! ([`GENERATED`]: `action`, `advise_document`, `apply_document`, `bench`, `dry_run`, `experiment`, `message`, `outcome`, `program`,
 //! `read_figure`, `report_document`, `settings_item`, `stop`, `summary`, `surface_document`;
 //! `error_class` from the exit table), so a key added to a report is in the schema with no
 //! hand edit. The rest of the document is still written by hand, in `schema/hand.json`, with
@@ -38,6 +38,10 @@ pub const GENERATED: &[Generated] = &[
         definition::<crate::exec::modes::surface::SurfaceDocument<'static>>,
     ),
     ("error_class", error_class),
+    (
+        "experiment",
+        definition::<super::experiment::ExperimentReport>,
+    ),
     ("message", definition::<super::envelope::Message>),
     ("program", definition::<super::envelope::Program>),
     (

@@ -141,7 +141,7 @@ pub fn t_975(df: usize) -> f64 {
 }
 
 /// The ratio of two sets' means (`b / a`) with its 95% percentile-bootstrap interval.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Ratio {
     pub ratio: f64,
     pub ci95_low: f64,
@@ -151,7 +151,7 @@ pub struct Ratio {
 }
 
 /// What a ratio lets one say.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "verdict")]
 pub enum Verdict {
     /// The interval lies above 1: the second set is larger, by at least `ci95_low`.
