@@ -102,7 +102,7 @@ pub struct Answers<'a> {
 }
 
 fn trimmed(b: &[u8]) -> IdText {
-    IdText(b.trim_ascii().to_vec())
+    IdText(inquiry::trim_field(b).to_vec())
 }
 
 impl ScsiIdentifyReport {

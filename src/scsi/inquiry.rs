@@ -42,15 +42,25 @@ pub fn standard(answer: &[u8]) -> Option<Inquiry> {
     })
 }
 
+/// An ASCII field of INQUIRY or a VPD page without its padding. SPC pads with spaces, but
+/// QEMU's scsi-hd ends a short revision with NUL ("1.0\0") and scsi_debug its product
+/// ("SCSI_DEBUG\0"), so NULs are padding too: printed, they would put a NUL in the report.
+pub fn trim_field(field: &[u8]) -> &[u8] {
+    let pad = |b: &u8| b.is_ascii_whitespace() || *b == 0;
+    let start = field.iter().position(|b| !pad(b)).unwrap_or(field.len());
+    let end = field.iter().rposition(|b| !pad(b)).map_or(start, |i| i + 1);
+    &field[start..end]
+}
+
 impl Inquiry {
     pub fn vendor_trimmed(&self) -> &[u8] {
-        self.vendor.trim_ascii()
+        trim_field(&self.vendor)
     }
     pub fn product_trimmed(&self) -> &[u8] {
-        self.product.trim_ascii()
+        trim_field(&self.product)
     }
     pub fn revision_trimmed(&self) -> &[u8] {
-        self.revision.trim_ascii()
+        trim_field(&self.revision)
     }
 
     /// The standard the VERSION field claims, in SPC's name.
@@ -367,6 +377,9 @@ pub(crate) mod tests {
         assert_eq!(i.vendor_trimmed(), b"HDPARMRS");
         assert_eq!(i.product_trimmed(), b"VSCSI DISK");
         assert_eq!(i.revision_trimmed(), b"7.2");
+        assert_eq!(trim_field(b"1.0\0"), b"1.0");
+        assert_eq!(trim_field(b"SCSI_DEBUG\0     "), b"SCSI_DEBUG");
+        assert_eq!(trim_field(b"\0\0  "), b"");
         assert_eq!(i.version_name(), Some("SPC-3"));
         assert_eq!(device_type_name(i.device_type), "disk");
         let short = standard(&qemu_inquiry()[..12]).unwrap();
