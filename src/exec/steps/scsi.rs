@@ -28,7 +28,7 @@ use super::{on_off, set_msg, set_of, set_only_of, Ctx, Step};
 use crate::cli::defs::{self as d, OptionDef};
 use crate::cli::{FwMode, SanitizeCommand, SecurityCommand};
 use crate::error::{Error, ErrorClass};
-use crate::exec::access::ScsiCommand;
+use crate::exec::access::{ScsiCommand, ScsiFailure};
 use crate::report::scsi::{self as report, Answers, ScsiIdentifyReport};
 use crate::report::settings::{PowerState, SettingsItem};
 use crate::scsi::sense::{self, PowerReading};
@@ -56,10 +56,26 @@ impl Ctx<'_, '_, '_> {
     /// as sg3_utils' users take it with `sg_turs`. A failure is reported in one sentence, and
     /// the answer is None.
     fn scsi_cmd(&mut self, cmd: &ScsiCommand, option: &str) -> Option<Vec<u8>> {
-        let mut result = self.dev.scsi(cmd);
+        let result = self.scsi_retrying(cmd);
+        self.scsi_answer(result, cmd, option)
+    }
+
+    /// Sends one SCSI command, once more after a UNIT ATTENTION.
+    fn scsi_retrying(&mut self, cmd: &ScsiCommand) -> Result<Vec<u8>, ScsiFailure> {
+        let result = self.dev.scsi(cmd);
         if matches!(&result, Err(f) if f.sense.is_some_and(|s| s.is_unit_attention())) {
-            result = self.dev.scsi(cmd);
+            return self.dev.scsi(cmd);
         }
+        result
+    }
+
+    /// The data of an answer, or its failure reported in one sentence and None.
+    fn scsi_answer(
+        &mut self,
+        result: Result<Vec<u8>, ScsiFailure>,
+        cmd: &ScsiCommand,
+        option: &str,
+    ) -> Option<Vec<u8>> {
         match result {
             Ok(data) => Some(data),
             Err(f) => {
@@ -77,7 +93,18 @@ impl Ctx<'_, '_, '_> {
             }
         }
     }
+}
 
+/// A mode page's name as SBC-4 gives it, for a sentence.
+fn mode_page_name(page: u8) -> &'static str {
+    match page {
+        mode::CACHING => "caching",
+        mode::POWER_CONDITION => "power condition: no standby timer to set",
+        _ => "mode page",
+    }
+}
+
+impl Ctx<'_, '_, '_> {
     /// A job the disk cannot do, in one sentence (not applicable).
     fn scsi_refuse(&mut self, option: &str, why: &str) {
         let message = format!("{}: {option}: {why}", self.name);
@@ -88,8 +115,21 @@ impl Ctx<'_, '_, '_> {
     /// and the changeable mask (None when the disk refuses that query: sdparm then sends the
     /// select unchecked, and so do we).
     fn mode_pair(&mut self, page: u8, option: &str) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
-        let [current, changeable] = mode::sense_pair(page);
-        let current = self.scsi_cmd(&current, option)?;
+        let [current_query, changeable] = mode::sense_pair(page);
+        // INVALID FIELD IN CDB to a MODE SENSE of one page: the disk has no such page (QEMU's
+        // scsi-hd and scsi_debug have no power condition page), which a user reads better
+        // than the refused command
+        let current = match self.scsi_retrying(&current_query) {
+            Err(f) if f.sense.is_some_and(|s| s.key == 5 && s.asc == 0x24) => {
+                let why = format!(
+                    "the disk has no mode page {page:02X}h ({})",
+                    mode_page_name(page)
+                );
+                self.scsi_refuse(option, &why);
+                return None;
+            }
+            result => self.scsi_answer(result, &current_query, option)?,
+        };
         let changeable = self.dev.scsi(&changeable).ok();
         Some((current, changeable))
     }
