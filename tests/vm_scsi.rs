@@ -1,7 +1,6 @@
-//! SCSI and SAS disks (issue 22): the test equipment the SCSI twins of hdparm's jobs will be
-//! checked with, and the baseline they improve on. Nothing here tests a twin yet; it asserts
-//! what the equipment must show for the twins to be checkable, as a user of sg3_utils and
-//! sdparm would check it.
+//! SCSI and SAS disks (issue 22): the test equipment, the baseline hdparm 9.65 gives, and our
+//! SCSI twins of hdparm's jobs checked field by field against sg3_utils and sdparm on the same
+//! disks.
 //!
 //! It boots `tests/vm/run.sh --profile scsi` (scenarios in `tests/vm/scenarios/scsi.tsv`):
 //! a `scsi-hd` disk on virtio-scsi, one on an LSI SAS 1068 HBA (Linux's mptsas driver and SAS
@@ -18,8 +17,16 @@
 //!   UNIT, SANITIZE, WRITE BUFFER) and what scsi_debug answers instead;
 //! - hdparm 9.65 on these disks fails or prints zeros: its output, byte for byte, is
 //!   `tests/fixtures/scsi/hdparm-9.65.txt` (the baseline);
-//! - ours answers each job with a sentence ("not an ATA device: ..."), never a sense dump,
-//!   exit 25 (what main promises until the twins land).
+//! - ours, with the twins off (a real disk's default until the main profile's comparison is
+//!   redone for them), answers each job with a sentence ("not an ATA device: ..."), exit 25;
+//! - with the twins on (`bench-scsi twin`, scenarios `twin-*`): `-I`, `-i`, `--Istdout` and
+//!   `--json -I` against sg_inq, sg_vpd and sg_readcap; `-W`/`-W0`/`-W1` against sdparm's
+//!   reading and its MODE SELECT (CDB and parameter data), the flush before WCE off, the sd
+//!   driver's cache_type; `-A`; `-C`, `-y`, `-S`, `-F`, `-Y` against sg_requests and sg_start's
+//!   and sg_sync's CDBs; `-H` against sg_logs; `--trim-sector-ranges` against sg_unmap's UNMAP
+//!   and read-back; `--read-sector`, `--write-sector`; `--fwdownload` against
+//!   sg_write_buffer; `--sanitize-status`, `--sanitize-block-erase`, and `--security-erase`
+//!   refused in one sentence.
 //!
 //! Written beside the results (`DIR/scsi/`): `report.txt` (every check), `fields.txt` (the
 //! oracle's values the twins will be compared with, per disk), `wire.txt` (every SG_IO
@@ -456,6 +463,7 @@ fn vm_scsi_equipment() {
         format_sanitize_wbuf(&r, &mut c, kind);
         ours_in_one_sentence(&r, &mut c, kind);
         wire_capture(&r, &mut c, kind, &mut wire);
+        twins(&r, &mut c, kind, &mut fields);
     }
     hdparm_baseline(&r, &mut c, &dir);
 
@@ -1064,6 +1072,533 @@ fn unmap(r: &Records, c: &mut Checks, kind: &str) {
             lba.stdout.trim(),
         );
     }
+}
+
+/// Our SCSI twins of hdparm's jobs (scenarios `twin-*`, switched on with `bench-scsi twin`),
+/// field by field against what sg3_utils and sdparm read from the same disk, and the commands
+/// of those that change the disk byte for byte against the oracle's own (the reads may differ
+/// in allocation length). Their values go into `fields` beside the oracle's.
+fn twins(r: &Records, c: &mut Checks, kind: &str, fields: &mut String) {
+    c.section(&format!(
+        "{kind}: our SCSI twins against sg3_utils and sdparm"
+    ));
+    let ours = |scenario: &str, n: u32| r.oracle(kind, scenario, n);
+    let quiet = |s: &Step| !s.stdout.contains("SG_IO") || s.stderr.lines().count() <= 1;
+    // -I: INQUIRY, the VPD pages and READ CAPACITY(16) in hdparm's layout
+    let id = ours("twin-identify", 1);
+    c.eq(kind, "-I exit", id.exit, 0);
+    c.ok(
+        kind,
+        "-I says it is a SCSI device, with no NUL in the text",
+        id.stdout
+            .contains("\nSCSI device, disk, with non-removable media\n")
+            && !id.stdout.contains('\0'),
+        id.stdout.lines().nth(3).unwrap_or(""),
+    );
+    let inq = ours("inquiry", 1).stdout;
+    let sn = ours("inquiry", 3).stdout;
+    let cap = ours("inquiry", 8).stdout;
+    let bl = ours("inquiry", 5).stdout;
+    let bdc = ours("inquiry", 6).stdout;
+    let di = ours("inquiry", 4).stdout;
+    let oracle_value = |text: &str, label: &str| after(text, label).unwrap_or("").to_string();
+    let pairs = [
+        (
+            "Vendor:",
+            oracle_value(&inq, "Vendor identification:"),
+            "sg_inq vendor",
+        ),
+        (
+            "Model Number:",
+            oracle_value(&inq, "Product identification:"),
+            "sg_inq product",
+        ),
+        (
+            "Firmware Revision:",
+            oracle_value(&inq, "Product revision level:"),
+            "sg_inq revision",
+        ),
+        (
+            "Serial Number:",
+            oracle_value(&sn, "Unit serial number:"),
+            "sg_vpd -p sn",
+        ),
+        (
+            "LBA    user addressable sectors:",
+            oracle_value(&cap, "Number of logical blocks=").to_string(),
+            "sg_readcap -l blocks",
+        ),
+        (
+            "Maximum transfer length:",
+            oracle_value(&bl, "Maximum transfer length:"),
+            "sg_vpd -p bl",
+        ),
+    ];
+    for (label, want, source) in pairs {
+        let got = after(&id.stdout, label).unwrap_or("(missing)").to_string();
+        let _ = writeln!(fields, "  ours -I: {label} {got}   ({source}: {want})");
+        c.eq(kind, &format!("-I {label} equals {source}"), got, want);
+    }
+    let block = |label: &str| {
+        after(&id.stdout, label)
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse::<u64>().ok())
+    };
+    let logical = oracle_value(&cap, "Logical block length=")
+        .split_whitespace()
+        .next()
+        .and_then(|v| v.parse::<u64>().ok());
+    let exponent = oracle_value(&cap, "Logical blocks per physical block exponent=")
+        .split_whitespace()
+        .next()
+        .and_then(|v| v.parse::<u32>().ok());
+    c.eq(
+        kind,
+        "-I logical sector size equals sg_readcap -l's block length",
+        format!("{:?}", block("Logical  Sector size:")),
+        format!("{logical:?}"),
+    );
+    c.eq(
+        kind,
+        "-I physical sector size equals sg_readcap -l's length << exponent",
+        format!("{:?}", block("Physical Sector size:")),
+        format!("{:?}", logical.zip(exponent).map(|(l, e)| l << e)),
+    );
+    let rotation = after(&id.stdout, "Nominal Media Rotation Rate:").unwrap_or("(missing)");
+    let want_rotation = match after(&bdc, "Nominal rotation rate:") {
+        Some(rpm) => rpm.trim_end_matches(" rpm").to_string(),
+        None if bdc.contains("Non-rotating") => "Solid State Device".to_string(),
+        None => "(not reported)".to_string(),
+    };
+    c.eq(
+        kind,
+        "-I rotation rate equals sg_vpd -p bdc",
+        rotation.to_string(),
+        want_rotation,
+    );
+    let wwn = after(&id.stdout, "Logical Unit WWN Device Identifier:").unwrap_or("(missing)");
+    c.ok(
+        kind,
+        "-I WWN is an NAA designator sg_vpd -p di lists",
+        di.contains(&format!("0x{wwn}")),
+        wwn,
+    );
+    // -i: the same identity in hdparm's one-line form
+    let short = ours("twin-identify", 2);
+    let want_line = format!(
+        " Model={} {}, FwRev={}, SerialNo={}",
+        oracle_value(&inq, "Vendor identification:"),
+        oracle_value(&inq, "Product identification:"),
+        oracle_value(&inq, "Product revision level:"),
+        oracle_value(&sn, "Unit serial number:")
+    );
+    c.eq(
+        kind,
+        "-i's Model line from sg_inq and sg_vpd -p sn",
+        short
+            .stdout
+            .lines()
+            .find(|l| l.starts_with(" Model="))
+            .unwrap_or("(missing)")
+            .to_string(),
+        want_line,
+    );
+    // --Istdout: the standard INQUIRY data, as sg_inq received it
+    let raw = ours("twin-identify", 3);
+    let raw_bytes: Vec<u8> = raw
+        .stdout
+        .lines()
+        .filter_map(|l| l.split_once(": "))
+        .flat_map(|(_, h)| hex_bytes(h))
+        .collect();
+    let sg_inq_data = ours("inquiry", 1)
+        .sent(0x12)
+        .into_iter()
+        .find(|q| q.cdb.get(1) == Some(&0))
+        .map(|q| q.data_in)
+        .unwrap_or_default();
+    c.ok(
+        kind,
+        "--Istdout is the standard INQUIRY data sg_inq received (its first 36 bytes)",
+        raw_bytes.len() >= 36 && sg_inq_data.len() >= 36 && raw_bytes[..36] == sg_inq_data[..36],
+        &format!("{} bytes", raw_bytes.len()),
+    );
+    // --json -I: the same values in the document
+    let doc: serde_json::Value =
+        serde_json::from_str(&ours("twin-identify", 4).stdout).unwrap_or_default();
+    let scsi = &doc["devices"][0]["identify"]["scsi"];
+    c.eq(
+        kind,
+        "--json -I vendor, product, serial as sg_inq and sg_vpd",
+        format!("{} {} {}", scsi["vendor"], scsi["product"], scsi["serial"]),
+        format!(
+            "{:?} {:?} {:?}",
+            oracle_value(&inq, "Vendor identification:"),
+            oracle_value(&inq, "Product identification:"),
+            oracle_value(&sn, "Unit serial number:")
+        ),
+    );
+    c.eq(
+        kind,
+        "--json -I logical blocks as sg_readcap -l",
+        scsi["capacity"]["logical_blocks"].to_string(),
+        oracle_value(&cap, "Number of logical blocks="),
+    );
+
+    // -W, -W0, -W1: what sdparm reads back, the MODE SELECT sdparm sends, the sd driver told
+    let wce = |n: u32| sdparm_value(&ours("twin-cache", n).stdout, "WCE").unwrap_or(u32::MAX);
+    c.ok(
+        kind,
+        "-W prints the WCE sdparm read before",
+        ours("twin-cache", 1)
+            .stdout
+            .contains(" write-caching =  1 (on)"),
+        ours("twin-cache", 1).stdout.trim(),
+    );
+    c.eq(kind, "sdparm --get=WCE after our -W0", wce(4), 0);
+    c.eq(kind, "sdparm --get=WCE after our -W1", wce(8), 1);
+    for (ours_step, sdparm_step, what) in [(2, 2, "-W0"), (6, 6, "-W1")] {
+        let mine = ours("twin-cache", ours_step).one(0x55);
+        let theirs = ours("wce", sdparm_step).one(0x55);
+        match (mine, theirs) {
+            (Ok(m), Ok(t)) => {
+                c.eq(
+                    kind,
+                    &format!("{what}: MODE SELECT(10) CDB as sdparm's"),
+                    hex(&m.cdb),
+                    hex(&t.cdb),
+                );
+                c.eq(
+                    kind,
+                    &format!("{what}: MODE SELECT(10) parameter data as sdparm's"),
+                    hex(&m.out),
+                    hex(&t.out),
+                );
+            }
+            (m, t) => c.fail(
+                kind,
+                &format!("{what}: MODE SELECT(10) sent"),
+                &format!("{:?} / {:?}", m.err(), t.err()),
+            ),
+        }
+    }
+    let flushed = ours("twin-cache", 2)
+        .sgio()
+        .iter()
+        .map(|s| s.cdb.first().copied().unwrap_or(0))
+        .filter(|&o| o == 0x35 || o == 0x55)
+        .collect::<Vec<_>>();
+    c.eq(
+        kind,
+        "-W0 flushes (35h) before the MODE SELECT (55h)",
+        format!("{flushed:02x?}"),
+        "[35, 55]".into(),
+    );
+    for (n, want) in [(5, "write through"), (9, "write back")] {
+        c.eq(
+            kind,
+            &format!(
+                "the sd driver's cache_type after our -W{}",
+                if n == 5 { 0 } else { 1 }
+            ),
+            fact(&ours("twin-cache", n).stdout, "cache_type")
+                .unwrap_or("")
+                .to_string(),
+            want.to_string(),
+        );
+    }
+    // -A: DRA inverted; DRA=0 (read-ahead on) is what sdparm read
+    c.ok(
+        kind,
+        "-A prints look-ahead on, the inverse of sdparm's DRA 0",
+        ours("twin-cache", 10)
+            .stdout
+            .contains(" look-ahead    =  1 (on)")
+            && sdparm_value(&ours("twin-cache", 12).stdout, "DRA") == Some(0),
+        ours("twin-cache", 10).stdout.trim(),
+    );
+
+    // -C, -y, -S, -F, -Y: REQUEST SENSE and START STOP UNIT
+    let power = |n: u32| ours("twin-power", n);
+    c.ok(
+        kind,
+        "-C after TEST UNIT READY: active/idle, as sg_requests' NO SENSE",
+        power(2).stdout.contains(" drive state is:  active/idle")
+            && !power(2).sent(0x03).is_empty(),
+        power(2)
+            .stdout
+            .lines()
+            .find(|l| l.contains("drive state"))
+            .unwrap_or("(none)"),
+    );
+    let y = power(3);
+    c.eq(
+        kind,
+        "-y sends START STOP UNIT with FORCE_STANDBY_0 (sg_start --pc=0xb's CDB)",
+        y.one(0x1b).map(|s| hex(&s.cdb)).unwrap_or_else(|e| e),
+        ours("power", 4)
+            .one(0x1b)
+            .map(|s| hex(&s.cdb))
+            .unwrap_or_else(|e| e),
+    );
+    // QEMU accepts the power condition and does nothing; scsi_debug refuses it (README)
+    c.eq(
+        kind,
+        "-y exit (scsi_debug refuses power conditions: 25)",
+        y.exit,
+        if is_qemu(kind) { 0 } else { 25 },
+    );
+    c.ok(
+        kind,
+        "-y: one sentence, no sense dump",
+        quiet(&y),
+        y.stderr.trim(),
+    );
+    let s = power(5);
+    c.eq(
+        kind,
+        "-S 12 where no disk has page 1Ah: exit 25, one sentence",
+        s.exit,
+        25,
+    );
+    c.ok(
+        kind,
+        "-S: one sentence, naming the missing power condition page",
+        s.stderr.trim().lines().count() == 1 && s.stderr.contains("has no mode page 1Ah"),
+        s.stderr.trim(),
+    );
+    c.eq(
+        kind,
+        "-F sends SYNCHRONIZE CACHE(10) (sg_sync's CDB)",
+        power(6)
+            .one(0x35)
+            .map(|s| hex(&s.cdb))
+            .unwrap_or_else(|e| e),
+        ours("power", 15)
+            .one(0x35)
+            .map(|s| hex(&s.cdb))
+            .unwrap_or_else(|e| e),
+    );
+    c.eq(
+        kind,
+        "-Y sends START STOP UNIT stop (sg_start --stop's CDB)",
+        power(7)
+            .one(0x1b)
+            .map(|s| hex(&s.cdb))
+            .unwrap_or_else(|e| e),
+        ours("power", 11)
+            .one(0x1b)
+            .map(|s| hex(&s.cdb))
+            .unwrap_or_else(|e| e),
+    );
+    // QEMU's REQUEST SENSE always says NO SENSE; scsi_debug's reports the stopped unit
+    let stopped = !is_qemu(kind);
+    c.eq(
+        kind,
+        "sg_requests after our -Y: not ready (scsi_debug) or no sense (QEMU)",
+        format!("{}{}", power(8).stdout, power(8).stderr).contains("Not Ready"),
+        stopped,
+    );
+    c.eq(
+        kind,
+        "-C after our -Y: standby where sg_requests says not ready",
+        power(9).stdout.contains(" drive state is:  standby"),
+        stopped,
+    );
+
+    // -H: LOG SENSE temperature, against sg_logs -p temp
+    let h = ours("twin-logs", 1);
+    let logs = ours("twin-logs", 2);
+    let sg_temp =
+        after(&logs.stdout, "Current temperature =").map(|t| t.trim_end_matches(" C").to_string());
+    let our_temp = after(&h.stdout, "drive temperature (celsius) is:").map(str::to_string);
+    let _ = writeln!(
+        fields,
+        "  ours -H: {our_temp:?}   (sg_logs -p temp: {sg_temp:?})"
+    );
+    c.eq(
+        kind,
+        "-H temperature equals sg_logs -p temp's",
+        format!("{our_temp:?}"),
+        format!("{sg_temp:?}"),
+    );
+    c.eq(
+        kind,
+        "-H exit (QEMU has no LOG SENSE: 25)",
+        h.exit,
+        if is_qemu(kind) { 25 } else { 0 },
+    );
+    c.ok(
+        kind,
+        "-H: at most one sentence on stderr",
+        h.stderr.trim().lines().count() <= 1,
+        h.stderr.trim(),
+    );
+
+    // --trim-sector-ranges, --read-sector, --write-sector
+    let count = |n: u32| {
+        ours("twin-sectors", n)
+            .stdout
+            .trim()
+            .parse::<u64>()
+            .unwrap_or(u64::MAX)
+    };
+    let trim = ours("twin-sectors", 2);
+    match (trim.one(0x42), ours("unmap", 3).one(0x42)) {
+        (Ok(m), Ok(t)) => {
+            c.eq(
+                kind,
+                "--trim-sector-ranges 4096:32: UNMAP CDB as sg_unmap's",
+                hex(&m.cdb),
+                hex(&t.cdb),
+            );
+            c.eq(
+                kind,
+                "UNMAP parameter list as sg_unmap's",
+                hex(&m.out),
+                hex(&t.out),
+            );
+        }
+        (m, t) => c.fail(
+            kind,
+            "UNMAP sent",
+            &format!("{:?} / {:?}", m.err(), t.err()),
+        ),
+    }
+    // the same read-back as sg_unmap's (scenario unmap, steps 5 and 6)
+    c.eq(
+        kind,
+        "non-zero bytes of 4096:32 after our trim, as after sg_unmap",
+        count(3),
+        ours("unmap", 5)
+            .stdout
+            .trim()
+            .parse::<u64>()
+            .unwrap_or(u64::MAX - 1),
+    );
+    c.eq(kind, "4128:32 untouched by our trim", count(4), 16384);
+    let read = ours("twin-sectors", 5);
+    let sector0_tag: Vec<u8> = read
+        .stdout
+        .lines()
+        .filter(|l| l.len() == 39 && l.bytes().all(|b| b.is_ascii_hexdigit() || b == b' '))
+        .flat_map(|l| {
+            l.split_whitespace()
+                .flat_map(|w| hex_bytes(&format!("{} {}", &w[..2], &w[2..])))
+                .collect::<Vec<_>>()
+        })
+        .take(13)
+        .collect();
+    c.eq(
+        kind,
+        "--read-sector 0 shows sector 0 (QEMU's images begin with their tag; scsi_debug's is zero)",
+        String::from_utf8_lossy(&sector0_tag).into_owned(),
+        if is_qemu(kind) {
+            "HDPARM-RS-VM ".into()
+        } else {
+            "\0".repeat(13)
+        },
+    );
+    c.eq(
+        kind,
+        "--write-sector 4200 leaves zeros (read back with sg_dd)",
+        count(8),
+        0,
+    );
+
+    // --fwdownload, --sanitize-*, --security-erase
+    let erase = |n: u32| ours("twin-erase", n);
+    let fw = erase(2);
+    let segments: Vec<SgIo> = fw.sent(0x3b).into_iter().filter(SgIo::good).collect();
+    let data: Vec<u8> = segments.iter().flat_map(|s| s.out.clone()).collect();
+    if is_qemu(kind) {
+        c.eq(
+            kind,
+            "--fwdownload where QEMU lacks WRITE BUFFER: exit 25",
+            fw.exit,
+            25,
+        );
+    } else {
+        c.ok(
+            kind,
+            "--fwdownload: WRITE BUFFER mode 7 segments that carry the file, in order",
+            fw.exit == 0
+                && data == vec![b'F'; 4096]
+                && segments.iter().all(|s| s.cdb.get(1) == Some(&7)),
+            &format!(
+                "exit {}, {} good segments, {} bytes",
+                fw.exit,
+                segments.len(),
+                data.len()
+            ),
+        );
+        let first_ours = fw
+            .sent(0x3b)
+            .first()
+            .map(|s| hex(&s.cdb))
+            .unwrap_or_default();
+        let first_theirs = ours("wbuf", 4)
+            .sent(0x3b)
+            .first()
+            .map(|s| hex(&s.cdb))
+            .unwrap_or_default();
+        c.eq(
+            kind,
+            "first WRITE BUFFER CDB as sg_write_buffer --mode=7 --bpw=1024's",
+            first_ours,
+            first_theirs,
+        );
+    }
+    // the one progress line hdparm prints too ("fwdownload: ..."), then at most one sentence
+    let sentences = fw
+        .stderr
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with("fwdownload: "))
+        .count();
+    c.ok(
+        kind,
+        "--fwdownload: at most one sentence on stderr besides its progress line",
+        sentences <= 1,
+        fw.stderr.trim(),
+    );
+    let status = erase(3);
+    c.ok(
+        kind,
+        "--sanitize-status: no sanitize in progress, from REQUEST SENSE",
+        status.exit == 0
+            && status.stdout.contains("No sanitize in progress")
+            && !status.sent(0x03).is_empty(),
+        status
+            .stdout
+            .lines()
+            .find(|l| l.contains("State"))
+            .unwrap_or("(none)"),
+    );
+    let block = erase(4);
+    c.eq(
+        kind,
+        "--sanitize-block-erase sends SANITIZE BLOCK ERASE with IMMED (48 82)",
+        block
+            .one(0x48)
+            .map(|s| hex(&s.cdb[..2]))
+            .unwrap_or_else(|e| e),
+        "48 82".to_string(),
+    );
+    c.eq(
+        kind,
+        "--sanitize-block-erase where SANITIZE is refused: exit 25",
+        block.exit,
+        25,
+    );
+    let sec = erase(5);
+    c.ok(
+        kind,
+        "--security-erase: refused in one sentence that points to --sanitize-*, no SCSI command but the probes",
+        sec.exit == 25
+            && sec.stderr.contains("--sanitize-block-erase")
+            && sec.sgio().iter().all(|s| matches!(s.cdb.first(), Some(0x85 | 0xa1 | 0x12 | 0x9e))),
+        sec.stderr.trim(),
+    );
 }
 
 /// FORMAT UNIT, SANITIZE, WRITE BUFFER.
