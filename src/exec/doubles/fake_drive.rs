@@ -141,7 +141,11 @@ impl FakeDevice {
     /// commands answered by the model's SCSI face (issue 22).
     pub fn model_scsi_disk() -> FakeDevice {
         let mut fake = FakeDevice::scsi_without_ata();
-        fake.model = Some(wd10ezex());
+        let mut model = wd10ezex();
+        // the model's SAS disk (tools/drive-model/src/scsi_disk.rs): its own mode pages,
+        // log pages, power conditions, SANITIZE and WRITE BUFFER, as `--scsi-only` serves them
+        model.scsi = Some(drive_model::scsi_disk::ScsiDisk::new());
+        fake.model = Some(model);
         fake
     }
 }

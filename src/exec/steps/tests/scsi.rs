@@ -22,7 +22,7 @@ fn identify_on_a_disk_without_ata_prints_what_inquiry_and_read_capacity_say() {
     assert_eq!(o.exit, 0, "{}\n{}", o.stdout, o.stderr);
     assert!(o.stdout.contains("SCSI device, "), "{}", o.stdout);
     assert!(
-        o.stdout.contains("Model Number:       WDC WD10EZEX-08W"),
+        o.stdout.contains("Model Number:       MODEL SAS DISK"),
         "{}",
         o.stdout
     );
@@ -106,4 +106,83 @@ fn the_dry_run_plans_the_mode_select_of_a_write_cache_set() {
     ] {
         assert!(o.stdout.contains(line), "{line}\n{}", o.stdout);
     }
+}
+
+/// The CDBs of the SCSI commands sent.
+fn scsi_cdbs(calls: &[Call]) -> Vec<Vec<u8>> {
+    calls
+        .iter()
+        .filter_map(|c| match c {
+            Call::Scsi(cdb, _) => Some(cdb.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+// The success paths the VM's disks cannot show (QEMU's scsi-hd and scsi_debug have no
+// changeable DRA, no power condition page, no power conditions, no SANITIZE): the model's SCSI
+// face has them all.
+
+#[test]
+fn look_ahead_off_sets_dra_and_reads_it_back() {
+    let o = run_on(FakeDevice::model_scsi_disk(), "-A0 /dev/x");
+    assert_eq!(o.exit, 0, "{}\n{}", o.stdout, o.stderr);
+    assert!(
+        o.stdout.contains(" look-ahead    =  0 (off)"),
+        "{}",
+        o.stdout
+    );
+    assert!(scsi_opcodes(&o.calls).contains(&0x55), "{:?}", o.calls);
+}
+
+#[test]
+fn standby_timer_goes_into_the_power_condition_page() {
+    let o = run_on(FakeDevice::model_scsi_disk(), "-S 12 /dev/x");
+    assert_eq!(o.exit, 0, "{}\n{}", o.stdout, o.stderr);
+    assert_eq!(o.stderr, "");
+    let ops = scsi_opcodes(&o.calls);
+    assert!(ops.contains(&0x5A) && ops.contains(&0x55), "{ops:02x?}");
+}
+
+#[test]
+fn standby_now_is_force_standby_0_which_the_disk_takes() {
+    let o = run_on(FakeDevice::model_scsi_disk(), "-y /dev/x");
+    assert_eq!(o.exit, 0, "{}\n{}", o.stdout, o.stderr);
+    assert_eq!(o.stderr, "");
+    assert!(
+        scsi_cdbs(&o.calls).contains(&vec![0x1B, 0, 0, 0, 0xB0, 0]),
+        "{:?}",
+        o.calls
+    );
+}
+
+#[test]
+fn temperature_comes_from_the_temperature_log_page() {
+    let o = run_on(FakeDevice::model_scsi_disk(), "-H /dev/x");
+    assert_eq!(o.exit, 0, "{}\n{}", o.stdout, o.stderr);
+    assert!(
+        o.stdout.contains(" drive temperature (celsius) is:  "),
+        "{}",
+        o.stdout
+    );
+    assert!(scsi_opcodes(&o.calls).contains(&0x4D), "{:?}", o.calls);
+}
+
+#[test]
+fn sanitize_block_erase_is_sanitize_with_immed() {
+    let o = run_on(
+        FakeDevice::model_scsi_disk(),
+        "--yes-i-know-what-i-am-doing --sanitize-block-erase /dev/x",
+    );
+    assert_eq!(o.exit, 0, "{}\n{}", o.stdout, o.stderr);
+    let sanitize: Vec<Vec<u8>> = scsi_cdbs(&o.calls)
+        .into_iter()
+        .filter(|c| c[0] == 0x48)
+        .collect();
+    assert_eq!(sanitize.len(), 1, "{:?}", o.calls);
+    assert_eq!(
+        sanitize[0][1], 0x82,
+        "IMMED | BLOCK ERASE: {:02x?}",
+        sanitize[0]
+    );
 }
