@@ -323,7 +323,24 @@ pub trait DeviceAccess {
     /// translator (SAT) that answers IDENTIFY keeps the ATA path. The dry run, which sends no
     /// IDENTIFY, decides from what the kernel knows instead, and says why it overrides this.
     fn scsi_only(&mut self) -> bool {
-        self.scsi_disk().is_some() && matches!(self.identify(), Err(f) if f.not_ata)
+        if self.scsi_disk().is_none() {
+            return false;
+        }
+        match self.identify() {
+            Err(f) if f.not_ata => true,
+            // A SCSI disk in the middle of a sanitize refuses nearly every command, the
+            // pass-through too, with sense instead of ATA registers; an ATA drive behind a
+            // translator answers IDENTIFY during a sanitize (ACS lists it among the commands a
+            // sanitizing drive processes). So a refused IDENTIFY and REQUEST SENSE's SANITIZE
+            // IN PROGRESS (04/1Bh) mean a SCSI disk, and `--sanitize-status` must be its twin
+            // (the drive model's SAS disk showed it).
+            Err(f) if f.refused_by_kernel && f.lost.is_none() => self
+                .scsi(&crate::scsi::cdb::request_sense())
+                .ok()
+                .and_then(|data| crate::scsi::sense::decode(&data))
+                .is_some_and(|s| s.key == 2 && s.asc == 0x04 && s.ascq == 0x1B),
+            _ => false,
+        }
     }
 
     /// The SCSI queue depth, or hdparm's label for the failure (the attribute's sysfs path)
