@@ -47,6 +47,10 @@ const EXIT_UNAVAILABLE: i32 = 77;
 /// The profile's disks, as the guest names them.
 const KINDS: [&str; 3] = ["virtio-scsi", "sas-hd", "scsi-debug"];
 
+/// The drive model's SAS disk (`drive-model new --scsi-only` behind TCMU): only the scenario
+/// model-twins runs there.
+const MODEL_KIND: &str = "scsi-model";
+
 /// The VPD pages issue 22 reads (sg_vpd's acronym, page code).
 const ISSUE_VPD: [(&str, u8); 5] = [
     ("sn", 0x80),
@@ -81,9 +85,25 @@ fn boot(out: &Path) -> Result<(), String> {
                 .join("release/hdparm")
         }
     };
+    // the drive model's SAS disk (kind scsi-model) runs in the guest
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let built = Command::new(cargo)
+        .args(["build", "--release", "-p", "drive-model"])
+        .current_dir(repo())
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run cargo: {e}"));
+    assert!(
+        built.success(),
+        "cargo build --release -p drive-model failed"
+    );
+    let model = std::env::var("CARGO_TARGET_DIR")
+        .map_or_else(|_| repo().join("target"), PathBuf::from)
+        .join("release/drive-model");
     let status = Command::new(repo().join("tests/vm/run.sh"))
         .args(["--profile", "scsi", "--bin"])
         .arg(&bin)
+        .arg("--model-bin")
+        .arg(&model)
         .arg("--out")
         .arg(out)
         .status()
@@ -440,7 +460,7 @@ fn vm_scsi_equipment() {
         "{}: the guest did not finish (see console.log there)",
         dir.display()
     );
-    for k in KINDS {
+    for k in KINDS.into_iter().chain([MODEL_KIND]) {
         assert!(
             !results.contains(&format!("@@M MISSING {k}\n")),
             "the guest has no {k} disk (see {}/_boot/devmap)",
@@ -465,6 +485,8 @@ fn vm_scsi_equipment() {
         wire_capture(&r, &mut c, kind, &mut wire);
         twins(&r, &mut c, kind, &mut fields);
     }
+    let _ = writeln!(fields, "== {MODEL_KIND}");
+    model_twins(&r, &mut c, &mut fields);
     hdparm_baseline(&r, &mut c, &dir);
 
     let mut report = format!("== SCSI equipment (issue 22): {}\n", dir.display());
@@ -1598,6 +1620,158 @@ fn twins(r: &Records, c: &mut Checks, kind: &str, fields: &mut String) {
             && sec.stderr.contains("--sanitize-block-erase")
             && sec.sgio().iter().all(|s| matches!(s.cdb.first(), Some(0x85 | 0xa1 | 0x12 | 0x9e))),
         sec.stderr.trim(),
+    );
+}
+
+/// The twins on the drive model's SAS disk (kind scsi-model, scenario model-twins): what
+/// QEMU's disks and scsi_debug lack, each against sdparm's or sg3_utils' reading and commands.
+fn model_twins(r: &Records, c: &mut Checks, fields: &mut String) {
+    let kind = MODEL_KIND;
+    c.section(&format!(
+        "{kind}: our SCSI twins on the drive model's SAS disk"
+    ));
+    let step = |n: u32| r.oracle(kind, "model-twins", n);
+    let dra = |n: u32| sdparm_value(&step(n).stdout, "DRA").unwrap_or(u32::MAX);
+    c.eq(
+        kind,
+        "DRA changeable here (sdparm: cha: y)",
+        sdparm_changeable(&step(1).stdout, "DRA") == Some(true),
+        true,
+    );
+    c.ok(
+        kind,
+        "-A0 reads back look-ahead off",
+        step(2).exit == 0 && step(2).stdout.contains(" look-ahead    =  0 (off)"),
+        step(2).stderr.trim(),
+    );
+    c.eq(kind, "sdparm --get=DRA after our -A0", dra(3), 1);
+    c.eq(kind, "sdparm --get=DRA after our -A1", dra(7), 0);
+    match (step(2).one(0x55), step(5).one(0x55)) {
+        (Ok(m), Ok(t)) => {
+            c.eq(
+                kind,
+                "-A0: MODE SELECT(10) CDB as sdparm --set=DRA=1's",
+                hex(&m.cdb),
+                hex(&t.cdb),
+            );
+            c.eq(
+                kind,
+                "-A0: parameter data as sdparm --set=DRA=1's",
+                hex(&m.out),
+                hex(&t.out),
+            );
+        }
+        (m, t) => c.fail(
+            kind,
+            "-A0 and sdparm --set=DRA=1 sent MODE SELECT",
+            &format!("{:?} / {:?}", m.err(), t.err()),
+        ),
+    }
+    // -S 12: STANDBY_Z on with 12 × 5 s = 600 × 100 ms, as sdparm reads the page back
+    let po = step(9).stdout;
+    let _ = writeln!(
+        fields,
+        "  ours -S 12, then sdparm --page=po: STANDBY_Z {:?}, SZCT {:?}",
+        sdparm_value(&po, "STANDBY_Z"),
+        sdparm_value(&po, "SZCT")
+    );
+    c.eq(kind, "-S 12 exit", step(8).exit, 0);
+    c.eq(
+        kind,
+        "sdparm STANDBY_Z after our -S 12",
+        sdparm_value(&po, "STANDBY_Z").unwrap_or(u32::MAX),
+        1,
+    );
+    c.eq(
+        kind,
+        "sdparm SZCT (100 ms) after our -S 12",
+        sdparm_value(&po, "SZCT").unwrap_or(u32::MAX),
+        600,
+    );
+    // -y: FORCE_STANDBY_0; REQUEST SENSE then reports the standby condition, and so does -C
+    c.eq(
+        kind,
+        "-y sends START STOP UNIT FORCE_STANDBY_0",
+        step(10)
+            .one(0x1b)
+            .map(|s| hex(&s.cdb))
+            .unwrap_or_else(|e| e),
+        "1b 00 00 00 b0 00".to_string(),
+    );
+    c.eq(kind, "-y exit", step(10).exit, 0);
+    c.eq(
+        kind,
+        "sg_requests after our -y: standby condition activated by command (0/5e/04)",
+        requested(&step(11)).map_or_else(|e| e, |s| s.to_string()),
+        sense(0, 0x5e, 0x04).to_string(),
+    );
+    c.ok(
+        kind,
+        "-C after our -y: standby",
+        step(12).stdout.contains(" drive state is:  standby"),
+        step(12).stdout.trim(),
+    );
+    // -H against sg_logs -p temp
+    let sg_temp = after(&step(15).stdout, "Current temperature =")
+        .map(|t| t.trim_end_matches(" C").to_string());
+    let our_temp = after(&step(14).stdout, "drive temperature (celsius) is:").map(str::to_string);
+    let sg_ref = after(&step(15).stdout, "Reference temperature =")
+        .map(|t| t.trim_end_matches(" C").to_string());
+    let our_ref = after(&step(14).stdout, "reference temperature (celsius):").map(str::to_string);
+    let _ = writeln!(fields, "  ours -H: {our_temp:?} (reference {our_ref:?})   (sg_logs -p temp: {sg_temp:?}, reference {sg_ref:?})");
+    c.eq(
+        kind,
+        "-H temperature equals sg_logs -p temp's",
+        format!("{our_temp:?}"),
+        format!("{sg_temp:?}"),
+    );
+    c.eq(
+        kind,
+        "-H reference temperature equals sg_logs'",
+        format!("{our_ref:?}"),
+        format!("{sg_ref:?}"),
+    );
+    // SANITIZE block erase, then --sanitize-status --wait until it ends
+    c.eq(
+        kind,
+        "--sanitize-block-erase sends SANITIZE BLOCK ERASE with IMMED",
+        step(16)
+            .one(0x48)
+            .map(|s| hex(&s.cdb))
+            .unwrap_or_else(|e| e),
+        "48 82 00 00 00 00 00 00 00 00".to_string(),
+    );
+    c.eq(kind, "--sanitize-block-erase exit", step(16).exit, 0);
+    let status = step(17);
+    c.ok(
+        kind,
+        "--sanitize-status --wait on the sanitizing disk: exit 0, no sanitize in progress at the end",
+        status.exit == 0 && status.stdout.contains("No sanitize in progress"),
+        &format!("exit {}: {} {}", status.exit, status.stdout.trim(), status.stderr.trim()),
+    );
+    c.ok(
+        kind,
+        "sg_requests --progress after the wait: no progress indication (the sanitize ended)",
+        !step(18).stdout.contains("Progress indication"),
+        step(18).stdout.trim(),
+    );
+    // --fwdownload: WRITE BUFFER mode 7 segments carrying the file
+    let fw = step(20);
+    let segments: Vec<SgIo> = fw.sent(0x3b).into_iter().filter(SgIo::good).collect();
+    let data: Vec<u8> = segments.iter().flat_map(|s| s.out.clone()).collect();
+    c.ok(
+        kind,
+        "--fwdownload: WRITE BUFFER mode 7 segments that carry the file, in order",
+        fw.exit == 0
+            && data == vec![b'F'; 4096]
+            && segments.iter().all(|s| s.cdb.get(1) == Some(&7)),
+        &format!(
+            "exit {}, {} good segments, {} bytes: {}",
+            fw.exit,
+            segments.len(),
+            data.len(),
+            fw.stderr.trim()
+        ),
     );
 }
 

@@ -116,7 +116,8 @@ cp "$KDIR/modules.load" "$R/etc/bench/modules.load"
 # target's modules; the other profiles do not load those modules
 MODEL_MODS='^(configfs|target_core_mod|uio|target_core_user|tcm_loop)\.ko$'
 # (profile clients, issue 19: the model beside main's drives)
-if [ "$PROFILE" = model ] || [ "$PROFILE" = clients ]; then
+# (profile scsi, issue 22: the model's SAS disk, `drive-model new --scsi-only`)
+if [ "$PROFILE" = model ] || [ "$PROFILE" = clients ] || [ "$PROFILE" = scsi ]; then
 	MODEL_BIN=${MODEL_BIN:-${CARGO_TARGET_DIR:-$REPO/target}/release/drive-model}
 	[ -x "$MODEL_BIN" ] || { echo "run.sh: no drive model $MODEL_BIN (cargo build --release -p drive-model)" >&2; exit 1; }
 	grep -Eq "$MODEL_MODS" "$R/etc/bench/modules.load" ||
@@ -142,7 +143,7 @@ if [ "$PROFILE" = model ]; then
 	cp "$HERE/conf/"*.conf "$R/etc/bench/conf/"
 	cp "$HERE/guest/oracle.sh" "$R/etc/bench/oracle.sh"
 	# ---- end issue 12 oracle
-elif [ "$PROFILE" != clients ]; then
+elif [ "$PROFILE" != clients ] && [ "$PROFILE" != scsi ]; then
 	grep -Ev "$MODEL_MODS" "$KDIR/modules.load" > "$R/etc/bench/modules.load" || true
 fi
 # ---- end drive model
@@ -325,7 +326,8 @@ clients) ide_hd; ide_cd; ahci; ahci_hd; ahci_cd; nvme; virtio_scsi; virtio_blk
 tune) ide_hd; ahci; ahci_hd; virtio_blk;;
 hotplug) ide_cd; ahci; ahci_hd; hot_spare;;
 # ---- issue 22: SCSI disks with sg3_utils and sdparm as the oracle (tests/vm_scsi.rs)
-scsi) scsi_disks;;
+# the model's SAS disk beside them (kind scsi-model): what QEMU's and scsi_debug's disks lack
+scsi) scsi_disks; EXPECT+=(scsi-model); APPEND_MODEL=" bench.model=scsi";;
 *) echo "run.sh: unknown profile $PROFILE" >&2; exit 1;;
 esac
 KINDS=$(IFS=,; echo "${EXPECT[*]}")
