@@ -45,6 +45,10 @@ pub const GENERATED: &[Generated] = &[
     ("message", definition::<super::envelope::Message>),
     ("program", definition::<super::envelope::Program>),
     (
+        "scsi_identify",
+        definition::<super::scsi::ScsiIdentifyReport>,
+    ),
+    (
         "read_figure",
         definition::<crate::timing::reads::ReadFigure>,
     ),

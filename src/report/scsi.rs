@@ -21,12 +21,13 @@
 
 use std::io::{self, Write};
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::report::identify::IdText;
 use crate::scsi::{capacity, inquiry};
 
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
 pub struct Capacity {
     pub logical_blocks: u64,
     pub logical_block_bytes: u32,
@@ -39,7 +40,7 @@ pub struct Capacity {
     pub lbprz: bool,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
 pub struct BlockLimits {
     pub max_transfer_blocks: u32,
     pub optimal_transfer_blocks: u32,
@@ -48,7 +49,7 @@ pub struct BlockLimits {
     pub optimal_unmap_granularity_blocks: u32,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
 pub struct Provisioning {
     pub lbpu: bool,
     pub lbpws: bool,
@@ -58,7 +59,7 @@ pub struct Provisioning {
     pub provisioning_type: &'static str,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
 pub struct Wwn {
     pub naa: u8,
     pub ieee_oui: Option<u32>,
@@ -68,15 +69,21 @@ pub struct Wwn {
     pub first_64: u64,
 }
 
-/// Everything `-I` shows of a SCSI disk.
-#[derive(Debug, Clone, Serialize)]
+/// Everything `-I` shows of a SCSI disk (the `scsi` object of a device's `identify`):
+/// INQUIRY, its VPD pages 80h, 83h, B0h, B1h, B2h and READ CAPACITY(16), each null where the
+/// disk refused it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ScsiIdentifyReport {
     pub device_type: u8,
     pub device_type_name: &'static str,
     pub removable: bool,
+    #[schemars(with = "String")]
     pub vendor: IdText,
+    #[schemars(with = "String")]
     pub product: IdText,
+    #[schemars(with = "String")]
     pub revision: IdText,
+    #[schemars(with = "Option<String>")]
     pub serial: Option<IdText>,
     pub version: u8,
     pub standard: Option<&'static str>,
