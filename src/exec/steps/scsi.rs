@@ -190,7 +190,9 @@ impl Ctx<'_, '_, '_> {
         let limits = vpd(0xB0);
         let characteristics = vpd(0xB1);
         let provisioning = vpd(0xB2);
-        let capacity = self.dev.scsi(&cdb::read_capacity_16()).ok();
+        // A UNIT ATTENTION left by an earlier command (a WRITE BUFFER's "microcode changed")
+        // is reported once, to whichever command comes next: ask again, as sd does.
+        let capacity = self.scsi_retrying(&cdb::read_capacity_16()).ok();
         let answers = Answers {
             inquiry: &inquiry,
             serial: serial.as_deref(),
@@ -212,8 +214,7 @@ impl Ctx<'_, '_, '_> {
 
     /// The logical block length from READ CAPACITY(16) (512 when the disk does not say).
     fn scsi_block_bytes(&mut self) -> usize {
-        self.dev
-            .scsi(&cdb::read_capacity_16())
+        self.scsi_retrying(&cdb::read_capacity_16())
             .ok()
             .and_then(|a| crate::scsi::capacity::decode(&a))
             .map(|c| c.block_length as usize)
