@@ -513,13 +513,6 @@ impl DeviceAccess for RealDevice<'_> {
 
     // ---- NVMe (issue 10) ----
     fn scsi_disk(&self) -> Option<ScsiDisk> {
-        // Staged (issue 22): the twins run on a real disk only with HDPARM_RS_SCSI_TWINS=1
-        // until the VM comparison against sg3_utils and sdparm (tests/vm_scsi.rs, and the
-        // virtio-scsi rows of DIFFERENCES.md) checks them; until then a real SCSI disk keeps
-        // the one sentence it had. The fakes' tests run them always.
-        if std::env::var_os("HDPARM_RS_SCSI_TWINS").as_deref() != Some(std::ffi::OsStr::new("1")) {
-            return None;
-        }
         let (host, scsi_type) = match self.dev.kind() {
             DeviceKind::Scsi { host, scsi_type } | DeviceKind::ScsiGeneric { host, scsi_type } => {
                 (host, *scsi_type)
