@@ -144,7 +144,7 @@ impl FakeDevice {
         let mut model = wd10ezex();
         // the model's SAS disk (tools/drive-model/src/scsi_disk.rs): its own mode pages,
         // log pages, power conditions, SANITIZE and WRITE BUFFER, as `--scsi-only` serves them
-        model.scsi = Some(drive_model::scsi_disk::ScsiDisk::new());
+        model.scsi = Some(drive_model::state::ScsiDisk::new());
         fake.model = Some(model);
         fake
     }
