@@ -590,19 +590,13 @@ impl Device {
         if opts.verbose() {
             opts.trace(format_args!("trying legacy HDIO_DRIVE_TASKFILE\n"));
         }
-        let request = TaskfileRequest::new(tf, data.len());
-        let mut req = ide_task_request(&request);
+        let mut req = IdeTaskRequest::from(&TaskfileRequest::new(tf, data.len()));
         let rc = if tf.protocol.is_write() {
             sys::hdio_drive_taskfile(self, &mut req, data, &mut [])
         } else {
             sys::hdio_drive_taskfile(self, &mut req, &[], data)
         };
-        let returned = TaskfileRequest {
-            io_ports: req.io_ports,
-            hob_ports: req.hob_ports,
-            ..request
-        };
-        let registers = returned.registers(tf.lba48);
+        let registers = TaskfileRequest::from(&req).registers(tf.lba48);
         match rc {
             Ok(()) if registers.failed() => Err(AtaError::Aborted {
                 command: tf.command,
@@ -713,17 +707,37 @@ impl Device {
     }
 }
 
-/// The kernel's `ide_task_request_t` for a request built in [`crate::ata::hdio`].
-fn ide_task_request(req: &TaskfileRequest) -> IdeTaskRequest {
-    IdeTaskRequest {
-        io_ports: req.io_ports,
-        hob_ports: req.hob_ports,
-        out_flags: req.out_flags,
-        in_flags: req.in_flags,
-        data_phase: req.data_phase,
-        req_cmd: req.req_cmd,
-        out_size: req.out_size as libc::c_ulong,
-        in_size: req.in_size as libc::c_ulong,
+/// The kernel's `ide_task_request_t` for a request built in [`crate::ata::hdio`]: the same
+/// fields, the sizes in the kernel's `unsigned long`.
+impl From<&TaskfileRequest> for IdeTaskRequest {
+    fn from(req: &TaskfileRequest) -> IdeTaskRequest {
+        IdeTaskRequest {
+            io_ports: req.io_ports,
+            hob_ports: req.hob_ports,
+            out_flags: req.out_flags,
+            in_flags: req.in_flags,
+            data_phase: req.data_phase,
+            req_cmd: req.req_cmd,
+            out_size: req.out_size as libc::c_ulong,
+            in_size: req.in_size as libc::c_ulong,
+        }
+    }
+}
+
+/// The request as the kernel left it, for [`crate::ata::hdio`] to read the result registers
+/// out of its ports.
+impl From<&IdeTaskRequest> for TaskfileRequest {
+    fn from(req: &IdeTaskRequest) -> TaskfileRequest {
+        TaskfileRequest {
+            io_ports: req.io_ports,
+            hob_ports: req.hob_ports,
+            out_flags: req.out_flags,
+            in_flags: req.in_flags,
+            data_phase: req.data_phase,
+            req_cmd: req.req_cmd,
+            out_size: req.out_size as usize,
+            in_size: req.in_size as usize,
+        }
     }
 }
 

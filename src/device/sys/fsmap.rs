@@ -2,14 +2,16 @@
 //! `FS_IOC_FIEMAP` (linux/fs.h, linux/fiemap.h) and `fallocate(2)`; and the CD-ROM calls of
 //! `-E`: `CDROM_SELECT_SPEED` and `CDROM_SEND_PACKET` (linux/cdrom.h).
 //!
-//! Must not: decide anything (which call to try first, what to print): that is the caller's.
+//! Owns: the structs, their size assertions and the request numbers of these calls. Must not:
+//! decide anything (which call to try first, what to print): that is the caller's.
 
 use std::io;
 use std::os::fd::{AsFd, AsRawFd};
 
-use libc::c_void;
+use libc::{c_int, c_void};
 
-use super::{ioc, ioctl_buffer, ioctl_read, ioctl_update, ioctl_value, ioctl_with_buffers};
+use super::ioc::{self, Buffer, ByValue, InOut, Ioctl, Out, WithBuffers};
+use super::{ioctl_buffer, ioctl_read, ioctl_update, ioctl_value, ioctl_with_buffers};
 
 /// `struct fiemap_extent` (linux/fiemap.h).
 #[repr(C)]
@@ -41,6 +43,18 @@ struct FiemapHeader {
 }
 const _: () = assert!(std::mem::size_of::<FiemapHeader>() == 32);
 
+/// `FIBMAP`, `_IO(0x00, 1)` (linux/fs.h): one `int` in and out through the pointer.
+const FIBMAP: Ioctl<InOut<c_int>> = Ioctl::new(ioc::io(0x00, 1));
+/// `FIGETBSZ`, `_IO(0x00, 2)`: writes one `int`.
+const FIGETBSZ: Ioctl<Out<c_int>> = Ioctl::new(ioc::io(0x00, 2));
+/// `FS_IOC_FIEMAP`, `_IOWR('f', 11, struct fiemap)`, the struct counted without its extents;
+/// the argument is the header followed by room for the extents ([`fiemap`] lays it out).
+const FS_IOC_FIEMAP: Ioctl<Buffer> = Ioctl::new(ioc::iowr(
+    b'f' as u32,
+    11,
+    std::mem::size_of::<FiemapHeader>() as u32,
+));
+
 /// How many extents hdparm asks for per FIEMAP call.
 pub const FIEMAP_BATCH: usize = 8000;
 
@@ -64,7 +78,7 @@ pub fn fiemap(fd: impl AsFd, start: u64) -> io::Result<Vec<FiemapExtent>> {
     unsafe { std::ptr::write(buf.as_mut_ptr().cast::<FiemapHeader>(), header) };
     // SAFETY: FS_IOC_FIEMAP reads the header and writes at most `extent_count` (FIEMAP_BATCH)
     // extents after it; `buf` holds exactly that many and is borrowed mutably for the call.
-    unsafe { ioctl_buffer(&fd, ioc::FS_IOC_FIEMAP, buf.as_mut_ptr().cast::<c_void>()) }?;
+    unsafe { ioctl_buffer(&fd, FS_IOC_FIEMAP, buf.as_mut_ptr().cast::<c_void>()) }?;
     // SAFETY: the header is initialised (written above, updated by the kernel).
     let done = unsafe { std::ptr::read(buf.as_ptr().cast::<FiemapHeader>()) };
     let n = (done.mapped_extents as usize).min(FIEMAP_BATCH);
@@ -83,13 +97,13 @@ pub fn fiemap(fd: impl AsFd, start: u64) -> io::Result<Vec<FiemapExtent>> {
 pub fn fibmap(fd: impl AsFd, index: u32) -> io::Result<u32> {
     let mut block: libc::c_int = index as libc::c_int;
     // FIBMAP reads and writes one int through the pointer (the request's type).
-    ioctl_update(fd, ioc::FIBMAP, &mut block)?;
+    ioctl_update(fd, FIBMAP, &mut block)?;
     Ok(block as u32)
 }
 
 /// `FIGETBSZ`: the file system's block size, an int written through the pointer.
 pub fn figetbsz(fd: impl AsFd) -> io::Result<u32> {
-    let size = ioctl_read(fd, ioc::FIGETBSZ, 0 as libc::c_int)?;
+    let size = ioctl_read(fd, FIGETBSZ, 0 as libc::c_int)?;
     Ok(size as u32)
 }
 
@@ -105,9 +119,12 @@ pub fn fallocate(fd: impl AsFd, len: u64) -> io::Result<()> {
     }
 }
 
+/// `CDROM_SELECT_SPEED` (linux/cdrom.h, a plain number): the speed travels by value.
+const CDROM_SELECT_SPEED: Ioctl<ByValue> = Ioctl::new(0x5322);
+
 /// `CDROM_SELECT_SPEED`: the kernel sends SET CD SPEED; the speed travels by value.
 pub fn cdrom_select_speed(fd: impl AsFd, speed: u32) -> io::Result<()> {
-    ioctl_value(fd, ioc::CDROM_SELECT_SPEED, libc::c_ulong::from(speed))
+    ioctl_value(fd, CDROM_SELECT_SPEED, libc::c_ulong::from(speed))
 }
 
 /// `struct request_sense` (linux/cdrom.h): 64 bytes the kernel may write sense data into.
@@ -130,6 +147,10 @@ pub struct CdromGenericCommand {
 }
 #[cfg(target_pointer_width = "64")]
 const _: () = assert!(std::mem::size_of::<CdromGenericCommand>() == 64);
+
+/// `CDROM_SEND_PACKET` (linux/cdrom.h, a plain number): the kernel reads and writes one
+/// `cdrom_generic_command`, and the data and sense buffers it points to.
+const CDROM_SEND_PACKET: Ioctl<WithBuffers<CdromGenericCommand>> = Ioctl::new(0x5393);
 
 /// CGC_DATA_WRITE (linux/cdrom.h).
 const CGC_DATA_WRITE: u8 = 1;
@@ -154,13 +175,51 @@ pub fn cdrom_send_packet_out(fd: impl AsFd, cmd: [u8; 12], data: &mut [u8]) -> i
     // SAFETY: the kernel reads `buflen` bytes from `buffer` (the borrowed `data`, that long),
     // may write up to 64 bytes of sense into `sense` (a live 64-byte struct), and reads and
     // writes the command struct itself, which lives for the call.
-    unsafe { ioctl_with_buffers(fd, ioc::CDROM_SEND_PACKET, &mut cgc) }.map(|_| ())
+    unsafe { ioctl_with_buffers(fd, CDROM_SEND_PACKET, &mut cgc) }.map(|_| ())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::fs::File;
+
+    #[test]
+    fn file_and_cdrom_numbers_match_kernel() {
+        // The C macros' values on x86-64 (as strace decodes them).
+        assert_eq!(FIBMAP.request(), 1);
+        assert_eq!(FIGETBSZ.request(), 2);
+        assert_eq!(FS_IOC_FIEMAP.request(), 0xC020_660B);
+    }
+
+    #[test]
+    fn cdrom_numbers_are_the_kernel_header_values() {
+        const TEST: &str = "cdrom_numbers_are_the_kernel_header_values";
+        let Some(cdrom) = ioc::headers::header_or_skip(TEST, "/usr/include/linux/cdrom.h") else {
+            return;
+        };
+        assert_eq!(
+            cdrom.get("CDROM_SELECT_SPEED"),
+            Some(&CDROM_SELECT_SPEED.request())
+        );
+        assert_eq!(
+            cdrom.get("CDROM_SEND_PACKET"),
+            Some(&CDROM_SEND_PACKET.request())
+        );
+        // FIBMAP, FIGETBSZ and FS_IOC_FIEMAP are macros there: the macro text is checked, and
+        // its value against the encoding above.
+        let Ok(fs) = std::fs::read_to_string("/usr/include/linux/fs.h") else {
+            return;
+        };
+        let macro_of = |name: &str| {
+            fs.lines()
+                .find(|l| l.split_whitespace().take(2).eq(["#define", name]))
+                .map(|l| l.split_whitespace().nth(2).unwrap_or_default().to_string())
+        };
+        assert_eq!(macro_of("FIBMAP").as_deref(), Some("_IO(0x00,1)"));
+        assert_eq!(macro_of("FIGETBSZ").as_deref(), Some("_IO(0x00,2)"));
+        assert_eq!(macro_of("FS_IOC_FIEMAP").as_deref(), Some("_IOWR('f',"));
+        assert_eq!(FS_IOC_FIEMAP.request(), ioc::iowr(b'f' as u32, 11, 32));
+    }
 
     #[test]
     fn file_calls_on_a_proc_file_fail_cleanly() {

@@ -1,10 +1,14 @@
-//! ioctl request numbers, named as in the kernel headers (`linux/fs.h`, `linux/hdreg.h`,
-//! `scsi/sg.h`, `linux/cdrom.h`), with the `_IO`/`_IOR` encoding written out so tests can check the numbers.
+//! The bottom of `sys`: an ioctl request typed with its argument ([`Ioctl`]), the `_IO`/`_IOR`
+//! encoding written out so tests can check the numbers, and the requests of `linux/fs.h` and
+//! `linux/hdreg.h` whose arguments are plain C values, named as in the kernel headers. A
+//! request whose argument is a struct is declared beside its struct (`HDIO_GETGEO` in `sys`,
+//! `SG_IO` in `sg`, the file-mapping and CD-ROM requests in `fsmap`, NVMe's in `nvme`): this
+//! file names nothing above it.
 //! The encoding is asm-generic's (x86, arm, arm64, riscv, s390); mips, powerpc and sparc use
-//! other direction bits and are not supported. Each request is typed with its argument
-//! ([`Ioctl`]), so that it can be issued only through the entry point of `sys` that passes
-//! that argument: a request that writes an `int` cannot be handed a `u64`, nor one that takes
-//! its value in the argument slot a pointer. Must not: call anything.
+//! other direction bits and are not supported. Each request is typed with its argument, so
+//! that it can be issued only through the entry point of `sys` that passes that argument: a
+//! request that writes an `int` cannot be handed a `u64`, nor one that takes its value in the
+//! argument slot a pointer. Must not: call anything.
 
 use libc::{c_int, c_long, c_ulong};
 use std::marker::PhantomData;
@@ -12,7 +16,7 @@ use std::marker::PhantomData;
 /// An ioctl request number with the type of its argument, `A`: one of [`ByValue`], [`NoArg`],
 /// [`Out`], [`In`], [`InOut`], [`WithBuffers`] or [`Buffer`]. Only `sys` declares requests (the constructor is
 /// private to it): a declaration is the claim that the kernel treats the argument so, which
-/// the tests below check against the kernel headers where the number is in one.
+/// the test beside each declaration checks against the kernel header where the number is in one.
 pub struct Ioctl<A> {
     request: u32,
     _arg: PhantomData<fn() -> A>,
@@ -105,7 +109,6 @@ pub const BLKGETSIZE64: Ioctl<Out<u64>> =
 pub const BLKPBSZGET: Ioctl<Out<u32>> = Ioctl::new(io(0x12, 123));
 
 // linux/hdreg.h: plain numbers, not _IO-encoded.
-pub const HDIO_GETGEO: Ioctl<Out<super::HdGeometry>> = Ioctl::new(0x0301);
 pub const HDIO_GET_UNMASKINTR: Ioctl<Out<c_long>> = Ioctl::new(0x0302);
 pub const HDIO_GET_MULTCOUNT: Ioctl<Out<c_long>> = Ioctl::new(0x0304);
 pub const HDIO_GET_KEEPSETTINGS: Ioctl<Out<c_long>> = Ioctl::new(0x0308);
@@ -127,25 +130,10 @@ pub const HDIO_SET_DMA: Ioctl<ByValue> = Ioctl::new(0x0326);
 pub const HDIO_SET_PIO_MODE: Ioctl<ByValue> = Ioctl::new(0x0327);
 pub const HDIO_SET_WCACHE: Ioctl<ByValue> = Ioctl::new(0x032b);
 pub const HDIO_SET_BUSSTATE: Ioctl<ByValue> = Ioctl::new(0x032d);
-/// Not in current kernel headers: hdparm defines it itself for pre-sysfs kernels.
-pub const HDIO_GETGEO_BIG: Ioctl<Out<super::HdBigGeometry>> = Ioctl::new(0x0330);
-
-// scsi/sg.h.
-pub const SG_IO: Ioctl<WithBuffers<super::sg::SgIoHdr>> = Ioctl::new(0x2285);
-
-// linux/fs.h: FIBMAP is _IO(0x00, 1), FIGETBSZ _IO(0x00, 2); FS_IOC_FIEMAP is
-// _IOWR('f', 11, struct fiemap), struct fiemap being 32 bytes without its extents.
-pub const FIBMAP: Ioctl<InOut<c_int>> = Ioctl::new(io(0x00, 1));
-pub const FIGETBSZ: Ioctl<Out<c_int>> = Ioctl::new(io(0x00, 2));
-pub const FS_IOC_FIEMAP: Ioctl<Buffer> = Ioctl::new(iowr(b'f' as u32, 11, 32));
-
-// linux/cdrom.h: plain numbers.
-pub const CDROM_SELECT_SPEED: Ioctl<ByValue> = Ioctl::new(0x5322);
-pub const CDROM_SEND_PACKET: Ioctl<WithBuffers<super::fsmap::CdromGenericCommand>> =
-    Ioctl::new(0x5393);
 
 #[cfg(test)]
 mod tests {
+    use super::headers::header_or_skip;
     use super::*;
 
     #[test]
@@ -168,44 +156,6 @@ mod tests {
     }
 
     #[test]
-    fn file_and_cdrom_numbers_match_kernel() {
-        // The C macros' values on x86-64 (as strace decodes them).
-        assert_eq!(FIBMAP.request(), 1);
-        assert_eq!(FIGETBSZ.request(), 2);
-        assert_eq!(FS_IOC_FIEMAP.request(), 0xC020_660B);
-    }
-
-    #[test]
-    fn cdrom_numbers_are_the_kernel_header_values() {
-        const TEST: &str = "cdrom_numbers_are_the_kernel_header_values";
-        let Some(cdrom) = header_or_skip(TEST, "/usr/include/linux/cdrom.h") else {
-            return;
-        };
-        assert_eq!(
-            cdrom.get("CDROM_SELECT_SPEED"),
-            Some(&CDROM_SELECT_SPEED.request())
-        );
-        assert_eq!(
-            cdrom.get("CDROM_SEND_PACKET"),
-            Some(&CDROM_SEND_PACKET.request())
-        );
-        // FIBMAP, FIGETBSZ and FS_IOC_FIEMAP are macros there: the macro text is checked, and
-        // its value against the encoding above.
-        let Ok(fs) = std::fs::read_to_string("/usr/include/linux/fs.h") else {
-            return;
-        };
-        let macro_of = |name: &str| {
-            fs.lines()
-                .find(|l| l.split_whitespace().take(2).eq(["#define", name]))
-                .map(|l| l.split_whitespace().nth(2).unwrap_or_default().to_string())
-        };
-        assert_eq!(macro_of("FIBMAP").as_deref(), Some("_IO(0x00,1)"));
-        assert_eq!(macro_of("FIGETBSZ").as_deref(), Some("_IO(0x00,2)"));
-        assert_eq!(macro_of("FS_IOC_FIEMAP").as_deref(), Some("_IOWR('f',"));
-        assert_eq!(FS_IOC_FIEMAP.request(), iowr(b'f' as u32, 11, 32));
-    }
-
-    #[test]
     // libc's Ioctl type is u64 on glibc x86-64 but i32 on musl.
     #[allow(clippy::unnecessary_cast)]
     fn libc_agrees_where_it_defines_them() {
@@ -213,55 +163,13 @@ mod tests {
         assert_eq!(u64::from(BLKPBSZGET.request()), libc::BLKPBSZGET as u64);
     }
 
-    /// The `#define NAME 0x...` (or decimal) values of a C header, or `None` when the header
-    /// cannot be read.
-    fn header_defines(path: &str) -> Option<std::collections::HashMap<String, u32>> {
-        let text = std::fs::read_to_string(path).ok()?;
-        let mut defs = std::collections::HashMap::new();
-        for line in text.lines() {
-            let mut words = line.split_whitespace();
-            let (Some("#define"), Some(name), Some(value)) =
-                (words.next(), words.next(), words.next())
-            else {
-                continue;
-            };
-            let parsed = match value.strip_prefix("0x") {
-                Some(hex) => u32::from_str_radix(hex, 16).ok(),
-                None => value.parse().ok(),
-            };
-            if let Some(v) = parsed {
-                defs.insert(name.to_string(), v);
-            }
-        }
-        Some(defs)
-    }
-
-    /// The header that defines the numbers, or `None` after saying why it is not there; under
-    /// `HDPARM_RS_REQUIRE_ALL=1` (CI) a missing header fails, as tests/common's `skip` rule
-    /// says (unit tests cannot reach that module).
-    fn header_or_skip(test: &str, path: &str) -> Option<std::collections::HashMap<String, u32>> {
-        let defs = header_defines(path);
-        if defs.is_none() {
-            let why = format!("{path} is not readable (Debian: linux-libc-dev)");
-            if std::env::var("HDPARM_RS_REQUIRE_ALL").is_ok_and(|v| v == "1") {
-                panic!("{test}: cannot run: {why} (HDPARM_RS_REQUIRE_ALL=1 turns this skip into a failure)");
-            }
-            eprintln!("SKIPPED {test}: {why}");
-        }
-        defs
-    }
-
     #[test]
-    fn hdio_and_sg_numbers_are_the_kernel_header_values() {
-        const TEST: &str = "hdio_and_sg_numbers_are_the_kernel_header_values";
+    fn hdio_numbers_are_the_kernel_header_values() {
+        const TEST: &str = "hdio_numbers_are_the_kernel_header_values";
         let Some(hdreg) = header_or_skip(TEST, "/usr/include/linux/hdreg.h") else {
             return;
         };
-        let Some(sg) = header_or_skip(TEST, "/usr/include/scsi/sg.h") else {
-            return;
-        };
         let ours = [
-            ("HDIO_GETGEO", HDIO_GETGEO.request()),
             ("HDIO_GET_UNMASKINTR", HDIO_GET_UNMASKINTR.request()),
             ("HDIO_GET_MULTCOUNT", HDIO_GET_MULTCOUNT.request()),
             ("HDIO_GET_KEEPSETTINGS", HDIO_GET_KEEPSETTINGS.request()),
@@ -291,12 +199,51 @@ mod tests {
                 "{name}: ours is {value:#06x}, linux/hdreg.h says otherwise"
             );
         }
-        // hdparm's own definition, for kernels that predate sysfs: the header has none.
-        assert_eq!(hdreg.get("HDIO_GETGEO_BIG"), None);
-        assert_eq!(
-            sg.get("SG_IO"),
-            Some(&SG_IO.request()),
-            "SG_IO: scsi/sg.h says otherwise"
-        );
+    }
+}
+
+/// Reading the kernel's headers, for the tests of every file here that declares requests:
+/// each checks its numbers against the header that defines them.
+#[cfg(test)]
+pub(in crate::device::sys) mod headers {
+    /// The `#define NAME 0x...` (or decimal) values of a C header, or `None` when the header
+    /// cannot be read.
+    fn header_defines(path: &str) -> Option<std::collections::HashMap<String, u32>> {
+        let text = std::fs::read_to_string(path).ok()?;
+        let mut defs = std::collections::HashMap::new();
+        for line in text.lines() {
+            let mut words = line.split_whitespace();
+            let (Some("#define"), Some(name), Some(value)) =
+                (words.next(), words.next(), words.next())
+            else {
+                continue;
+            };
+            let parsed = match value.strip_prefix("0x") {
+                Some(hex) => u32::from_str_radix(hex, 16).ok(),
+                None => value.parse().ok(),
+            };
+            if let Some(v) = parsed {
+                defs.insert(name.to_string(), v);
+            }
+        }
+        Some(defs)
+    }
+
+    /// The header that defines the numbers, or `None` after saying why it is not there; under
+    /// `HDPARM_RS_REQUIRE_ALL=1` (CI) a missing header fails, as tests/common's `skip` rule
+    /// says (unit tests cannot reach that module).
+    pub(in crate::device::sys) fn header_or_skip(
+        test: &str,
+        path: &str,
+    ) -> Option<std::collections::HashMap<String, u32>> {
+        let defs = header_defines(path);
+        if defs.is_none() {
+            let why = format!("{path} is not readable (Debian: linux-libc-dev)");
+            if std::env::var("HDPARM_RS_REQUIRE_ALL").is_ok_and(|v| v == "1") {
+                panic!("{test}: cannot run: {why} (HDPARM_RS_REQUIRE_ALL=1 turns this skip into a failure)");
+            }
+            eprintln!("SKIPPED {test}: {why}");
+        }
+        defs
     }
 }

@@ -1,8 +1,11 @@
 //! Every `unsafe` line of the crate: raw ioctls, SG_IO, sync(2).
 //! Each block carries a `// SAFETY:` note; kernel structs are `#[repr(C)]` with size asserts.
 //!
-//! Owns: the kernel ABI (request numbers in [`ioc`], structs here and in [`sg`]) and one safe
-//! wrapper per ioctl, taking `AsFd` and returning `io::Result`. Buffers the kernel writes into
+//! Owns: the kernel ABI and one safe wrapper per ioctl, taking `AsFd` and returning
+//! `io::Result`. [`ioc`], at the bottom, types a request with its argument and holds the
+//! numbers whose arguments are plain C values; a request whose argument is a struct is
+//! declared beside that struct (`HDIO_GETGEO` here, `SG_IO` in [`sg`], the file-mapping and
+//! CD-ROM requests in [`fsmap`], NVMe's in [`nvme`]), so `ioc` names no file above it. Buffers the kernel writes into
 //! are borrowed `&mut` for the call only; lengths the kernel trusts are checked here first.
 //! Must not: decide policy (fallbacks, messages, which ioctl to try): that is `device`.
 
@@ -206,16 +209,22 @@ const _: () = {
     assert!(std::mem::size_of::<HdBigGeometry>() == 12);
 };
 
+/// `HDIO_GETGEO` (linux/hdreg.h, a plain number): writes one `struct hd_geometry`.
+const HDIO_GETGEO: Ioctl<Out<HdGeometry>> = Ioctl::new(0x0301);
+/// `HDIO_GETGEO_BIG`: not in current kernel headers; hdparm defines it itself for pre-sysfs
+/// kernels.
+const HDIO_GETGEO_BIG: Ioctl<Out<HdBigGeometry>> = Ioctl::new(0x0330);
+
 /// `HDIO_GETGEO`.
 pub fn hdio_getgeo(fd: impl AsFd) -> io::Result<HdGeometry> {
-    ioctl_read(fd, ioc::HDIO_GETGEO, HdGeometry::default())
+    ioctl_read(fd, HDIO_GETGEO, HdGeometry::default())
 }
 
 /// `HDIO_GETGEO_BIG` (gone from modern kernels, which answer EINVAL or ENOTTY).
 pub fn hdio_getgeo_big(fd: impl AsFd) -> io::Result<HdBigGeometry> {
     // The old kernels that implement it write one struct hd_big_geometry, which HdBigGeometry
     // mirrors; others write nothing.
-    ioctl_read(fd, ioc::HDIO_GETGEO_BIG, HdBigGeometry::default())
+    ioctl_read(fd, HDIO_GETGEO_BIG, HdBigGeometry::default())
 }
 
 /// `HDIO_GET_IDENTITY`: the 512-byte IDENTIFY data the kernel saved at probe time.
@@ -421,6 +430,17 @@ mod tests {
         // Too short for one sector of data: refused before the kernel sees it.
         let e = hdio_drive_cmd(&f, Some(&mut args)).unwrap_err();
         assert_eq!(e.raw_os_error(), Some(libc::EINVAL));
+    }
+
+    #[test]
+    fn geometry_numbers_are_the_kernel_header_values() {
+        const TEST: &str = "geometry_numbers_are_the_kernel_header_values";
+        let Some(hdreg) = ioc::headers::header_or_skip(TEST, "/usr/include/linux/hdreg.h") else {
+            return;
+        };
+        assert_eq!(hdreg.get("HDIO_GETGEO"), Some(&HDIO_GETGEO.request()));
+        // hdparm's own definition, for kernels that predate sysfs: the header has none.
+        assert_eq!(hdreg.get("HDIO_GETGEO_BIG"), None);
     }
 
     #[test]

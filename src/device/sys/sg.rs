@@ -6,7 +6,8 @@ use std::os::fd::AsFd;
 
 use libc::{c_int, c_uchar, c_uint, c_ushort, c_void};
 
-use super::{ioc, ioctl_with_buffers};
+use super::ioc::{Ioctl, WithBuffers};
+use super::ioctl_with_buffers;
 
 /// `SG_DXFER_*` (scsi/sg.h).
 const SG_DXFER_NONE: c_int = -1;
@@ -44,6 +45,10 @@ pub struct SgIoHdr {
 const _: () = assert!(std::mem::size_of::<SgIoHdr>() == 88);
 #[cfg(target_pointer_width = "32")]
 const _: () = assert!(std::mem::size_of::<SgIoHdr>() == 64);
+
+/// `SG_IO` (scsi/sg.h, a plain number): the kernel reads and writes one `sg_io_hdr`, and the
+/// buffers it points to.
+const SG_IO: Ioctl<WithBuffers<SgIoHdr>> = Ioctl::new(0x2285);
 
 /// Which way data moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,7 +127,7 @@ pub fn sg_io(
     // bytes, read only), `sense` (mx_sb_len <= sense.len() bytes, writable) and `data`
     // (dxfer_len == data.len() bytes, writable; null with length 0 when no data), all borrowed
     // for the duration of this synchronous ioctl.
-    unsafe { ioctl_with_buffers(fd, ioc::SG_IO, &mut hdr) }?;
+    unsafe { ioctl_with_buffers(fd, SG_IO, &mut hdr) }?;
     Ok(SgIoStatus {
         status: hdr.status,
         masked_status: hdr.masked_status,
@@ -142,6 +147,20 @@ fn einval() -> io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sg_io_is_the_kernel_header_value() {
+        const TEST: &str = "sg_io_is_the_kernel_header_value";
+        let Some(sg) = super::super::ioc::headers::header_or_skip(TEST, "/usr/include/scsi/sg.h")
+        else {
+            return;
+        };
+        assert_eq!(
+            sg.get("SG_IO"),
+            Some(&SG_IO.request()),
+            "scsi/sg.h says otherwise"
+        );
+    }
 
     #[test]
     fn sg_io_on_a_non_scsi_file_is_refused() {

@@ -6,8 +6,10 @@
 //! sets change what the gets read back as a drive's would (unless [`FakeDevice::ignoring_sets`]
 //! scripts one that accepts and changes nothing), and which records
 //! every call the steps make, in order, so a test can check the commands sent (opcode, feature,
-//! count, LBA, timeout) and what was asked of the kernel. [`run_on`] runs a command line through
-//! the real parser and the same per-device function the binary calls, over fakes.
+//! count, LBA, timeout) and what was asked of the kernel. [`FakeDevice::model_disk`] and
+//! [`FakeDevice::model_scsi_disk`] put the VM bench's drive model under it (`fake_drive`, which
+//! this file calls down to): it answers what no rule scripts. [`run_on`] runs a command line
+//! through the real parser and the same per-device function the binary calls, over fakes.
 //!
 //! Must not: touch a real device. The only file it opens is `/dev/null`, for the descriptor the
 //! timings would read from.
@@ -469,6 +471,28 @@ impl FakeDevice {
             ..FakeDevice::libata_disk([0; 256])
         };
         fake.reject_all_ata = Some(rejected);
+        fake
+    }
+
+    /// A SATA disk behind libata whose drive is the VM bench's model (`fake_drive`):
+    /// rules scripted with [`FakeDevice::on_ata`] still come first.
+    pub fn model_disk() -> FakeDevice {
+        let mut state = crate::exec::doubles::fake_drive::wd10ezex();
+        let words = crate::exec::doubles::fake_drive::identify(&mut state).unwrap_or([0; 256]);
+        let mut fake = FakeDevice::libata_disk(words);
+        fake.model = Some(state);
+        fake
+    }
+
+    /// A SCSI disk whose target rejects ATA PASS-THROUGH (a SAS or virtio-scsi disk), its SCSI
+    /// commands answered by the model's SCSI face (issue 22).
+    pub fn model_scsi_disk() -> FakeDevice {
+        let mut fake = FakeDevice::scsi_without_ata();
+        let mut model = crate::exec::doubles::fake_drive::wd10ezex();
+        // the model's SAS disk (tools/drive-model/src/scsi_disk.rs): its own mode pages,
+        // log pages, power conditions, SANITIZE and WRITE BUFFER, as `--scsi-only` serves them
+        model.scsi = Some(drive_model::state::ScsiDisk::new());
+        fake.model = Some(model);
         fake
     }
 
@@ -1108,4 +1132,46 @@ fn run_on_all_with(fakes: Vec<FakeDevice>, command_line: &str, terminal: bool) -
 /// [`run_on_all`] with one device.
 pub fn run_on(fake: FakeDevice, command_line: &str) -> Outcome {
     run_on_all(vec![fake], command_line)
+}
+
+#[cfg(test)]
+mod tests {
+    // The model behind the fake (`fake_drive`), seen through a run as a step test sees it.
+    use super::*;
+
+    #[test]
+    fn the_model_remembers_a_setting_and_identify_shows_it() {
+        let o = run_on(FakeDevice::model_disk(), "-A0 -A /dev/x");
+        assert!(o.ata().contains(&(0xEF, 0x55, 0)), "{:?}", o.ata());
+        assert!(
+            o.stdout.contains(" look-ahead    =  0 (off)"),
+            "{}",
+            o.stdout
+        );
+        let o = run_on(FakeDevice::model_disk(), "-A /dev/x");
+        assert!(
+            o.stdout.contains(" look-ahead    =  1 (on)"),
+            "{}",
+            o.stdout
+        );
+    }
+
+    #[test]
+    fn the_model_aborts_what_it_does_not_take() {
+        // APM level 0 is reserved (ACS-4 §7.43.8): the model aborts it, and the run fails.
+        let o = run_on(FakeDevice::model_disk(), "-B0 /dev/x");
+        assert_ne!(o.exit, 0, "{}\n{}", o.stdout, o.stderr);
+    }
+
+    #[test]
+    fn the_model_reads_its_max_address() {
+        // -N reads READ NATIVE MAX ADDRESS EXT from the model: 1 GiB of 512-byte sectors.
+        let o = run_on(FakeDevice::model_disk(), "-N /dev/x");
+        assert!(
+            o.stdout
+                .contains(" max sectors   = 2097152/2097152, HPA is disabled"),
+            "{}",
+            o.stdout
+        );
+    }
 }

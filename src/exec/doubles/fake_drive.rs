@@ -1,16 +1,17 @@
-//! The fake's drive model from tools/drive-model, the VM bench's model used as a library: a
-//! [`FakeDevice::model_disk`] answers every ATA command no rule scripts from the model's state
-//! (IDENTIFY, SET FEATURES, SET MULTIPLE MODE, HPA, security, sanitize, SMART, ...), as the
-//! VM's TCMU drive does, so a test of a sequence sees a drive that remembers. The model shares
-//! no code with `ata/`; this file only carries a taskfile to it and its registers back, the
-//! job SAT does between the tool and a real drive.
+//! The fake's drive model from tools/drive-model, the VM bench's model used as a library: the
+//! fake's model disks (`FakeDevice::model_disk`, in `fake`) answer every ATA command no rule
+//! scripts from the model's state (IDENTIFY, SET FEATURES, SET MULTIPLE MODE, HPA, security,
+//! sanitize, SMART, ...), as the VM's TCMU drive does, so a test of a sequence sees a drive
+//! that remembers. The model shares no code with `ata/`; this file only carries a taskfile to
+//! it and its registers back, and a CDB to its SCSI face and its data or sense back, the job
+//! SAT and the SCSI target do between the tool and a real drive.
 //!
 //! Must not: decode what the model answers (the steps do that, and a model that agreed with
-//! their decoders would agree with their bugs: style.md).
+//! their decoders would agree with their bugs: style.md), or know the fake it sits under: the
+//! fake calls down here, never the other way.
 
 use crate::ata::command::{AtaRegisters, Protocol, TaskFile};
 use crate::exec::access::AtaFailure;
-use crate::exec::doubles::fake::FakeDevice;
 use drive_model::ata::{self as model, Dir, Request};
 use drive_model::state::State;
 
@@ -124,70 +125,4 @@ pub fn execute_scsi(
         sense,
         class,
     })
-}
-
-impl FakeDevice {
-    /// A SATA disk behind libata whose drive is the VM bench's model (see the module doc):
-    /// rules scripted with [`FakeDevice::on_ata`] still come first.
-    pub fn model_disk() -> FakeDevice {
-        let mut state = wd10ezex();
-        let words = identify(&mut state).unwrap_or([0; 256]);
-        let mut fake = FakeDevice::libata_disk(words);
-        fake.model = Some(state);
-        fake
-    }
-
-    /// A SCSI disk whose target rejects ATA PASS-THROUGH (a SAS or virtio-scsi disk), its SCSI
-    /// commands answered by the model's SCSI face (issue 22).
-    pub fn model_scsi_disk() -> FakeDevice {
-        let mut fake = FakeDevice::scsi_without_ata();
-        let mut model = wd10ezex();
-        // the model's SAS disk (tools/drive-model/src/scsi_disk.rs): its own mode pages,
-        // log pages, power conditions, SANITIZE and WRITE BUFFER, as `--scsi-only` serves them
-        model.scsi = Some(drive_model::scsi_disk::ScsiDisk::new());
-        fake.model = Some(model);
-        fake
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::exec::doubles::fake::run_on;
-
-    #[test]
-    fn the_model_remembers_a_setting_and_identify_shows_it() {
-        let o = run_on(FakeDevice::model_disk(), "-A0 -A /dev/x");
-        assert!(o.ata().contains(&(0xEF, 0x55, 0)), "{:?}", o.ata());
-        assert!(
-            o.stdout.contains(" look-ahead    =  0 (off)"),
-            "{}",
-            o.stdout
-        );
-        let o = run_on(FakeDevice::model_disk(), "-A /dev/x");
-        assert!(
-            o.stdout.contains(" look-ahead    =  1 (on)"),
-            "{}",
-            o.stdout
-        );
-    }
-
-    #[test]
-    fn the_model_aborts_what_it_does_not_take() {
-        // APM level 0 is reserved (ACS-4 §7.43.8): the model aborts it, and the run fails.
-        let o = run_on(FakeDevice::model_disk(), "-B0 /dev/x");
-        assert_ne!(o.exit, 0, "{}\n{}", o.stdout, o.stderr);
-    }
-
-    #[test]
-    fn the_model_reads_its_max_address() {
-        // -N reads READ NATIVE MAX ADDRESS EXT from the model: 1 GiB of 512-byte sectors.
-        let o = run_on(FakeDevice::model_disk(), "-N /dev/x");
-        assert!(
-            o.stdout
-                .contains(" max sectors   = 2097152/2097152, HPA is disabled"),
-            "{}",
-            o.stdout
-        );
-    }
 }

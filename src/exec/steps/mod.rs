@@ -49,7 +49,6 @@ use std::io;
 use crate::exec::stop::Stop;
 
 pub use identify::identify_stdin;
-pub use power::flush_drive_cache;
 
 /// The per-device context of the steps.
 pub struct Ctx<'d, 'o, 'w> {
@@ -249,6 +248,20 @@ pub fn run(ctx: &mut Ctx) {
             }
             return;
         }
+    }
+}
+
+/// `-F`, and `-W0` before the cache goes off: the Flush command on NVMe (issue 10), SYNCHRONIZE
+/// CACHE on a SCSI disk whose target rejects ATA PASS-THROUGH (issue 22), else FLUSH CACHE. The
+/// protocol is chosen here, as [`run`] chooses a row's twin, so the ATA step (`power`) and
+/// its twins (`nvme`, `scsi`, which may hand back to it) each stay on their own floor.
+pub fn flush_drive_cache(ctx: &mut Ctx) {
+    if ctx.dev.nvme_capable() {
+        nvme::flush(ctx);
+    } else if ctx.dev.scsi_disk().is_some() && ctx.on_scsi() {
+        scsi::flush(ctx);
+    } else {
+        power::flush_cache(ctx);
     }
 }
 

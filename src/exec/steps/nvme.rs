@@ -370,7 +370,7 @@ pub(super) fn set_write_cache(ctx: &mut Ctx) {
     }
 }
 
-/// `-F` on NVMe (called by the ATA step's hook): the Flush command.
+/// `-F` on NVMe (chosen by `steps::flush_drive_cache`): the Flush command.
 pub fn flush(ctx: &mut Ctx) {
     let nsid = ctx.nvme_nsid();
     ctx.nvme_cmd(&NvmeCommand::flush(nsid), &mut [], "Flush failed");

@@ -15,16 +15,9 @@ use crate::cli::defs as d;
 use crate::error::{strerror, Error, ErrorClass};
 use crate::report::settings::{PowerState, SettingsItem};
 
-/// FLUSH CACHE (EXT when the drive has it), as `-F` and `-W0` send it.
-pub fn flush_drive_cache(ctx: &mut Ctx) {
-    // NVMe (issue 10): the Flush command.
-    if ctx.dev.nvme_capable() {
-        return super::nvme::flush(ctx);
-    }
-    // SCSI (issue 22): SYNCHRONIZE CACHE where the target rejects ATA PASS-THROUGH.
-    if ctx.dev.scsi_disk().is_some() && ctx.on_scsi() {
-        return super::scsi::flush(ctx);
-    }
+/// FLUSH CACHE (EXT when the drive has it), as `-F` and `-W0` send it to an ATA drive. The
+/// NVMe and SCSI forms are chosen above, in [`super::flush_drive_cache`].
+pub(super) fn flush_cache(ctx: &mut Ctx) {
     let ext = ctx
         .identify()
         .is_some_and(|id| id.flush_cache_ext_supported());

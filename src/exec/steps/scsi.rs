@@ -476,7 +476,7 @@ pub(super) fn sleep_now(ctx: &mut Ctx) {
     }
 }
 
-/// `-F` on a SCSI disk (called by the ATA step's hook): SYNCHRONIZE CACHE(10).
+/// `-F` on a SCSI disk (chosen by `steps::flush_drive_cache`): SYNCHRONIZE CACHE(10).
 pub fn flush(ctx: &mut Ctx) {
     ctx.scsi_cmd(
         &cdb::synchronize_cache_10(),

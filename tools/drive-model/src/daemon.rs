@@ -552,7 +552,7 @@ mod tests {
     #[test]
     fn a_scsi_only_disk_logs_every_command_with_its_cdb() {
         let mut m = model();
-        m.state.scsi = Some(crate::scsi_disk::ScsiDisk::new());
+        m.state.scsi = Some(crate::state::ScsiDisk::new());
         let ata16 = [
             0x85, 0x08, 0x0e, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0x40, 0xec, 0,
         ];

@@ -71,7 +71,7 @@ fn cmd_new(args: &[String]) -> Result<(), String> {
     };
     let mut s = State::new(words, &name, sectors);
     if scsi_only {
-        s.scsi = Some(drive_model::scsi_disk::ScsiDisk::new());
+        s.scsi = Some(drive_model::state::ScsiDisk::new());
     }
     let t = serde_json::to_string_pretty(&s).map_err(|e| e.to_string())?;
     std::fs::write(&out, t).map_err(|e| format!("{out}: {e}"))

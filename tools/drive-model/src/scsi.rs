@@ -6,61 +6,11 @@
 
 use crate::ata::{self, Dir, Request, Response, Taskfile};
 use crate::identify;
+use crate::scsi_wire::{be16, be32, be64, check, fixed_sense, good};
 use crate::state::{FaultKind, State, SECTOR};
 
-pub const GOOD: u8 = 0x00;
-pub const CHECK_CONDITION: u8 = 0x02;
-
-#[derive(Debug, Clone, Default)]
-pub struct Outcome {
-    pub status: u8,
-    pub data_in: Vec<u8>,
-    pub sense: Vec<u8>,
-    /// The pass-through command, for the command log.
-    pub ata: Option<(Request, Response)>,
-    /// Seconds to wait before answering (fault injection: a time-out for the tool).
-    pub delay_s: u64,
-    /// The state changed (save it).
-    pub dirty: bool,
-    /// The injected fault that hit this command, if any (logged; `Unplug` removes the LUN).
-    pub fault: Option<FaultKind>,
-}
-
-pub(crate) fn fixed_sense(key: u8, asc: u8, ascq: u8) -> Vec<u8> {
-    let mut s = vec![0u8; 18];
-    s[0] = 0x70;
-    s[2] = key;
-    s[7] = 10;
-    s[12] = asc;
-    s[13] = ascq;
-    s
-}
-
-pub(crate) fn check(key: u8, asc: u8, ascq: u8) -> Outcome {
-    Outcome {
-        status: CHECK_CONDITION,
-        sense: fixed_sense(key, asc, ascq),
-        ..Default::default()
-    }
-}
-
-pub(crate) fn good(data: Vec<u8>) -> Outcome {
-    Outcome {
-        status: GOOD,
-        data_in: data,
-        ..Default::default()
-    }
-}
-
-pub(crate) fn be16(b: &[u8]) -> u64 {
-    u64::from(u16::from_be_bytes([b[0], b[1]]))
-}
-pub(crate) fn be32(b: &[u8]) -> u64 {
-    u64::from(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-}
-pub(crate) fn be64(b: &[u8]) -> u64 {
-    u64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
-}
+// What `handle` answers, named here for the callers of the model's SCSI face.
+pub use crate::scsi_wire::{Outcome, CHECK_CONDITION, GOOD};
 
 fn ascii(w: &[u16], from: usize, to: usize) -> String {
     let mut s = String::new();

@@ -20,128 +20,16 @@
 //! - A sanitize lasts `sanitize_ms` of wall-clock time (3 s; `ctl set sanitize_secs=N`), so a
 //!   test can poll its progress; without IMMED the command answers when it is done.
 //!
-//! Pure: a CDB, its data out and the time in, the answer out (`scsi::Outcome`). Shares no code
-//! with hdparm-rs's `src/scsi/`.
+//! Pure: a CDB, its data out and the time in, the answer out (`scsi_wire::Outcome`). What the disk
+//! remembers (`state::ScsiDisk`: its mode values, power condition, sanitize and downloads)
+//! lives in `state` with the rest of the model's state; this file is how the disk answers.
+//! Shares no code with hdparm-rs's `src/scsi/`.
 
-use crate::scsi::{be16, be32, be64, check, fixed_sense, good, Outcome, CHECK_CONDITION, GOOD};
-use crate::state::{self, State, SECTOR};
-use serde::{Deserialize, Serialize};
+use crate::scsi_wire::{
+    be16, be32, be64, check, fixed_sense, good, Outcome, CHECK_CONDITION, GOOD,
+};
+use crate::state::{self, ModeValues, Power, ScsiDisk, State, SECTOR};
 
-/// The mode page values the host can change (current or saved).
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-pub struct ModeValues {
-    pub wce: bool,
-    pub dra: bool,
-    pub idle_a: bool,
-    /// 100 ms units.
-    pub idle_a_timer: u32,
-    pub standby_z: bool,
-    /// 100 ms units (`-S`'s timer).
-    pub standby_z_timer: u32,
-}
-
-impl ModeValues {
-    pub fn defaults() -> Self {
-        ModeValues {
-            wce: true,
-            dra: false,
-            idle_a: false,
-            idle_a_timer: 20,
-            standby_z: false,
-            standby_z_timer: 9000,
-        }
-    }
-}
-
-/// The power condition (SPC-5 §5.12), and how it was entered.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum Power {
-    Active,
-    IdleA,
-    IdleB,
-    IdleC,
-    StandbyY,
-    StandbyZ,
-    /// START=0: medium access gets NOT READY, INITIALIZING COMMAND REQUIRED until a START.
-    Stopped,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-pub struct ScsiDisk {
-    pub vendor: String,
-    pub product: String,
-    pub serial: String,
-    /// VPD 83h's NAA 5 designator.
-    pub wwn: u64,
-    pub rotation_rpm: u16,
-    pub current: ModeValues,
-    pub saved: ModeValues,
-    pub power: Power,
-    /// START STOP UNIT ACTIVE/IDLE/STANDBY took power control from the device server (its
-    /// timers) until a LU_CONTROL; the FORCE_*_0 conditions leave it.
-    pub power_by_command: bool,
-    pub temperature_c: u8,
-    pub reference_c: u8,
-    /// The sense the next command gets instead of running (a unit attention), SPC-5 §5.14.
-    pub unit_attention: Option<(u8, u8, u8)>,
-    /// The running sanitize: (what, start ms, end ms); its pattern in `sanitize_pattern`.
-    pub sanitize: Option<(u8, u64, u64)>,
-    pub sanitize_pattern: Vec<u8>,
-    /// How long a sanitize lasts.
-    pub sanitize_ms: u64,
-    /// The last sanitize failed (`ctl set sanitize_failed`): medium access gets MEDIUM
-    /// ERROR, SANITIZE COMMAND FAILED until EXIT FAILURE MODE or a sanitize that succeeds.
-    pub sanitize_failed: bool,
-    /// The image of WRITE BUFFER mode 0Eh, waiting for a mode 0Fh.
-    pub deferred: Vec<u8>,
-    /// Activated downloads (modes 05h, 07h's last segment, 0Fh).
-    pub activations: u32,
-}
-
-impl ScsiDisk {
-    pub fn new() -> Self {
-        ScsiDisk {
-            vendor: "HDPARMRS".into(),
-            product: "MODEL SAS DISK".into(),
-            serial: "HRS-MODEL-0001".into(),
-            wwn: 0x5000_c500_a1b2_c407,
-            rotation_rpm: 10_000,
-            current: ModeValues::defaults(),
-            saved: ModeValues::defaults(),
-            power: Power::Active,
-            power_by_command: false,
-            temperature_c: 35,
-            reference_c: 60,
-            unit_attention: None,
-            sanitize: None,
-            sanitize_pattern: Vec::new(),
-            sanitize_ms: SANITIZE_MS,
-            sanitize_failed: false,
-            deferred: Vec::new(),
-            activations: 0,
-        }
-    }
-
-    /// A power cycle: the saved mode values become current, the disk is active, a deferred
-    /// image is dropped, a running sanitize goes on; the next command gets POWER ON (29/00).
-    pub fn power_cycle(&mut self) {
-        self.current = self.saved;
-        self.power = Power::Active;
-        self.power_by_command = false;
-        self.deferred.clear();
-        self.unit_attention = Some((0x06, 0x29, 0x00));
-    }
-}
-
-impl Default for ScsiDisk {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-/// How long a sanitize lasts by default: long enough for a test to poll it.
-pub const SANITIZE_MS: u64 = 3000;
 /// READ BUFFER descriptor: offsets in multiples of 2^9 bytes, a 1 MiB buffer.
 pub const OFFSET_BOUNDARY: u8 = 9;
 pub const BUFFER_CAPACITY: u32 = 1 << 20;
@@ -1297,7 +1185,7 @@ mod tests {
         assert_eq!(be16(&rs[16..18]), 16384);
         let inq = handle(&mut s, &[0x12, 0, 0, 0, 36, 0], &[], 36, t0 + 1000);
         assert_eq!(inq.status, GOOD, "INQUIRY goes on");
-        let rs = requested(&mut s, t0 + SANITIZE_MS);
+        let rs = requested(&mut s, t0 + state::SANITIZE_MS);
         assert_eq!(&rs[12..14], &[0, 0]);
         assert_eq!(&s.read_sector(10)[..4], &[0x12, 0x34, 0x56, 0x78]);
         // BLOCK ERASE and CRYPTO ERASE: zeros; a parameter list there is refused
@@ -1305,7 +1193,7 @@ mod tests {
         let bad = handle(&mut s, &[0x48, 0x82, 0, 0, 0, 0, 0, 0, 8, 0], &list, 8, t0);
         assert_eq!(sense_of(&bad), (5, 0x24, 0));
         handle(&mut s, &[0x48, 0x83, 0, 0, 0, 0, 0, 0, 0, 0], &[], 0, t0);
-        let t = t0 + SANITIZE_MS;
+        let t = t0 + state::SANITIZE_MS;
         assert_eq!(
             handle(&mut s, &[0x28, 0, 0, 0, 0, 10, 0, 0, 1, 0], &[], 512, t).data_in,
             vec![0; 512]
