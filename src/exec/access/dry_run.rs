@@ -424,12 +424,12 @@ impl DeviceAccess for Recorder<'_> {
     }
     /// Overridden: the real run learns it from IDENTIFY, which the dry run does not send. What
     /// the kernel knows stands in: a SCSI disk that is not behind a USB bridge (most of which
-    /// translate ATA) and gave the kernel no ATA Information VPD page (89h, which a SAT
-    /// translator has) is planned with the SCSI twins.
+    /// translate ATA) and that the kernel does not know for a SAT translator (no ATA
+    /// Information VPD page 89h, no vendor `ATA`) is planned with the SCSI twins.
     fn scsi_only(&mut self) -> bool {
         self.inner
             .scsi_disk()
-            .is_some_and(|d| !d.usb && !d.ata_information_page)
+            .is_some_and(|d| !d.usb && !d.translates_ata())
     }
     /// Planned, not sent; a read is answered with zeros (the steps' decoders then find
     /// nothing, and what they would have decided is the real run's), except MODE SENSE, whose

@@ -320,11 +320,16 @@ pub trait DeviceAccess {
 
     /// Whether the SCSI twins run in place of the ATA steps: a SCSI disk (see
     /// [`DeviceAccess::scsi_disk`]) whose target rejected ATA PASS-THROUGH for IDENTIFY. A
-    /// translator (SAT) that answers IDENTIFY keeps the ATA path. The dry run, which sends no
-    /// IDENTIFY, decides from what the kernel knows instead, and says why it overrides this.
+    /// translator (SAT) that answers IDENTIFY keeps the ATA path. Where the kernel already
+    /// knows the target translates ATA ([`ScsiDisk::translates_ata`]) nothing is sent: an
+    /// IDENTIFY there would be a command hdparm does not send (before `-C` or `-y`, say). The
+    /// dry run, which sends no IDENTIFY, decides from what the kernel knows instead, and says
+    /// why it overrides this.
     fn scsi_only(&mut self) -> bool {
-        if self.scsi_disk().is_none() {
-            return false;
+        match self.scsi_disk() {
+            None => return false,
+            Some(disk) if disk.translates_ata() => return false,
+            Some(_) => {}
         }
         match self.identify() {
             Err(f) if f.not_ata => true,
@@ -415,6 +420,17 @@ pub struct ScsiDisk {
     /// The kernel read the ATA Information VPD page (89h) from it (`device/vpd_pg89`): a SAT
     /// translator with an ATA drive behind it.
     pub ata_information_page: bool,
+    /// Its INQUIRY vendor is `ATA` (`device/vendor`), which SAT asks of a translator (the
+    /// drive model behind TCMU, and translators that list no VPD page 89h).
+    pub ata_vendor: bool,
+}
+
+impl ScsiDisk {
+    /// Whether the kernel already knows the target translates ATA, so that nothing has to
+    /// be sent to learn it.
+    pub fn translates_ata(&self) -> bool {
+        self.ata_information_page || self.ata_vendor
+    }
 }
 
 /// A failed SCSI command, as the steps report it (issue 22).

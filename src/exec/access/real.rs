@@ -523,17 +523,19 @@ impl DeviceAccess for RealDevice<'_> {
         if !matches!(scsi_type, 0x00 | 0x0E) {
             return None;
         }
-        match host {
-            device::ScsiHost::Libata { .. } => None,
-            device::ScsiHost::Usb { .. } => Some(ScsiDisk {
-                usb: true,
-                ata_information_page: self.dev.sysfs_read("device/vpd_pg89").is_ok(),
-            }),
-            device::ScsiHost::Other { .. } => Some(ScsiDisk {
-                usb: false,
-                ata_information_page: self.dev.sysfs_read("device/vpd_pg89").is_ok(),
-            }),
-        }
+        let usb = match host {
+            device::ScsiHost::Libata { .. } => return None,
+            device::ScsiHost::Usb { .. } => true,
+            device::ScsiHost::Other { .. } => false,
+        };
+        Some(ScsiDisk {
+            usb,
+            ata_information_page: self.dev.sysfs_read("device/vpd_pg89").is_ok(),
+            ata_vendor: self
+                .dev
+                .sysfs_read("device/vendor")
+                .is_ok_and(|v| v.trim() == "ATA"),
+        })
     }
 
     fn scsi(&mut self, cmd: &ScsiCommand) -> Result<Vec<u8>, ScsiFailure> {

@@ -467,6 +467,7 @@ impl FakeDevice {
             scsi_disk: Some(crate::exec::access::ScsiDisk {
                 usb: false,
                 ata_information_page: false,
+                ata_vendor: false,
             }),
             ..FakeDevice::libata_disk([0; 256])
         };

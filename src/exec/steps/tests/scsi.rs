@@ -72,12 +72,52 @@ fn a_scsi_disk_whose_target_translates_ata_keeps_the_ata_path() {
     fake.scsi_disk = Some(crate::exec::access::ScsiDisk {
         usb: false,
         ata_information_page: true,
+        ata_vendor: true,
     });
     let o = run_on(fake, "-B254 -W /dev/x");
     assert_eq!(o.exit, 0, "{}\n{}", o.stdout, o.stderr);
     assert!(o.ata().contains(&(0xEF, 0x05, 254)), "{:?}", o.ata());
     assert!(o.stdout.contains(" write-caching = "), "{}", o.stdout);
     assert!(scsi_opcodes(&o.calls).is_empty(), "{:?}", o.calls);
+}
+
+/// A translator the kernel knows for one (vendor `ATA`, as the drive model behind TCMU
+/// answers, with no VPD page 89h) is asked nothing to learn it: `-C` and `-y` send hdparm's
+/// commands alone, with no IDENTIFY before them (the CI's model profile caught that one).
+#[test]
+fn a_translator_the_kernel_knows_gets_no_identify_first() {
+    for (vendor, page) in [(true, false), (false, true)] {
+        let mut fake = FakeDevice::model_disk();
+        fake.libata = false;
+        fake.scsi_disk = Some(crate::exec::access::ScsiDisk {
+            usb: false,
+            ata_information_page: page,
+            ata_vendor: vendor,
+        });
+        let o = run_on(fake, "-C -y /dev/x");
+        assert_eq!(o.exit, 0, "{}\n{}", o.stdout, o.stderr);
+        assert!(!o.calls.contains(&Call::Identify), "{:?}", o.calls);
+        assert_eq!(o.ata(), [(0xE5, 0, 0), (0xE0, 0, 0)], "{:?}", o.calls);
+        assert!(scsi_opcodes(&o.calls).is_empty(), "{:?}", o.calls);
+    }
+}
+
+/// Where the kernel cannot tell (a USB bridge with no page 89h and its own vendor name),
+/// IDENTIFY decides, once: a bridge that answers it keeps the ATA path.
+#[test]
+fn a_bridge_the_kernel_cannot_place_is_asked_identify_once() {
+    let mut fake = FakeDevice::model_disk();
+    fake.libata = false;
+    fake.scsi_disk = Some(crate::exec::access::ScsiDisk {
+        usb: true,
+        ata_information_page: false,
+        ata_vendor: false,
+    });
+    let o = run_on(fake, "-C -y /dev/x");
+    assert_eq!(o.exit, 0, "{}\n{}", o.stdout, o.stderr);
+    let identifies = o.calls.iter().filter(|c| **c == Call::Identify).count();
+    assert_eq!(identifies, 1, "{:?}", o.calls);
+    assert_eq!(o.ata(), [(0xE5, 0, 0), (0xE0, 0, 0)], "{:?}", o.calls);
 }
 
 #[test]
