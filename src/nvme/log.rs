@@ -85,7 +85,8 @@ impl SmartLog {
 }
 
 /// The Sanitize Status log's fields (nvme-cli's `sanitize-log` names).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct SanitizeStatus {
     /// Progress: the fraction done is `sprog / 65536`.
     pub sprog: u16,
@@ -98,7 +99,7 @@ pub struct SanitizeStatus {
 }
 
 /// What the last (or current) sanitize operation did (SSTAT bits 2:0).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SanitizeState {
     NeverSanitized,

@@ -73,6 +73,12 @@ pub struct NvmeIdentifyReport {
     pub firmware: Option<FirmwareSlots>,
 }
 
+/// The device's `identify` section on NVMe: the report under `nvme`.
+#[derive(Debug, Clone, Serialize)]
+pub struct NvmeIdentify {
+    pub nvme: NvmeIdentifyReport,
+}
+
 /// The capacity as `-I` computes it for ATA: sectors × logical size, MBytes both ways.
 pub fn capacity(ns: &IdNs) -> Capacity {
     let block = ns.block_bytes();

@@ -97,6 +97,11 @@ pub fn devices_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({"type": "array", "items": {"$ref": "#/$defs/device"}})
 }
 
+/// A reference to the document's `scsi_identify`.
+pub fn scsi_identify_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"$ref": "#/$defs/scsi_identify"})
+}
+
 /// A reference to the document's `stop`.
 pub fn stop_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({"$ref": "#/$defs/stop"})

@@ -96,6 +96,15 @@ pub struct ScsiIdentifyReport {
     pub wwn: Option<Wwn>,
 }
 
+/// The device's `identify` section on a SCSI disk that does not take ATA (issue 22's twins):
+/// the report under `scsi`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct ScsiIdentify {
+    #[schemars(schema_with = "super::schema::scsi_identify_ref")]
+    pub scsi: ScsiIdentifyReport,
+}
+
 /// The answers the executor collected; each `None` where the disk refused the command.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Answers<'a> {

@@ -96,7 +96,7 @@ fn fibmap_file(path: &Path, name: &str, out: &mut Output) {
         sectors_per_block,
         &shown,
     );
-    out.section_of("fibmap", &report);
+    out.put(&report);
 }
 
 /// hdparm's FIEMAP walk: batches until one maps nothing (the LAST flag is not trusted: ext4

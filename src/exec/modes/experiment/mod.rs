@@ -34,7 +34,7 @@
 //! the kernel itself: settings and trials go through [`Settings`] and [`Trials`] (the real
 //! ones in `real.rs` run this program's own options), so the loop is tested with fakes.
 
-mod plan;
+pub mod plan;
 mod real;
 
 use crate::ata::values::xfer_mode_by_name;
