@@ -32,6 +32,7 @@ pub const GENERATED: &[Generated] = &[
         definition::<crate::exec::modes::advise::AdviseDocument<'static>>,
     ),
     ("bench", definition::<crate::timing::bench::BenchReport>),
+    ("device", definition::<super::envelope::DeviceJson>),
     ("dry_run", definition::<super::dry_run::PlanJson<'static>>),
     (
         "surface_document",
@@ -95,6 +96,41 @@ pub fn dry_run_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 /// The devices of a report document: each the document's `device`.
 pub fn devices_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({"type": "array", "items": {"$ref": "#/$defs/device"}})
+}
+
+/// A device's `settings`: each the document's `settings_item`.
+pub fn settings_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": "array", "items": {"$ref": "#/$defs/settings_item"}})
+}
+
+/// A device's `actions`: each the document's `action`.
+pub fn actions_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": "array", "items": {"$ref": "#/$defs/action"}})
+}
+
+/// A device's `identify`: the document's `identify` (ATA), `nvme_identify`, or a SCSI disk's.
+pub fn identify_any(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let scsi = generator.subschema_for::<super::scsi::ScsiIdentify>();
+    schemars::json_schema!({
+        "anyOf": [
+            {"$ref": "#/$defs/identify"},
+            {"$ref": "#/$defs/nvme_identify"},
+            scsi,
+        ],
+    })
+}
+
+/// A device's `kernel_identity`: the document's `kernel_identity`.
+pub fn kernel_identity_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"$ref": "#/$defs/kernel_identity"})
+}
+
+/// A device's `timing`: each a `read_figure` (-T, -t) or a `bench`.
+pub fn timing_items(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "array",
+        "items": {"oneOf": [{"$ref": "#/$defs/read_figure"}, {"$ref": "#/$defs/bench"}]},
+    })
 }
 
 /// A reference to the document's `scsi_identify`.

@@ -36,8 +36,8 @@ macro_rules! sections {
         pub struct Sections {
             $(
                 $(#[$doc])*
-                #[serde(skip_serializing_if = "Option::is_none")]
-                pub $key: Option<$schema>,
+                #[serde(skip_serializing_if = "absent")]
+                pub $key: $schema,
             )*
         }
         $($(
@@ -46,6 +46,13 @@ macro_rules! sections {
             }
         )*)*
     };
+}
+
+/// What makes each key of [`Sections`] optional in its schema (the schema of a key that is
+/// written only when its option ran); nothing serializes [`Sections`].
+#[allow(dead_code)]
+fn absent<T>(_: &T) -> bool {
+    true
 }
 
 /// A reference to one of the document's definitions, for a section that is one.
@@ -198,7 +205,7 @@ pub struct AtaTemperature {
     pub in_range: bool,
 }
 
-/// How an ATA drive's temperature reads.
+/// How a temperature reads: in degrees, or beyond what the drive can tell.
 #[derive(Serialize, JsonSchema, Clone, Copy)]
 #[serde(rename_all = "snake_case")]
 pub enum TemperatureKind {
