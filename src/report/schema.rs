@@ -33,6 +33,10 @@ pub const GENERATED: &[Generated] = &[
     ),
     ("bench", definition::<crate::timing::bench::BenchReport>),
     ("device", definition::<super::envelope::DeviceJson>),
+    (
+        "kernel_identity",
+        definition::<super::kernel_identity::KernelIdentityReport>,
+    ),
     ("dry_run", definition::<super::dry_run::PlanJson<'static>>),
     (
         "surface_document",
