@@ -43,6 +43,8 @@ pub const GENERATED: &[Generated] = &[
         definition::<crate::exec::modes::surface::SurfaceDocument<'static>>,
     ),
     ("error_class", error_class),
+    ("format_version", format_version),
+    ("messages", messages),
     (
         "experiment",
         definition::<super::experiment::ExperimentReport>,
@@ -75,6 +77,26 @@ fn error_class() -> serde_json::Value {
         "description": "The class of an error; it decides the exit status (src/error.rs).",
         "enum": names,
     })
+}
+
+/// `json_format_version`: its major number is the one this build writes
+/// (`JSON_FORMAT_VERSION`), so a reader can refuse a major it does not know.
+fn format_version() -> serde_json::Value {
+    serde_json::json!({
+        "description": "[major, minor]: the major number changes when a key changes meaning or disappears, the minor when keys are added.",
+        "type": "array",
+        "prefixItems": [
+            {"const": super::envelope::JSON_FORMAT_VERSION[0]},
+            {"type": "integer", "minimum": 0},
+        ],
+        "items": false,
+        "minItems": 2,
+    })
+}
+
+/// The `messages` of a document and of a device: each a `message`.
+fn messages() -> serde_json::Value {
+    serde_json::json!({"type": "array", "items": {"$ref": "#/$defs/message"}})
 }
 
 /// A reference to the document's `format_version` (`json_format_version` of a document).
