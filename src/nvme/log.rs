@@ -213,12 +213,14 @@ mod tests {
 
 /// The Firmware Slot Information log (03h): the active slot, the slot activated at the next
 /// reset, and each slot's revision (empty: no image).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct FirmwareSlots {
     pub active_slot: u8,
     /// 0: not set.
     pub next_reset_slot: u8,
     #[serde(serialize_with = "revisions")]
+    #[schemars(with = "Vec<String>")]
     pub revisions: Vec<Vec<u8>>,
 }
 

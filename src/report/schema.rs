@@ -50,6 +50,7 @@ pub const GENERATED: &[Generated] = &[
         definition::<super::experiment::ExperimentReport>,
     ),
     ("message", definition::<super::envelope::Message>),
+    ("nvme_identify", definition::<super::nvme::NvmeIdentify>),
     ("program", definition::<super::envelope::Program>),
     (
         "scsi_identify",
