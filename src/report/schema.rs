@@ -49,6 +49,7 @@ pub const GENERATED: &[Generated] = &[
         "experiment",
         definition::<super::experiment::ExperimentReport>,
     ),
+    ("identify", definition::<super::identify::IdentifyReport>),
     ("message", definition::<super::envelope::Message>),
     ("nvme_identify", definition::<super::nvme::NvmeIdentify>),
     ("program", definition::<super::envelope::Program>),
@@ -210,7 +211,66 @@ fn definition<T: JsonSchema>() -> serde_json::Value {
         object.remove("$schema");
         object.remove("title");
     }
+    absent_is_never_null(&mut value);
     value
+}
+
+/// A key that is not required is one a report leaves out when it has no value
+/// (`skip_serializing_if = "Option::is_none"`, the only way our reports skip an `Option`), so
+/// it is never null: `schemars` still allows null for an `Option`, and this takes it out.
+fn absent_is_never_null(schema: &mut serde_json::Value) {
+    match schema {
+        serde_json::Value::Object(object) => {
+            let required: Vec<String> = object
+                .get("required")
+                .and_then(|r| r.as_array())
+                .map(|r| {
+                    r.iter()
+                        .filter_map(|k| k.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if let Some(serde_json::Value::Object(properties)) = object.get_mut("properties") {
+                for (key, property) in properties.iter_mut() {
+                    if !required.contains(key) {
+                        without_null(property);
+                    }
+                }
+            }
+            for value in object.values_mut() {
+                absent_is_never_null(value);
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(absent_is_never_null),
+        _ => {}
+    }
+}
+
+/// `schema` without null: `"type": [T, "null"]` becomes `T`, and `anyOf: [S, {"type": "null"}]`
+/// becomes `S` (with `schema`'s own keywords, its description, kept).
+fn without_null(schema: &mut serde_json::Value) {
+    let Some(object) = schema.as_object_mut() else {
+        return;
+    };
+    if let Some(serde_json::Value::Array(types)) = object.get_mut("type") {
+        types.retain(|t| t != "null");
+        if types.len() == 1 {
+            let only = types.remove(0);
+            object.insert("type".into(), only);
+        }
+    }
+    let is_null = |s: &serde_json::Value| s.get("type").is_some_and(|t| t == "null");
+    if let Some(serde_json::Value::Array(any)) = object.get("anyOf") {
+        if any.len() == 2 && any.iter().any(is_null) {
+            let rest = any.iter().find(|s| !is_null(s)).cloned();
+            object.remove("anyOf");
+            if let Some(serde_json::Value::Object(rest)) = rest {
+                for (key, value) in rest {
+                    object.entry(key).or_insert(value);
+                }
+            }
+        }
+    }
 }
 
 /// The whole document, as `doc/hdparm-rs.schema.json` holds it.
