@@ -1,71 +1,81 @@
 //! The JSON Schema of `--json` (`doc/hdparm-rs.schema.json`), generated: `hdparm --generate
 //! schema` prints [`document`], and a test fails when the checked-in copy differs from it.
 //!
-//! The definitions of typed reports are derived from their types with `schemars`
-//! ([`GENERATED`]: `action`, `advise_document`, `apply_document`, `bench`, `dry_run`, `experiment`, `message`, `outcome`, `program`,
-//! `read_figure`, `report_document`, `settings_item`, `stop`, `summary`, `surface_document`;
-//! `error_class` from the exit table), so a key added to a report is in the schema with no
-//! hand edit. The rest of the document is still written by hand, in `schema/hand.json`, with
-//! a `"@generated NAME"` placeholder where each generated definition goes; those parts move
-//! here as their JSON is built from typed structures instead of `json!`.
+//! Every definition is derived (the [`GENERATED`] table, in the document's order): the
+//! reports' from their types with `schemars` (the documents, `device` from `DeviceJson` and
+//! the sections of `report::sections`, `identify`, `kernel_identity`, `nvme_identify`,
+//! `scsi_identify`, the timings, the plans...), so a key added to a report is in the schema with
+//! no hand edit; `error_class` and the exit statuses from the exit table; `format_version` from
+//! `JSON_FORMAT_VERSION`. A definition that another refers to is named by a `$ref` (the
+//! `*_ref` functions below, which a test resolves), the others are inlined.
+//!
+//! What is still written by hand, in `schema/hand.json`, is no Rust type: the document's header
+//! (`$schema`, `$id`, `title`, `description`) and the `if`/`then`/`else` that tells the four
+//! kinds of document apart by their keys (`--apply`/`--check`'s `mode`, `--advise`'s and
+//! `--surface`'s `report`, else a report document): each kind is a type of its own, written by
+//! its own mode, and no one type holds them. Its `"$defs"` is a placeholder for the table.
 //!
 //! Must not: change a document; the schema describes what the reports already write.
 
 use schemars::generate::{Contract, SchemaSettings};
 use schemars::JsonSchema;
 
-/// The hand-written part of the document, with its placeholders.
+/// The hand-written part of the document: its header and the choice among the kinds of
+/// document, with a placeholder for the definitions.
 const HAND: &str = include_str!("schema/hand.json");
+
+/// Where the definitions go in [`HAND`].
+const DEFINITIONS: &str = "\"@generated definitions\"";
 
 /// A generated definition: its `$defs` name, and the function that derives its schema.
 pub type Generated = (&'static str, fn() -> serde_json::Value);
 
-/// The definitions generated from types.
+/// The definitions, in the document's order.
 pub const GENERATED: &[Generated] = &[
+    ("format_version", format_version),
+    ("program", definition::<super::envelope::Program>),
+    ("error_class", error_class),
+    ("message", definition::<super::envelope::Message>),
+    ("messages", messages),
+    ("stop", definition::<super::stop::StopJson<'static>>),
+    ("outcome", definition::<super::settings::Outcome>),
+    ("settings_item", definition::<super::settings::SettingsItem>),
     ("action", definition::<super::envelope::ActionRecord>),
+    (
+        "read_figure",
+        definition::<crate::timing::reads::ReadFigure>,
+    ),
+    ("bench", definition::<crate::timing::bench::BenchReport>),
+    ("identify", definition::<super::identify::IdentifyReport>),
+    (
+        "kernel_identity",
+        definition::<super::kernel_identity::KernelIdentityReport>,
+    ),
+    ("device", definition::<super::envelope::DeviceJson>),
+    ("report_document", definition::<super::envelope::Envelope>),
     (
         "apply_document",
         definition::<crate::exec::modes::apply::ApplyDocument<'static>>,
+    ),
+    ("summary", definition::<crate::stats::Summary>),
+    (
+        "experiment",
+        definition::<super::experiment::ExperimentReport>,
     ),
     (
         "advise_document",
         definition::<crate::exec::modes::advise::AdviseDocument<'static>>,
     ),
-    ("bench", definition::<crate::timing::bench::BenchReport>),
-    ("device", definition::<super::envelope::DeviceJson>),
-    (
-        "kernel_identity",
-        definition::<super::kernel_identity::KernelIdentityReport>,
-    ),
-    ("dry_run", definition::<super::dry_run::PlanJson<'static>>),
     (
         "surface_document",
         definition::<crate::exec::modes::surface::SurfaceDocument<'static>>,
     ),
-    ("error_class", error_class),
-    ("format_version", format_version),
-    ("messages", messages),
-    (
-        "experiment",
-        definition::<super::experiment::ExperimentReport>,
-    ),
-    ("identify", definition::<super::identify::IdentifyReport>),
-    ("message", definition::<super::envelope::Message>),
-    ("nvme_identify", definition::<super::nvme::NvmeIdentify>),
-    ("program", definition::<super::envelope::Program>),
+    ("dry_run", definition::<super::dry_run::PlanJson<'static>>),
     (
         "scsi_identify",
         definition::<super::scsi::ScsiIdentifyReport>,
     ),
-    (
-        "read_figure",
-        definition::<crate::timing::reads::ReadFigure>,
-    ),
-    ("report_document", definition::<super::envelope::Envelope>),
-    ("outcome", definition::<super::settings::Outcome>),
-    ("settings_item", definition::<super::settings::SettingsItem>),
-    ("stop", definition::<super::stop::StopJson<'static>>),
-    ("summary", definition::<crate::stats::Summary>),
+    ("nvme_identify", definition::<super::nvme::NvmeIdentify>),
 ];
 
 /// The error classes of `messages`, from the exit table (`ErrorClass::table`, in its order),
@@ -273,25 +283,30 @@ fn without_null(schema: &mut serde_json::Value) {
     }
 }
 
-/// The whole document, as `doc/hdparm-rs.schema.json` holds it.
+/// The whole document, as `doc/hdparm-rs.schema.json` holds it: the hand-written part with
+/// the definitions in its placeholder, each pretty-printed at its depth.
 pub fn document() -> String {
-    let mut text = HAND.to_string();
-    for (name, schema) in GENERATED {
-        let placeholder = format!("\"@generated {name}\"");
-        // The placeholder's line gives the indentation of the definition's lines.
-        let indent = text
-            .find(&placeholder)
-            .map(|at| {
-                let line = &text[text[..at].rfind('\n').map_or(0, |nl| nl + 1)..at];
-                line.len() - line.trim_start().len()
-            })
-            .unwrap_or(0);
-        let pretty = serde_json::to_string_pretty(&schema()).unwrap_or_default();
-        let pad = " ".repeat(indent);
-        let indented = pretty.replace('\n', &format!("\n{pad}"));
-        text = text.replace(&placeholder, &indented);
-    }
-    text
+    // The placeholder's line gives the indentation of the definitions.
+    let indent = HAND
+        .find(DEFINITIONS)
+        .map(|at| {
+            let line = &HAND[HAND[..at].rfind('\n').map_or(0, |nl| nl + 1)..at];
+            line.len() - line.trim_start().len()
+        })
+        .unwrap_or(0);
+    let pad = " ".repeat(indent);
+    let definitions: Vec<String> = GENERATED
+        .iter()
+        .map(|(name, schema)| {
+            let pretty = serde_json::to_string_pretty(&schema()).unwrap_or_default();
+            let indented = pretty.replace('\n', &format!("\n{pad}  "));
+            format!("{pad}  \"{name}\": {indented}")
+        })
+        .collect();
+    HAND.replace(
+        DEFINITIONS,
+        &format!("{{\n{}\n{pad}}}", definitions.join(",\n")),
+    )
 }
 
 #[cfg(test)]
@@ -310,9 +325,55 @@ mod tests {
     }
 
     #[test]
-    fn every_generated_definition_has_its_placeholder() {
-        for (name, _) in GENERATED {
-            assert!(HAND.contains(&format!("\"@generated {name}\"")), "{name}");
+    fn the_hand_written_part_is_only_the_header() {
+        let hand: serde_json::Value = serde_json::from_str(HAND).unwrap_or_default();
+        assert_eq!(hand["$defs"], "@generated definitions");
+        let mut keys: Vec<&String> = hand
+            .as_object()
+            .map(|o| o.keys().collect())
+            .unwrap_or_default();
+        keys.sort();
+        assert_eq!(
+            keys,
+            [
+                "$defs",
+                "$id",
+                "$schema",
+                "description",
+                "else",
+                "if",
+                "then",
+                "title"
+            ]
+        );
+    }
+
+    /// Every `$ref` of the document (the `*_ref` functions write them by hand) names a part
+    /// of the document that exists.
+    #[test]
+    fn every_reference_resolves() {
+        fn refs<'a>(value: &'a serde_json::Value, found: &mut Vec<&'a str>) {
+            match value {
+                serde_json::Value::Object(object) => {
+                    if let Some(serde_json::Value::String(r)) = object.get("$ref") {
+                        found.push(r);
+                    }
+                    object.values().for_each(|v| refs(v, found));
+                }
+                serde_json::Value::Array(items) => items.iter().for_each(|v| refs(v, found)),
+                _ => {}
+            }
+        }
+        let document: serde_json::Value = serde_json::from_str(&document()).unwrap_or_default();
+        let mut found = Vec::new();
+        refs(&document, &mut found);
+        assert!(found.len() > 20, "{found:?}");
+        for r in found {
+            let pointer = r.strip_prefix('#').unwrap_or(r);
+            assert!(
+                document.pointer(pointer).is_some(),
+                "{r} resolves to nothing"
+            );
         }
     }
 }
