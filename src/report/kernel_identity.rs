@@ -55,11 +55,8 @@ fn minor_text(code: u16) -> &'static str {
 pub struct KernelIdentityReport {
     /// Model (words 27-46), serial (10-19), firmware (23-26): up to the first NUL, leading and
     /// trailing spaces removed.
-    #[schemars(with = "String")]
     pub model: IdText,
-    #[schemars(with = "String")]
     pub firmware: IdText,
-    #[schemars(with = "String")]
     pub serial: IdText,
     /// Word 0 bit names ("Config={ ... }"), bits 1-15.
     pub config: Vec<&'static str>,

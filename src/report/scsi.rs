@@ -77,13 +77,9 @@ pub struct ScsiIdentifyReport {
     pub device_type: u8,
     pub device_type_name: &'static str,
     pub removable: bool,
-    #[schemars(with = "String")]
     pub vendor: IdText,
-    #[schemars(with = "String")]
     pub product: IdText,
-    #[schemars(with = "String")]
     pub revision: IdText,
-    #[schemars(with = "Option<String>")]
     pub serial: Option<IdText>,
     pub version: u8,
     pub standard: Option<&'static str>,

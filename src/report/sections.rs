@@ -4,7 +4,7 @@
 //!
 //! Owns: each section's keys and their documentation, and [`Sections`], the list of every key
 //! a device object may carry beside its fixed ones, from which the `device` definition of
-//! `doc/hdparm-rs.schema.json` is derived (`report::schema`). The one list ([`sections!`])
+//! `doc/hdparm-rs.schema.json` is derived (`report::schema`). The one list (`sections!`)
 //! names a key, its schema and the types a step may put under it, so a section cannot be put
 //! under a key the schema does not know.
 //!
@@ -101,17 +101,18 @@ sections! {
     /// --sanitize-status on NVMe: the Sanitize Status log.
     sanitize_status: NvmeSanitizeStatus => [NvmeSanitizeStatus],
     /// --experiment: the report.
-    experiment: ExperimentRef => [],
-    /// --dry-run --experiment (src/exec/experiment/plan.rs): the plan of each command line the
+    experiment: ExperimentRef => [super::experiment::ExperimentReport],
+    /// --dry-run --experiment (src/exec/modes/experiment/plan.rs): the plan of each command line the
     /// experiment runs; nothing was set, read or timed.
-    experiment_plan: crate::exec::modes::experiment::plan::PlanReport<'static> => [],
+    experiment_plan: crate::exec::modes::experiment::plan::PlanReport<'static>
+        => [crate::exec::modes::experiment::plan::PlanReport<'_>],
     /// --security-set-pass, -unlock, -disable, -erase, -erase-enhanced (the password is not
     /// recorded).
     security: Security => [Security],
     /// --sanitize-*.
     sanitize: Sanitize => [Sanitize],
     /// --dry-run: what the command line would do; nothing was sent.
-    dry_run: DryRunRef => [],
+    dry_run: DryRunRef => [super::dry_run::PlanJson<'_>],
     /// -J: the WD idle3 timer as read.
     wdidle3: Wdidle3 => [Wdidle3],
     /// --fwdownload*: what was downloaded.
@@ -263,14 +264,10 @@ pub struct NvmeKernelIdentity {
 #[derive(Serialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
 pub struct ScsiKernelIdentity {
-    #[schemars(with = "String")]
     pub vendor: IdText,
-    #[schemars(with = "String")]
     pub product: IdText,
-    #[schemars(with = "String")]
     pub revision: IdText,
     /// Null without VPD 80h.
-    #[schemars(with = "Option<String>")]
     pub serial: Option<IdText>,
     /// Null without READ CAPACITY(16).
     pub logical_blocks: Option<u64>,
@@ -370,8 +367,9 @@ pub enum Sanitize {
 }
 
 /// The sub-commands of `--sanitize-*` (the names of their actions).
+// Its variants are the action names, which all begin with `sanitize`.
 #[derive(JsonSchema)]
-#[allow(dead_code)]
+#[allow(dead_code, clippy::enum_variant_names)]
 #[serde(rename_all = "snake_case")]
 enum SanitizeCommand {
     SanitizeStatus,

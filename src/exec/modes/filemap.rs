@@ -170,7 +170,7 @@ pub fn fallocate(kib: u64, path: &Path, dry_run: bool, out: &mut Output) {
             "nothing was created or written",
             &plan,
         ));
-        out.section("dry_run", crate::report::dry_run::json(&plan));
+        out.put(&crate::report::dry_run::PlanJson::of(&plan));
         for error in crate::exec::access::dry_run::real_run_errors(&name, &plan) {
             out.error(&error);
         }

@@ -728,7 +728,7 @@ fn write_report(
         let mut doc = serde_json::to_value(&env).unwrap_or_default();
         if let Some(dev) = doc["devices"][0].as_object_mut() {
             dev.insert(
-                "experiment".into(),
+                <ExperimentReport as crate::report::sections::Section>::KEY.into(),
                 serde_json::to_value(report).unwrap_or_default(),
             );
         }

@@ -339,7 +339,10 @@ fn write_plan_json(
     });
     let mut doc = serde_json::to_value(&env).unwrap_or_default();
     if let Some(dev) = doc["devices"][0].as_object_mut() {
-        dev.insert("experiment_plan".into(), document);
+        dev.insert(
+            <PlanReport as crate::report::sections::Section>::KEY.into(),
+            document,
+        );
     }
     let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
     text.push('\n');
