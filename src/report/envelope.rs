@@ -12,7 +12,7 @@
 //!       "identify": { ... },            // -I: see report::identify_json
 //!       "kernel_identity": { ... },     // -i: see report::identify_json
 //!       "timing": [ { ... } ],          // -T, -t, --bench: see timing::reads, timing::bench
-//!       "max_sectors": { ... },         // -N; and other sections keyed by what they are:
+//!       "max_sectors": { ... },         // -N; and the other sections of report::sections:
 //!                                       // read_sector, identify_words, drive_temperature
 //!       "messages": [ {"severity": "error", "class": "not_applicable", "text": "..."} ] }
 //!   ],

@@ -320,7 +320,7 @@ mod tests {
             checked_in == document(),
             "doc/hdparm-rs.schema.json is stale: regenerate it with \
              `cargo run -- --generate schema > doc/hdparm-rs.schema.json` \
-             (its hand-written parts are in src/report/schema/hand.json)"
+             (its header is in src/report/schema/hand.json, its definitions derive from types)"
         );
     }
 
