@@ -241,8 +241,8 @@ pub struct ScsiTemperature {
     #[schemars(extend("const" = "celsius"))]
     pub kind: TemperatureKind,
     pub celsius: u8,
-    /// Below the reference temperature and no informational exception for it; null when the
-    /// disk gives neither.
+    /// Below the reference temperature, and no temperature warning in the Informational
+    /// Exceptions page (2Fh); null when neither says (no reference temperature, no warning).
     pub in_range: Option<bool>,
     /// The most the disk is made to run at; null when the page does not give it.
     pub reference_celsius: Option<u8>,
