@@ -169,7 +169,8 @@ pub fn hex(bytes: &[u8]) -> String {
 pub struct MaxSectors {
     pub visible_sectors: u64,
     pub native_sectors: u64,
-    /// Whether the drive has the Accessible Max Address feature (else HPA's commands).
+    /// Whether IDENTIFY says the drive has the Accessible Max Address feature (the native
+    /// maximum was read with its command, else with HPA's).
     pub accessible_max_address: bool,
 }
 
@@ -255,8 +256,9 @@ pub struct NvmeKernelIdentity {
     pub model: String,
     pub firmware_rev: String,
     pub serial: String,
-    /// The namespace's size (null: the kernel did not say).
+    /// The namespace's size; null when the kernel's could not be read.
     pub size_512_byte_sectors: Option<u64>,
+    /// Null when the kernel's could not be read.
     pub logical_block_bytes: Option<u32>,
 }
 
@@ -290,6 +292,7 @@ pub struct NvmePower {
 #[schemars(deny_unknown_fields)]
 pub struct Apst {
     pub supported: bool,
+    /// Null when the controller has no APST.
     pub enabled: Option<bool>,
 }
 
