@@ -384,7 +384,7 @@ fn dry_run(
 ) {
     let plan = crate::exec::access::dry_run::plan_device(run, facts, name.clone(), dev);
     out.text(&crate::report::dry_run::text(&plan));
-    out.section("dry_run", crate::report::dry_run::json(&plan));
+    out.put(&crate::report::dry_run::PlanJson::of(&plan));
     for error in crate::exec::access::dry_run::real_run_errors(&name, &plan) {
         out.error(&error);
     }

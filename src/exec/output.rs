@@ -232,6 +232,11 @@ impl<'a> Output<'a> {
         }
     }
 
+    /// A typed section of the current device, under its key (`report::sections`).
+    pub fn put<T: crate::report::sections::Section>(&mut self, value: &T) {
+        self.section_of(T::KEY, value);
+    }
+
     /// A JSON section of the current device (`identify`, `kernel_identity`, or any other key).
     pub fn section(&mut self, key: &str, value: serde_json::Value) {
         if let Some(dev) = self.current.as_mut() {

@@ -15,7 +15,8 @@ use serde::Serialize;
 pub const IDENTIFY_BYTES: usize = 4096;
 
 /// One power state descriptor (32 bytes from byte 2048).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct PowerState {
     /// Maximum power, in units of `max_power_scale` (0: 0.01 W, 1: 0.0001 W).
     pub max_power: u16,
@@ -68,15 +69,19 @@ impl PowerState {
 }
 
 /// The Identify Controller fields hdparm's jobs use, and those `-I` shows.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct IdCtrl {
     pub vid: u16,
     pub ssvid: u16,
     #[serde(serialize_with = "bytes_as_string")]
+    #[schemars(with = "String")]
     pub sn: Vec<u8>,
     #[serde(serialize_with = "bytes_as_string")]
+    #[schemars(with = "String")]
     pub mn: Vec<u8>,
     #[serde(serialize_with = "bytes_as_string")]
+    #[schemars(with = "String")]
     pub fr: Vec<u8>,
     pub rab: u8,
     /// IEEE OUI, as nvme-cli prints it (the three bytes, little-endian, as one number).
@@ -108,8 +113,10 @@ pub struct IdCtrl {
     pub hmmin: u32,
     /// Total and unallocated NVM capacity, bytes.
     #[serde(serialize_with = "wide_number")]
+    #[schemars(with = "WideNumber")]
     pub tnvmcap: u128,
     #[serde(serialize_with = "wide_number")]
+    #[schemars(with = "WideNumber")]
     pub unvmcap: u128,
     pub rpmbs: u32,
     pub edstt: u16,
@@ -136,6 +143,7 @@ pub struct IdCtrl {
     pub sgls: u32,
     pub mnan: u32,
     #[serde(serialize_with = "bytes_as_string")]
+    #[schemars(with = "String")]
     pub subnqn: Vec<u8>,
     pub psds: Vec<PowerState>,
 }
@@ -148,6 +156,15 @@ fn wide_number<S: serde::Serializer>(v: &u128, s: S) -> Result<S::Ok, S::Error> 
         Ok(n) => s.serialize_u64(n),
         Err(_) => s.serialize_str(&v.to_string()),
     }
+}
+
+/// The schema of what [`wide_number`] writes.
+#[derive(schemars::JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+enum WideNumber {
+    Number(u64),
+    Decimal(#[schemars(regex(pattern = "^[0-9]+$"))] String),
 }
 
 fn bytes_as_string<S: serde::Serializer>(b: &[u8], s: S) -> Result<S::Ok, S::Error> {
@@ -296,7 +313,8 @@ impl IdCtrl {
 }
 
 /// One LBA format (4 bytes from byte 128 of Identify Namespace).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct LbaFormat {
     /// Metadata bytes per block.
     pub ms: u16,
@@ -322,7 +340,8 @@ impl LbaFormat {
 }
 
 /// The Identify Namespace fields `-I` uses.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct IdNs {
     /// Size, capacity and utilisation, logical blocks.
     pub nsze: u64,
@@ -347,6 +366,7 @@ pub struct IdNs {
     pub nabspf: u16,
     pub noiob: u16,
     #[serde(serialize_with = "wide_number")]
+    #[schemars(with = "WideNumber")]
     pub nvmcap: u128,
     pub npwg: u16,
     pub npwa: u16,

@@ -85,7 +85,8 @@ impl SmartLog {
 }
 
 /// The Sanitize Status log's fields (nvme-cli's `sanitize-log` names).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct SanitizeStatus {
     /// Progress: the fraction done is `sprog / 65536`.
     pub sprog: u16,
@@ -98,7 +99,7 @@ pub struct SanitizeStatus {
 }
 
 /// What the last (or current) sanitize operation did (SSTAT bits 2:0).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SanitizeState {
     NeverSanitized,
@@ -212,12 +213,14 @@ mod tests {
 
 /// The Firmware Slot Information log (03h): the active slot, the slot activated at the next
 /// reset, and each slot's revision (empty: no image).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct FirmwareSlots {
     pub active_slot: u8,
     /// 0: not set.
     pub next_reset_slot: u8,
     #[serde(serialize_with = "revisions")]
+    #[schemars(with = "Vec<String>")]
     pub revisions: Vec<Vec<u8>>,
 }
 

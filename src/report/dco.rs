@@ -4,7 +4,6 @@
 //! Must not: read the device; it renders the 256 DCO IDENTIFY words it is given.
 
 use crate::ata::dco::{checksum_ok, real_max_sectors};
-use serde_json::Value;
 
 /// Word 7 bits 0-8, then 9-15: the ATA feature sets that DCO can hide.
 const WORD7: [&str; 16] = [
@@ -146,8 +145,8 @@ fn decode(w: &[u16; 256]) -> String {
     s
 }
 
-/// The same facts for `--json`.
-pub fn json(w: &[u16; 256]) -> Value {
+/// The same facts for `--json` (the device's `dco_identify`).
+pub fn report(w: &[u16; 256]) -> DcoReport {
     let named = |word: u16, names: &[(u32, &str)]| -> Vec<String> {
         names
             .iter()
@@ -167,7 +166,7 @@ pub fn json(w: &[u16; 256]) -> Value {
         .collect();
     let mut ata = named(w[7], &word7);
     ata.extend(named(w[21], &WORD21));
-    let report = DcoReport {
+    DcoReport {
         revision: w[0],
         checksum_ok: checksum_ok(w),
         mdma_modes: modes("mdma", w[1], 3),
@@ -175,13 +174,13 @@ pub fn json(w: &[u16; 256]) -> Value {
         real_max_sectors: real_max_sectors(w),
         ata_features: ata,
         sata_features: named(w[8], &word8),
-    };
-    serde_json::to_value(report).unwrap_or_default()
+    }
 }
 
 /// `--dco-identify`'s JSON section: the revision, whether the checksum holds, the modes and
 /// features the drive could be configured with, and its real maximum sector count.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct DcoReport {
     pub revision: u16,
     pub checksum_ok: bool,
@@ -249,7 +248,7 @@ The following features can be selectively disabled via DCO:\n\
 
     #[test]
     fn json_facts() {
-        let j = json(&sample());
+        let j = serde_json::to_value(report(&sample())).unwrap_or_default();
         assert_eq!(j["real_max_sectors"], 976773168u64);
         assert_eq!(j["checksum_ok"], true);
         assert_eq!(j["udma_modes"].as_array().map(Vec::len), Some(7));

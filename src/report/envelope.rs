@@ -12,7 +12,7 @@
 //!       "identify": { ... },            // -I: see report::identify_json
 //!       "kernel_identity": { ... },     // -i: see report::identify_json
 //!       "timing": [ { ... } ],          // -T, -t, --bench: see timing::reads, timing::bench
-//!       "max_sectors": { ... },         // -N; and other sections keyed by what they are:
+//!       "max_sectors": { ... },         // -N; and the other sections of report::sections:
 //!                                       // read_sector, identify_words, drive_temperature
 //!       "messages": [ {"severity": "error", "class": "not_applicable", "text": "..."} ] }
 //!   ],
@@ -134,27 +134,42 @@ pub struct ActionRecord {
 }
 
 /// One device's reports.
-#[derive(Clone, Debug, Serialize, Default)]
+#[derive(Clone, Debug, Serialize, Default, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct DeviceJson {
+    /// The device as named on the command line (stdin for --Istdin).
     pub name: String,
+    /// What the device is: ata_disk, usb_disk, scsi_disk, scsi_generic, cdrom, ide, nvme,
+    /// virtio_blk, loop, md, block, char_device, regular_file, directory, other.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = "^[a-z][a-z0-9_]*$"))]
     pub kind: Option<String>,
+    /// One sentence saying what the device is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[schemars(schema_with = "super::schema::settings_ref")]
     pub settings: Vec<super::settings::SettingsItem>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[schemars(schema_with = "super::schema::actions_ref")]
     pub actions: Vec<ActionRecord>,
+    /// -I: the ATA report, or on NVMe and on a SCSI disk that does not take ATA theirs.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "super::schema::identify_any")]
     pub identify: Option<serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "super::schema::kernel_identity_ref")]
     pub kernel_identity: Option<serde_json::Value>,
+    /// -T, -t, --bench: one figure each, in the order run.
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[schemars(schema_with = "super::schema::timing_items")]
     pub timing: Vec<serde_json::Value>,
-    /// Other results (`max_sectors`, `read_sector`, `identify_words`, `drive_temperature`),
-    /// keys of the device object beside the others.
+    /// Other results (`max_sectors`, `read_sector`, `identify_words`, `drive_temperature`...),
+    /// keys of the device object beside the others: `report::sections` lists them.
     #[serde(flatten)]
+    #[schemars(with = "super::sections::Sections")]
     pub other: serde_json::Map<String, serde_json::Value>,
+    #[schemars(schema_with = "super::schema::messages_ref")]
     pub messages: Vec<Message>,
 }
 

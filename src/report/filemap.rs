@@ -8,18 +8,22 @@
 
 /// `--fibmap`'s JSON section (`fibmap`): the file, its file system's geometry, and the
 /// extents printed, in absolute LBAs of the disk.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct FibmapReport {
     pub file: String,
+    #[schemars(range(min = 1))]
     pub filesystem_block_bytes: u32,
     pub start_lba: u64,
+    #[schemars(range(min = 1))]
     pub sector_bytes: u32,
     pub extents: Vec<FibmapExtent>,
 }
 
 /// One extent of [`FibmapReport`]; `begin_lba` and `end_lba` are null for a hole or an
 /// extent whose place is unknown.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct FibmapExtent {
     pub byte_offset: u64,
     pub begin_lba: Option<u64>,

@@ -16,6 +16,7 @@ mod text;
 
 use std::io::{self, Write};
 
+use schemars::JsonSchema;
 use serde::{Serialize, Serializer};
 
 use crate::ata::identify::{sata_settings_devslp, sector_config_sizes, DevSleepTimings, Identify};
@@ -79,8 +80,21 @@ impl Serialize for IdText {
     }
 }
 
-/// The whole `-I` decode of one device.
-#[derive(Clone, Debug, Serialize)]
+impl JsonSchema for IdText {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "IdText".into()
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        String::json_schema(generator)
+    }
+}
+
+/// -I and --Istdin: the IDENTIFY decode (keys: `report::identify_json`).
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct IdentifyReport {
     pub device: DeviceLine,
     /// Word 2 (specific configuration), when it holds one of the four defined values.
@@ -136,7 +150,7 @@ impl IdentifyReport {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DeviceKind {
     Ata,
@@ -146,7 +160,8 @@ pub enum DeviceKind {
 }
 
 /// The first line: what kind of device, and removable media.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct DeviceLine {
     pub kind: DeviceKind,
     /// Word 0.
@@ -161,7 +176,8 @@ pub struct DeviceLine {
     pub removable_media: Option<bool>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct SpecificConfiguration {
     pub word: u16,
     /// "powers-up in standby; SET FEATURES subcmd spins-up."
@@ -170,11 +186,13 @@ pub struct SpecificConfiguration {
     pub response_incomplete: bool,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Transport {
     /// Word 222.
     pub major: u16,
     /// `parallel`, `serial` or `other` (word 222 bits 15:12).
+    #[schemars(extend("enum" = ["parallel", "serial", "other"]))]
     pub kind: &'static str,
     /// The text after "Transport:" (without the revision).
     pub description: String,
@@ -184,7 +202,8 @@ pub struct Transport {
 }
 
 /// "Standards:" — for CD-ROMs hdparm reads other words.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Standards {
     Ata {
@@ -215,7 +234,8 @@ pub enum Standards {
 }
 
 /// "Configuration:".
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Configuration {
     /// ATA-1 general configuration bits (word 0), as text.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -238,21 +258,24 @@ pub struct Configuration {
 }
 
 /// Word 217: 1 = non-rotating media, 0x0401..=0xFFFE = nominal rpm.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Rotation {
     SolidState,
     Rpm { rpm: u16 },
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct AtapiConfiguration {
     pub drq_response: &'static str,
     pub packet_size: &'static str,
 }
 
 /// CHS table, LBA counts, sector sizes and the device size (ATA devices).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Addressing {
     /// `None` prints "CHS addressing not supported".
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -273,7 +296,8 @@ pub struct Addressing {
     pub device_size_gbytes: Option<u64>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Chs {
     pub cylinders_max: u16,
     pub cylinders_current: u16,
@@ -291,7 +315,8 @@ pub struct Chs {
     pub current_addressable_sectors: Option<u32>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct SectorSize {
     /// Word 106 is valid: logical and physical sizes are printed separately.
     pub reported: bool,
@@ -305,7 +330,8 @@ pub struct SectorSize {
     pub sector0_offset_bytes: Option<u32>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct FormFactor {
     /// Word 168.
     pub code: u16,
@@ -313,7 +339,8 @@ pub struct FormFactor {
 }
 
 /// "Capabilities:".
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Capabilities {
     pub cmd_queuing: bool,
     pub cmd_overlap: bool,
@@ -341,6 +368,7 @@ pub struct Capabilities {
     pub multiple_sector_transfer: Option<MultipleSectorTransfer>,
     /// "Advanced power management level": a level, or `null` for "disabled".
     #[serde(skip_serializing_if = "Option::is_none", serialize_with = "apm_json")]
+    #[schemars(with = "ApmJson")]
     pub advanced_power_management: Option<Apm>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub acoustic_management: Option<AcousticManagement>,
@@ -355,7 +383,8 @@ pub struct Capabilities {
     pub pio: Pio,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Iordy {
     /// Word 49 bit 11 (else "(may be)").
     pub supported: bool,
@@ -363,7 +392,8 @@ pub struct Iordy {
     pub can_be_disabled: bool,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct StandbyTimer {
     /// "spec'd by Standard" (word 49 bit 13), else "Vendor".
     pub standard_values: bool,
@@ -372,7 +402,8 @@ pub struct StandbyTimer {
     pub device_specific_minimum: Option<bool>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum MultipleSectorTransfer {
     NotSupported,
@@ -387,27 +418,32 @@ pub enum MultipleSectorTransfer {
 /// `-I`'s JSON for APM (present only when supported): `{"kind":"disabled"}` or
 /// `{"kind":"level","level":N}`. The state itself is [`crate::ata::values::Apm`].
 fn apm_json<S: Serializer>(apm: &Option<Apm>, serializer: S) -> Result<S::Ok, S::Error> {
-    #[derive(Serialize)]
-    #[serde(tag = "kind", rename_all = "snake_case")]
-    enum Json {
-        Disabled,
-        Level { level: u8 },
-    }
     let json = match *apm {
-        Some(Apm::Enabled { level, .. }) => Some(Json::Level { level }),
-        Some(Apm::Disabled) => Some(Json::Disabled),
+        Some(Apm::Enabled { level, .. }) => Some(ApmJson::Level { level }),
+        Some(Apm::Disabled) => Some(ApmJson::Disabled),
         Some(Apm::NotSupported) | None => None,
     };
     json.serialize(serializer)
 }
 
-#[derive(Clone, Debug, Serialize)]
+/// `advanced_power_management`, as [`apm_json`] writes it.
+#[derive(Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[schemars(deny_unknown_fields)]
+enum ApmJson {
+    Disabled,
+    Level { level: u8 },
+}
+
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct AcousticManagement {
     pub recommended: u8,
     pub current: u8,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Overlap {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub release_bus_us: Option<u16>,
@@ -416,13 +452,15 @@ pub struct Overlap {
 }
 
 /// A transfer mode in a list; `selected` is shown as a leading `*`.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct XferMode {
     pub name: String,
     pub selected: bool,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum DmaModes {
     NotSupported,
@@ -437,7 +475,8 @@ pub enum DmaModes {
     },
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Dma {
     pub modes: DmaModes,
     pub interleaved: bool,
@@ -447,7 +486,8 @@ pub struct Dma {
     pub cycle_recommended_ns: Option<u16>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Pio {
     /// PIO mode numbers; `None` prints "unknown".
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -459,7 +499,8 @@ pub struct Pio {
 }
 
 /// One line of the features table: `*` when enabled.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Feature {
     pub bit: u8,
     pub name: &'static str,
@@ -467,7 +508,8 @@ pub struct Feature {
 }
 
 /// The features one IDENTIFY word contributes to the table, in print order.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct FeatureGroup {
     /// The word the "supported" bits come from.
     pub word: u16,
@@ -477,7 +519,8 @@ pub struct FeatureGroup {
     pub tlc_completion_timer_msec: Option<u32>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct AdditionalFeatures {
     /// Word 69 features (always shown as enabled).
     pub features: Vec<Feature>,
@@ -485,18 +528,21 @@ pub struct AdditionalFeatures {
     pub trim: Option<Trim>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Trim {
     /// "(limit N block(s))" from word 105; `None` prints "(limit unknown)".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit_blocks: Option<u16>,
     /// "Deterministic read ZEROs/data after TRIM": `zeros` or `data`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["zeros", "data"]))]
     pub deterministic_read: Option<&'static str>,
 }
 
 /// CompactFlash extras.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Cfa {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_io_udma_cycle_ns: Option<u8>,
@@ -511,7 +557,8 @@ pub struct Cfa {
     pub cprm: bool,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct CfaPowerLevel {
     pub supported: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -519,7 +566,8 @@ pub struct CfaPowerLevel {
 }
 
 /// "Security:".
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Security {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub master_password_revision: Option<u16>,
@@ -532,7 +580,8 @@ pub struct Security {
     pub enhanced_erase_time: Option<EraseTime>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct SecurityFlags {
     pub supported: bool,
     pub enabled: bool,
@@ -542,47 +591,57 @@ pub struct SecurityFlags {
     pub enhanced_erase_supported: bool,
     /// "Security level high|maximum", shown when enabled.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["high", "maximum"]))]
     pub level: Option<&'static str>,
 }
 
 /// An erase time estimate: minutes, or "more than" the largest encodable value.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct EraseTime {
     pub minutes: u32,
     pub more_than: bool,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Wwn {
     /// The 64-bit name as 16 hex digits.
+    #[schemars(regex(pattern = "^[0-9a-f]{16}$"))]
     pub wwn: String,
     pub naa: u8,
     pub ieee_oui: u32,
     pub unique_id: u64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct HwReset {
     /// "CBLID- above Vih" (else below).
     pub cblid_above_vih: bool,
     pub device_number: u8,
     /// `jumper` or `csel` when word 93 says how the number was determined.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["jumper", "csel"]))]
     pub determined_by: Option<&'static str>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct DeviceSleep {
     pub exit_timeout_ms: u8,
     /// `drive` or `default`.
+    #[schemars(extend("enum" = ["drive", "default"]))]
     pub exit_timeout_source: &'static str,
     pub min_assertion_ms: u8,
     /// `drive` or `default` (hdparm decides this from DETO, a quirk kept).
+    #[schemars(extend("enum" = ["drive", "default"]))]
     pub min_assertion_source: &'static str,
 }
 
 /// The last line: checksum or integrity word.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Integrity {
     /// Word 255 low byte is 0xA5.
     pub signature_present: bool,

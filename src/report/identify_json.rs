@@ -11,8 +11,8 @@
 //! when hdparm prints nothing for it (or prints "unknown"); enums are objects with a `kind`.
 //! Strings from the drive are given with trailing spaces removed (invalid UTF-8 replaced).
 //! Their JSON Schema is `$defs/identify` and `$defs/kernel_identity` of
-//! `doc/hdparm-rs.schema.json`: a key added here is added there too (tests/json_schema.rs fails
-//! on a key the schema does not know).
+//! `doc/hdparm-rs.schema.json`, derived from the report types (`report::schema`): a key added to
+//! a type is in the schema once it is regenerated (a test fails while the copy is stale).
 //!
 //! # `-I` object ([`identify_value`])
 //!

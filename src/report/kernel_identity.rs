@@ -11,6 +11,7 @@
 
 use std::io::{self, Write};
 
+use schemars::JsonSchema;
 use serde::{Serialize, Serializer};
 
 use super::identify::{IdText, BUFFER_TYPES, MINOR_VERSIONS};
@@ -47,8 +48,10 @@ fn minor_text(code: u16) -> &'static str {
     }
 }
 
-/// The `-i` decode.
-#[derive(Clone, Debug, Serialize)]
+/// -i: the identity the kernel keeps (its keys: `report::identify_json`).
+// A key left out when unknown is `with` its inner type in the schema: it is never null.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct KernelIdentityReport {
     /// Model (words 27-46), serial (10-19), firmware (23-26): up to the first NUL, leading and
     /// trailing spaces removed.
@@ -67,10 +70,12 @@ pub struct KernelIdentityReport {
     pub buffer_type: String,
     /// Word 21 / 2; `None` prints "unknown".
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u16")]
     pub buffer_size_kbytes: Option<u16>,
     pub max_mult_sect: u8,
     /// "MultSect=": shown when max_mult_sect is non-zero.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "MultSect")]
     pub mult_sect: Option<MultSect>,
     /// " (maybe):" before CurCHS: word 53 bit 0 clear.
     pub current_chs_uncertain: bool,
@@ -80,16 +85,21 @@ pub struct KernelIdentityReport {
     pub current_capacity_sectors: u32,
     pub lba: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
     pub lba_sectors: Option<u64>,
     /// `on/off`, `yes` or `no`.
+    #[schemars(extend("enum" = ["on/off", "yes", "no"]))]
     pub iordy: &'static str,
-    /// tPIO={min,w/IORDY} (ns).
+    /// tPIO={min,w/IORDY} (ns): [min, with IORDY].
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "[u16; 2]")]
     pub pio_cycle_ns: Option<[u16; 2]>,
-    /// tDMA={min,rec} (ns).
+    /// tDMA={min,rec} (ns): [min, recommended].
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "[u16; 2]")]
     pub dma_cycle_ns: Option<[u16; 2]>,
     /// PIO mode names (none is ever marked active).
+    #[schemars(inner(regex(pattern = "^pio[0-9?]$")))]
     pub pio_modes: Vec<String>,
     /// DMA and UDMA modes, each with whether it is the active one (the text's `*`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -99,22 +109,27 @@ pub struct KernelIdentityReport {
     pub advanced_pm: bool,
     /// The APM detail after "AdvancedPM=yes": `disabled`, `unknown`, or the level.
     #[serde(skip_serializing_if = "Option::is_none", serialize_with = "apm_json")]
+    #[schemars(with = "ApmJson")]
     pub advanced_pm_level: Option<Apm>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
     pub write_cache_enabled: Option<bool>,
     /// "Drive conforms to:".
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Conformance")]
     pub conforms_to: Option<Conformance>,
 }
 
 /// One DMA or UDMA mode of `-i`: its name, and whether it is selected (the text's `*`).
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, PartialEq, Eq, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Mode {
     pub name: String,
     pub selected: bool,
     /// False for a mode marked selected whose supported bit is clear: hdparm prints a lone
     /// `*` for it, glued to the next name. Present only then.
     #[serde(skip_serializing_if = "is_true")]
+    #[schemars(extend("const" = false))]
     pub supported: bool,
 }
 
@@ -122,8 +137,9 @@ fn is_true(b: &bool) -> bool {
     *b
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[schemars(deny_unknown_fields)]
 pub enum MultSect {
     /// Word 59 bit 8 clear: printed `?N?`.
     Invalid {
@@ -138,25 +154,29 @@ pub enum MultSect {
 /// `-i`'s JSON for APM (present only when supported): `{"kind":"disabled"}`,
 /// `{"kind":"unknown"}` (word 91 not marked valid) or `{"kind":"level","level":N}`.
 fn apm_json<S: Serializer>(apm: &Option<Apm>, serializer: S) -> Result<S::Ok, S::Error> {
-    #[derive(Serialize)]
-    #[serde(tag = "kind", rename_all = "snake_case")]
-    enum Json {
-        Disabled,
-        Unknown,
-        Level { level: u8 },
-    }
     let json = match *apm {
-        Some(Apm::Disabled) => Some(Json::Disabled),
+        Some(Apm::Disabled) => Some(ApmJson::Disabled),
         Some(Apm::Enabled {
             level_valid: false, ..
-        }) => Some(Json::Unknown),
-        Some(Apm::Enabled { level, .. }) => Some(Json::Level { level }),
+        }) => Some(ApmJson::Unknown),
+        Some(Apm::Enabled { level, .. }) => Some(ApmJson::Level { level }),
         Some(Apm::NotSupported) | None => None,
     };
     json.serialize(serializer)
 }
 
-#[derive(Clone, Debug, Serialize)]
+/// `advanced_pm_level`, as [`apm_json`] writes it.
+#[derive(Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[schemars(deny_unknown_fields)]
+enum ApmJson {
+    Disabled,
+    Unknown,
+    Level { level: u8 },
+}
+
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Conformance {
     /// The word 81 text, or `unknown`.
     pub minor: &'static str,

@@ -15,6 +15,7 @@ pub mod nvme;
 pub mod prometheus;
 pub mod schema;
 pub mod scsi;
+pub mod sections;
 pub mod settings;
 pub mod stop;
 pub mod surface;

@@ -18,17 +18,20 @@
 
 use crate::nvme::identify::{fna, oacs, oncs, sanicap, IdCtrl, IdNs};
 use crate::nvme::log::FirmwareSlots;
+use schemars::JsonSchema;
 use serde::Serialize;
 use std::io::{self, Write};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Transport {
     pub pcie_link_speed: Option<String>,
     pub pcie_link_width: Option<String>,
     pub nvme_version: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Capacity {
     pub sectors: u64,
     pub logical_block_bytes: u64,
@@ -37,27 +40,32 @@ pub struct Capacity {
     pub megabytes: u64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct WriteCache {
     pub present: bool,
     pub enabled: Option<bool>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Apst {
     pub supported: bool,
     pub enabled: Option<bool>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Thresholds {
     pub warning: u16,
     pub critical: u16,
 }
 
 /// Everything `-I` shows of an NVMe device.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct NvmeIdentifyReport {
+    #[schemars(range(min = 1))]
     pub nsid: Option<u32>,
     /// The controller's kernel name (`nvme0`).
     pub controller_name: Option<String>,
@@ -71,6 +79,14 @@ pub struct NvmeIdentifyReport {
     pub apst: Apst,
     pub temperature_thresholds_kelvin: Thresholds,
     pub firmware: Option<FirmwareSlots>,
+}
+
+/// -I on NVMe: Identify Controller and Namespace under the specification's (nvme-cli's) names,
+/// and what -I derives from them (keys: the module doc); the device's `identify` section.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct NvmeIdentify {
+    pub nvme: NvmeIdentifyReport,
 }
 
 /// The capacity as `-I` computes it for ATA: sectors × logical size, MBytes both ways.

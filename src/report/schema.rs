@@ -1,62 +1,81 @@
 //! The JSON Schema of `--json` (`doc/hdparm-rs.schema.json`), generated: `hdparm --generate
 //! schema` prints [`document`], and a test fails when the checked-in copy differs from it.
 //!
-//! The definitions of typed reports are derived from their types with `schemars`
-//! ([`GENERATED`]: `action`, `advise_document`, `apply_document`, `bench`, `dry_run`, `experiment`, `message`, `outcome`, `program`,
-//! `read_figure`, `report_document`, `settings_item`, `stop`, `summary`, `surface_document`;
-//! `error_class` from the exit table), so a key added to a report is in the schema with no
-//! hand edit. The rest of the document is still written by hand, in `schema/hand.json`, with
-//! a `"@generated NAME"` placeholder where each generated definition goes; those parts move
-//! here as their JSON is built from typed structures instead of `json!`.
+//! Every definition is derived (the [`GENERATED`] table, in the document's order): the
+//! reports' from their types with `schemars` (the documents, `device` from `DeviceJson` and
+//! the sections of `report::sections`, `identify`, `kernel_identity`, `nvme_identify`,
+//! `scsi_identify`, the timings, the plans...), so a key added to a report is in the schema with
+//! no hand edit; `error_class` and the exit statuses from the exit table; `format_version` from
+//! `JSON_FORMAT_VERSION`. A definition that another refers to is named by a `$ref` (the
+//! `*_ref` functions below, which a test resolves), the others are inlined.
+//!
+//! What is still written by hand, in `schema/hand.json`, is no Rust type: the document's header
+//! (`$schema`, `$id`, `title`, `description`) and the `if`/`then`/`else` that tells the four
+//! kinds of document apart by their keys (`--apply`/`--check`'s `mode`, `--advise`'s and
+//! `--surface`'s `report`, else a report document): each kind is a type of its own, written by
+//! its own mode, and no one type holds them. Its `"$defs"` is a placeholder for the table.
 //!
 //! Must not: change a document; the schema describes what the reports already write.
 
 use schemars::generate::{Contract, SchemaSettings};
 use schemars::JsonSchema;
 
-/// The hand-written part of the document, with its placeholders.
+/// The hand-written part of the document: its header and the choice among the kinds of
+/// document, with a placeholder for the definitions.
 const HAND: &str = include_str!("schema/hand.json");
+
+/// Where the definitions go in [`HAND`].
+const DEFINITIONS: &str = "\"@generated definitions\"";
 
 /// A generated definition: its `$defs` name, and the function that derives its schema.
 pub type Generated = (&'static str, fn() -> serde_json::Value);
 
-/// The definitions generated from types.
+/// The definitions, in the document's order.
 pub const GENERATED: &[Generated] = &[
+    ("format_version", format_version),
+    ("program", definition::<super::envelope::Program>),
+    ("error_class", error_class),
+    ("message", definition::<super::envelope::Message>),
+    ("messages", messages),
+    ("stop", definition::<super::stop::StopJson<'static>>),
+    ("outcome", definition::<super::settings::Outcome>),
+    ("settings_item", definition::<super::settings::SettingsItem>),
     ("action", definition::<super::envelope::ActionRecord>),
+    (
+        "read_figure",
+        definition::<crate::timing::reads::ReadFigure>,
+    ),
+    ("bench", definition::<crate::timing::bench::BenchReport>),
+    ("identify", definition::<super::identify::IdentifyReport>),
+    (
+        "kernel_identity",
+        definition::<super::kernel_identity::KernelIdentityReport>,
+    ),
+    ("device", definition::<super::envelope::DeviceJson>),
+    ("report_document", definition::<super::envelope::Envelope>),
     (
         "apply_document",
         definition::<crate::exec::modes::apply::ApplyDocument<'static>>,
+    ),
+    ("summary", definition::<crate::stats::Summary>),
+    (
+        "experiment",
+        definition::<super::experiment::ExperimentReport>,
     ),
     (
         "advise_document",
         definition::<crate::exec::modes::advise::AdviseDocument<'static>>,
     ),
-    ("bench", definition::<crate::timing::bench::BenchReport>),
-    ("dry_run", definition::<super::dry_run::PlanJson<'static>>),
     (
         "surface_document",
         definition::<crate::exec::modes::surface::SurfaceDocument<'static>>,
     ),
-    ("error_class", error_class),
-    (
-        "experiment",
-        definition::<super::experiment::ExperimentReport>,
-    ),
-    ("message", definition::<super::envelope::Message>),
-    ("program", definition::<super::envelope::Program>),
+    ("dry_run", definition::<super::dry_run::PlanJson<'static>>),
     (
         "scsi_identify",
         definition::<super::scsi::ScsiIdentifyReport>,
     ),
-    (
-        "read_figure",
-        definition::<crate::timing::reads::ReadFigure>,
-    ),
-    ("report_document", definition::<super::envelope::Envelope>),
-    ("outcome", definition::<super::settings::Outcome>),
-    ("settings_item", definition::<super::settings::SettingsItem>),
-    ("stop", definition::<super::stop::StopJson<'static>>),
-    ("summary", definition::<crate::stats::Summary>),
+    ("nvme_identify", definition::<super::nvme::NvmeIdentify>),
 ];
 
 /// The error classes of `messages`, from the exit table (`ErrorClass::table`, in its order),
@@ -70,6 +89,26 @@ fn error_class() -> serde_json::Value {
         "description": "The class of an error; it decides the exit status (src/error.rs).",
         "enum": names,
     })
+}
+
+/// `json_format_version`: its major number is the one this build writes
+/// (`JSON_FORMAT_VERSION`), so a reader can refuse a major it does not know.
+fn format_version() -> serde_json::Value {
+    serde_json::json!({
+        "description": "[major, minor]: the major number changes when a key changes meaning or disappears, the minor when keys are added.",
+        "type": "array",
+        "prefixItems": [
+            {"const": super::envelope::JSON_FORMAT_VERSION[0]},
+            {"type": "integer", "minimum": 0},
+        ],
+        "items": false,
+        "minItems": 2,
+    })
+}
+
+/// The `messages` of a document and of a device: each a `message`.
+fn messages() -> serde_json::Value {
+    serde_json::json!({"type": "array", "items": {"$ref": "#/$defs/message"}})
 }
 
 /// A reference to the document's `format_version` (`json_format_version` of a document).
@@ -95,6 +134,46 @@ pub fn dry_run_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 /// The devices of a report document: each the document's `device`.
 pub fn devices_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({"type": "array", "items": {"$ref": "#/$defs/device"}})
+}
+
+/// A device's `settings`: each the document's `settings_item`.
+pub fn settings_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": "array", "items": {"$ref": "#/$defs/settings_item"}})
+}
+
+/// A device's `actions`: each the document's `action`.
+pub fn actions_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": "array", "items": {"$ref": "#/$defs/action"}})
+}
+
+/// A device's `identify`: the document's `identify` (ATA), `nvme_identify`, or a SCSI disk's.
+pub fn identify_any(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let scsi = generator.subschema_for::<super::scsi::ScsiIdentify>();
+    schemars::json_schema!({
+        "anyOf": [
+            {"$ref": "#/$defs/identify"},
+            {"$ref": "#/$defs/nvme_identify"},
+            scsi,
+        ],
+    })
+}
+
+/// A device's `kernel_identity`: the document's `kernel_identity`.
+pub fn kernel_identity_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"$ref": "#/$defs/kernel_identity"})
+}
+
+/// A device's `timing`: each a `read_figure` (-T, -t) or a `bench`.
+pub fn timing_items(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "array",
+        "items": {"oneOf": [{"$ref": "#/$defs/read_figure"}, {"$ref": "#/$defs/bench"}]},
+    })
+}
+
+/// A reference to the document's `scsi_identify`.
+pub fn scsi_identify_ref(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"$ref": "#/$defs/scsi_identify"})
 }
 
 /// A reference to the document's `stop`.
@@ -142,28 +221,92 @@ fn definition<T: JsonSchema>() -> serde_json::Value {
         object.remove("$schema");
         object.remove("title");
     }
+    absent_is_never_null(&mut value);
     value
 }
 
-/// The whole document, as `doc/hdparm-rs.schema.json` holds it.
-pub fn document() -> String {
-    let mut text = HAND.to_string();
-    for (name, schema) in GENERATED {
-        let placeholder = format!("\"@generated {name}\"");
-        // The placeholder's line gives the indentation of the definition's lines.
-        let indent = text
-            .find(&placeholder)
-            .map(|at| {
-                let line = &text[text[..at].rfind('\n').map_or(0, |nl| nl + 1)..at];
-                line.len() - line.trim_start().len()
-            })
-            .unwrap_or(0);
-        let pretty = serde_json::to_string_pretty(&schema()).unwrap_or_default();
-        let pad = " ".repeat(indent);
-        let indented = pretty.replace('\n', &format!("\n{pad}"));
-        text = text.replace(&placeholder, &indented);
+/// A key that is not required is one a report leaves out when it has no value
+/// (`skip_serializing_if = "Option::is_none"`, the only way our reports skip an `Option`), so
+/// it is never null: `schemars` still allows null for an `Option`, and this takes it out.
+fn absent_is_never_null(schema: &mut serde_json::Value) {
+    match schema {
+        serde_json::Value::Object(object) => {
+            let required: Vec<String> = object
+                .get("required")
+                .and_then(|r| r.as_array())
+                .map(|r| {
+                    r.iter()
+                        .filter_map(|k| k.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if let Some(serde_json::Value::Object(properties)) = object.get_mut("properties") {
+                for (key, property) in properties.iter_mut() {
+                    if !required.contains(key) {
+                        without_null(property);
+                    }
+                }
+            }
+            for value in object.values_mut() {
+                absent_is_never_null(value);
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(absent_is_never_null),
+        _ => {}
     }
-    text
+}
+
+/// `schema` without null: `"type": [T, "null"]` becomes `T`, and `anyOf: [S, {"type": "null"}]`
+/// becomes `S` (with `schema`'s own keywords, its description, kept).
+fn without_null(schema: &mut serde_json::Value) {
+    let Some(object) = schema.as_object_mut() else {
+        return;
+    };
+    if let Some(serde_json::Value::Array(types)) = object.get_mut("type") {
+        types.retain(|t| t != "null");
+        if types.len() == 1 {
+            let only = types.remove(0);
+            object.insert("type".into(), only);
+        }
+    }
+    let is_null = |s: &serde_json::Value| s.get("type").is_some_and(|t| t == "null");
+    if let Some(serde_json::Value::Array(any)) = object.get("anyOf") {
+        if any.len() == 2 && any.iter().any(is_null) {
+            let rest = any.iter().find(|s| !is_null(s)).cloned();
+            object.remove("anyOf");
+            if let Some(serde_json::Value::Object(rest)) = rest {
+                for (key, value) in rest {
+                    object.entry(key).or_insert(value);
+                }
+            }
+        }
+    }
+}
+
+/// The whole document, as `doc/hdparm-rs.schema.json` holds it: the hand-written part with
+/// the definitions in its placeholder, each pretty-printed at its depth.
+pub fn document() -> String {
+    // The placeholder's line gives the indentation of the definitions.
+    let indent = HAND
+        .find(DEFINITIONS)
+        .map(|at| {
+            let line = &HAND[HAND[..at].rfind('\n').map_or(0, |nl| nl + 1)..at];
+            line.len() - line.trim_start().len()
+        })
+        .unwrap_or(0);
+    let pad = " ".repeat(indent);
+    let definitions: Vec<String> = GENERATED
+        .iter()
+        .map(|(name, schema)| {
+            let pretty = serde_json::to_string_pretty(&schema()).unwrap_or_default();
+            let indented = pretty.replace('\n', &format!("\n{pad}  "));
+            format!("{pad}  \"{name}\": {indented}")
+        })
+        .collect();
+    HAND.replace(
+        DEFINITIONS,
+        &format!("{{\n{}\n{pad}}}", definitions.join(",\n")),
+    )
 }
 
 #[cfg(test)]
@@ -177,14 +320,60 @@ mod tests {
             checked_in == document(),
             "doc/hdparm-rs.schema.json is stale: regenerate it with \
              `cargo run -- --generate schema > doc/hdparm-rs.schema.json` \
-             (its hand-written parts are in src/report/schema/hand.json)"
+             (its header is in src/report/schema/hand.json, its definitions derive from types)"
         );
     }
 
     #[test]
-    fn every_generated_definition_has_its_placeholder() {
-        for (name, _) in GENERATED {
-            assert!(HAND.contains(&format!("\"@generated {name}\"")), "{name}");
+    fn the_hand_written_part_is_only_the_header() {
+        let hand: serde_json::Value = serde_json::from_str(HAND).unwrap_or_default();
+        assert_eq!(hand["$defs"], "@generated definitions");
+        let mut keys: Vec<&String> = hand
+            .as_object()
+            .map(|o| o.keys().collect())
+            .unwrap_or_default();
+        keys.sort();
+        assert_eq!(
+            keys,
+            [
+                "$defs",
+                "$id",
+                "$schema",
+                "description",
+                "else",
+                "if",
+                "then",
+                "title"
+            ]
+        );
+    }
+
+    /// Every `$ref` of the document (the `*_ref` functions write them by hand) names a part
+    /// of the document that exists.
+    #[test]
+    fn every_reference_resolves() {
+        fn refs<'a>(value: &'a serde_json::Value, found: &mut Vec<&'a str>) {
+            match value {
+                serde_json::Value::Object(object) => {
+                    if let Some(serde_json::Value::String(r)) = object.get("$ref") {
+                        found.push(r);
+                    }
+                    object.values().for_each(|v| refs(v, found));
+                }
+                serde_json::Value::Array(items) => items.iter().for_each(|v| refs(v, found)),
+                _ => {}
+            }
+        }
+        let document: serde_json::Value = serde_json::from_str(&document()).unwrap_or_default();
+        let mut found = Vec::new();
+        refs(&document, &mut found);
+        assert!(found.len() > 20, "{found:?}");
+        for r in found {
+            let pointer = r.strip_prefix('#').unwrap_or(r);
+            assert!(
+                document.pointer(pointer).is_some(),
+                "{r} resolves to nothing"
+            );
         }
     }
 }

@@ -77,13 +77,9 @@ pub struct ScsiIdentifyReport {
     pub device_type: u8,
     pub device_type_name: &'static str,
     pub removable: bool,
-    #[schemars(with = "String")]
     pub vendor: IdText,
-    #[schemars(with = "String")]
     pub product: IdText,
-    #[schemars(with = "String")]
     pub revision: IdText,
-    #[schemars(with = "Option<String>")]
     pub serial: Option<IdText>,
     pub version: u8,
     pub standard: Option<&'static str>,
@@ -94,6 +90,15 @@ pub struct ScsiIdentifyReport {
     pub block_limits: Option<BlockLimits>,
     pub provisioning: Option<Provisioning>,
     pub wwn: Option<Wwn>,
+}
+
+/// The device's `identify` section on a SCSI disk that does not take ATA (issue 22's twins):
+/// the report under `scsi`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct ScsiIdentify {
+    #[schemars(schema_with = "super::schema::scsi_identify_ref")]
+    pub scsi: ScsiIdentifyReport,
 }
 
 /// The answers the executor collected; each `None` where the disk refused the command.

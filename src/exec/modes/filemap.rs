@@ -96,7 +96,7 @@ fn fibmap_file(path: &Path, name: &str, out: &mut Output) {
         sectors_per_block,
         &shown,
     );
-    out.section_of("fibmap", &report);
+    out.put(&report);
 }
 
 /// hdparm's FIEMAP walk: batches until one maps nothing (the LAST flag is not trusted: ext4
@@ -170,7 +170,7 @@ pub fn fallocate(kib: u64, path: &Path, dry_run: bool, out: &mut Output) {
             "nothing was created or written",
             &plan,
         ));
-        out.section("dry_run", crate::report::dry_run::json(&plan));
+        out.put(&crate::report::dry_run::PlanJson::of(&plan));
         for error in crate::exec::access::dry_run::real_run_errors(&name, &plan) {
             out.error(&error);
         }

@@ -149,15 +149,12 @@ fn download(ctx: &mut Ctx, mode: FwMode, path: &std::path::Path, words: &[u16; 2
             return false;
         }
     }
-    ctx.out.section(
-        "fwdownload",
-        serde_json::json!({
-            "file": name,
-            "bytes": sent,
-            "xfer_mode": plan.xfer_mode,
-            "segment_bytes": plan.segment_bytes,
-        }),
-    );
+    ctx.out.put(&crate::report::sections::Fwdownload {
+        file: name.to_string(),
+        bytes: sent,
+        xfer_mode: plan.xfer_mode,
+        segment_bytes: plan.segment_bytes,
+    });
     ctx.out.text(" Done.\n");
     true
 }

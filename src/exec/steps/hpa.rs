@@ -37,8 +37,7 @@ pub fn dco_identify(ctx: &mut Ctx) {
     }
     if let Some(words) = dco_identify_words(ctx, false) {
         ctx.out.text(&crate::report::dco::text(&words));
-        ctx.out
-            .section("dco_identify", crate::report::dco::json(&words));
+        ctx.out.put(&crate::report::dco::report(&words));
     }
 }
 

@@ -35,8 +35,8 @@ pub fn identify(ctx: &mut Ctx) {
     let id = Identify::from_words(words);
     if ctx.flags.identify_stdout {
         ctx.out.text(&format_identify_hex(&words));
-        let hex: Vec<String> = words.iter().map(|w| format!("{w:04x}")).collect();
-        ctx.out.section("identify_words", serde_json::json!(hex));
+        ctx.out
+            .put(&crate::report::sections::IdentifyWords::of(&words));
         return;
     }
     if let Some(path) = ctx.flags.identify_raw.clone() {
@@ -76,7 +76,7 @@ pub fn identify(ctx: &mut Ctx) {
         let _ = render_report(&report, &mut text);
         ctx.out.bytes(&text);
     }
-    ctx.out.section_of("identify", &report);
+    ctx.out.put(&report);
     if report.failure().is_some() {
         // hdparm's own words for this are already on stdout ("Unknown device type").
         ctx.out.verdict.record(ErrorClass::Failed);
@@ -132,7 +132,7 @@ pub fn kernel_identity(ctx: &mut Ctx, multcount: Option<i64>) {
                 let _ = crate::report::kernel_identity::render_kernel_identity(&report, &mut text);
                 ctx.out.bytes(&text);
             }
-            ctx.out.section_of("kernel_identity", &report);
+            ctx.out.put(&report);
         }
         Err(e) => {
             let class = ErrorClass::of_io(&e);
@@ -170,7 +170,7 @@ pub fn identify_stdin(input: &[u8], out: &mut Output) {
                 out.bytes(&text);
             }
             out.begin_device("stdin", true);
-            out.section_of("identify", &report);
+            out.put(&report);
             out.end_device();
             if let Some(class) = report.failure() {
                 // hdparm's own words for this are already on stdout ("Unknown device type").

@@ -29,8 +29,8 @@ use crate::nvme::features as feat;
 use crate::nvme::identify::{sanicap, IdCtrl, IdNs, IDENTIFY_BYTES};
 use crate::nvme::log::{FirmwareSlots, SanitizeStatus, SmartLog, LOG_BYTES, LOG_FIRMWARE_SLOT};
 use crate::report::nvme::{self as report, NvmeIdentifyReport};
+use crate::report::sections;
 use crate::report::settings::{PowerState, SettingsItem};
-use serde_json::json;
 
 impl Ctx<'_, '_, '_> {
     /// The namespace of the node; 1 on the controller's node (the namespace a single-namespace
@@ -107,8 +107,7 @@ pub(super) fn identify(ctx: &mut Ctx) {
     };
     if ctx.flags.identify_stdout {
         ctx.out.text(&identify_dump(&page));
-        let hex: String = page.iter().map(|b| format!("{b:02x}")).collect();
-        ctx.out.section("identify_bytes_hex", json!(hex));
+        ctx.out.put(&sections::IdentifyBytesHex::of(&page));
         return;
     }
     if let Some(path) = ctx.flags.identify_raw.clone() {
@@ -201,10 +200,7 @@ pub(super) fn identify(ctx: &mut Ctx) {
         let _ = report::render(&r, &mut text);
         ctx.out.bytes(&text);
     }
-    ctx.out.section(
-        "identify",
-        json!({ "nvme": serde_json::to_value(&r).unwrap_or_default() }),
-    );
+    ctx.out.put(&report::NvmeIdentify { nvme: r });
 }
 
 /// `--Istdout` for NVMe: the 4096 bytes, 16 per line in hex (the byte offset first), as
@@ -242,11 +238,13 @@ pub(super) fn kernel_identity(ctx: &mut Ctx) {
     }
     text.push('\n');
     ctx.out.text(&text);
-    ctx.out.section(
-        "nvme_kernel_identity",
-        json!({"model": model, "firmware_rev": fw, "serial": serial,
-               "size_512_byte_sectors": sectors, "logical_block_bytes": block}),
-    );
+    ctx.out.put(&sections::NvmeKernelIdentity {
+        model,
+        firmware_rev: fw,
+        serial,
+        size_512_byte_sectors: sectors,
+        logical_block_bytes: block,
+    });
 }
 
 /// Step 57: `-C`: the power state (Get Features 02h) and APST, in `-C`'s words: an
@@ -310,10 +308,11 @@ pub(super) fn check_power(ctx: &mut Ctx) {
     ctx.out.text(&format!(
         " NVMe power state:  {ps} ({op}); APST: {apst_words}\n"
     ));
-    ctx.out.section(
-        "nvme_power",
-        json!({"power_state": ps, "non_operational": non_op, "apst_enabled": apst}),
-    );
+    ctx.out.put(&sections::NvmePower {
+        power_state: ps,
+        non_operational: non_op,
+        apst_enabled: apst,
+    });
 }
 
 /// Step 61: `-W` get: Volatile Write Cache (06h).
@@ -420,12 +419,17 @@ pub(super) fn temperature(ctx: &mut Ctx) {
         }
     }
     ctx.out.text(&text);
-    ctx.out.section(
-        "drive_temperature",
-        json!({"kind": "celsius", "celsius": celsius, "in_range": in_range,
-               "kelvin": smart.temperature, "warning_kelvin": warn, "critical_kelvin": crit,
-               "critical_warning": smart.critical_warning}),
-    );
+    ctx.out.put(&sections::DriveTemperature::Nvme(
+        sections::NvmeTemperature {
+            kind: sections::TemperatureKind::Celsius,
+            celsius,
+            in_range,
+            kelvin: smart.temperature,
+            warning_kelvin: warn,
+            critical_kelvin: crit,
+            critical_warning: smart.critical_warning,
+        },
+    ));
 }
 
 /// The deepest non-operational power state, for APST's table (None: there is none, and APST
@@ -609,10 +613,10 @@ pub(super) fn get_apst(ctx: &mut Ctx) {
         (true, None) => return,
     };
     ctx.out.text(&format!(" APM_level\t= APST {words}\n"));
-    ctx.out.section(
-        "apst",
-        json!({"supported": c.has_apst(), "enabled": enabled}),
-    );
+    ctx.out.put(&sections::Apst {
+        supported: c.has_apst(),
+        enabled,
+    });
     if c.has_apst() {
         let set = ctx.flags.apm.value;
         ctx.check_read_back(
@@ -917,10 +921,11 @@ fn sanitize_status(ctx: &mut Ctx, c: &IdCtrl) {
         ));
     }
     ctx.out.text(&text);
-    ctx.out.section(
-        "sanitize_status",
-        json!({"state": st.state(), "progress_percent": st.percent(), "log": st}),
-    );
+    ctx.out.put(&sections::NvmeSanitizeStatus {
+        state: st.state(),
+        progress_percent: st.percent(),
+        log: st,
+    });
 }
 
 /// `--sanitize-status --wait` (ours) on NVMe: reads the Sanitize Status log every second

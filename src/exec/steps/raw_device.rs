@@ -57,11 +57,11 @@ pub(crate) fn geometry_identify(ctx: &mut Ctx) {
 pub(super) fn sector_read(ctx: &mut Ctx, lba: u64, data: &[u8]) {
     ctx.out.text("succeeded\n");
     ctx.out.text(&crate::report::hexdump::sector_dump(data));
-    let hex: String = data.iter().map(|b| format!("{b:02x}")).collect();
-    ctx.out.section(
-        "read_sector",
-        serde_json::json!({ "lba": lba, "bytes": data.len(), "data_hex": hex }),
-    );
+    ctx.out.put(&crate::report::sections::ReadSector {
+        lba,
+        bytes: data.len(),
+        data_hex: crate::report::sections::hex(data),
+    });
 }
 
 /// `--read-sector LBA`: READ SECTOR(S) (EXT) of one logical sector, dumped in hex.

@@ -21,8 +21,8 @@ use crate::ata::values::{self, Apm};
 use crate::cli::defs::{self as d, OptionDef};
 use crate::cli::GetSet;
 use crate::exec::access::HdioSetting;
+use crate::report::sections::{AtaTemperature, DriveTemperature, MaxSectors, TemperatureKind};
 use crate::report::settings::SettingsItem;
-use serde_json::json;
 
 /// Step 45: `-H`, Hitachi's SENSE CONDITION (the temperature in the count register).
 pub fn hitachi_temperature(ctx: &mut Ctx) {
@@ -42,20 +42,23 @@ pub fn hitachi_temperature(ctx: &mut Ctx) {
         ctx.out.text(&format!(
             " drive temperature (celsius) is:  {t}\n drive temperature in range:  {in_range}\n"
         ));
-        ctx.out
-            .section("drive_temperature", temperature_json(out.count, out.error));
+        ctx.out.put(&temperature_json(out.count, out.error));
     }
 }
 
 /// `-H`'s JSON: the count register's temperature (hdparm's "under -20" and "over 107" are
 /// `below` and `above`), and whether the drive says it is in range (error bit 4 clear).
-fn temperature_json(count: u8, error: u8) -> serde_json::Value {
+fn temperature_json(count: u8, error: u8) -> DriveTemperature {
     let (kind, celsius) = match count {
-        0 => ("below", -20),
-        0xff => ("above", 107),
-        c => ("celsius", i32::from(c) / 2 - 20),
+        0 => (TemperatureKind::Below, -20),
+        0xff => (TemperatureKind::Above, 107),
+        c => (TemperatureKind::Celsius, i32::from(c) / 2 - 20),
     };
-    json!({"kind": kind, "celsius": celsius, "in_range": error & 0x10 == 0})
+    DriveTemperature::Ata(AtaTemperature {
+        kind,
+        celsius,
+        in_range: error & 0x10 == 0,
+    })
 }
 
 /// Step 46: the multiple-sector count: HDIO_GET_MULTCOUNT, else IDENTIFY word 59 (libata).
@@ -348,10 +351,11 @@ pub fn get_max_sectors(ctx: &mut Ctx) {
     };
     ctx.out
         .text(&max_sectors_line(visible, native, amax, dco_real_max));
-    ctx.out.section(
-        "max_sectors",
-        serde_json::json!({ "visible_sectors": visible, "native_sectors": native, "accessible_max_address": amax }),
-    );
+    ctx.out.put(&MaxSectors {
+        visible_sectors: visible,
+        native_sectors: native,
+        accessible_max_address: amax,
+    });
 }
 
 /// A get through a legacy HDIO ioctl, when its option asked for it (or, `in_defaults`, the

@@ -18,6 +18,7 @@ use crate::cli::defs::{self as d, OptionDef};
 use crate::cli::SanitizeCommand;
 use crate::error::{Error, ErrorClass};
 use crate::exec::lost::Operation as Left;
+use crate::report::sections::{AtaSanitizeStatus, Sanitize};
 use std::time::{Duration, Instant};
 
 /// How often `--wait` asks for the status.
@@ -82,7 +83,7 @@ pub fn sanitize(ctx: &mut Ctx) {
             };
             ctx.out.text("Sanitize status:\n");
             ctx.out.text(&status.text());
-            ctx.out.section("sanitize", status_json(sub, &status));
+            ctx.out.put(&status_json(sub, &status));
         }
         Sub::BlockErase | Sub::Overwrite { .. } | Sub::CryptoScramble => {
             if ctx.stop_requested() {
@@ -93,16 +94,16 @@ pub fn sanitize(ctx: &mut Ctx) {
             ctx.out.text("Operation started in background\n");
             ctx.out
                 .text("You may use `--sanitize-status` to check progress\n");
-            ctx.out.section(
-                "sanitize",
-                serde_json::json!({ "command": action_name(sub), "started": true }),
-            );
+            ctx.out.put(&Sanitize::Started {
+                command: action_name(sub),
+                started: true,
+            });
         }
         Sub::FreezeLock | Sub::AntifreezeLock => {
-            ctx.out.section(
-                "sanitize",
-                serde_json::json!({ "command": action_name(sub), "done": true }),
-            );
+            ctx.out.put(&Sanitize::Done {
+                command: action_name(sub),
+                done: true,
+            });
         }
     }
 }
@@ -132,19 +133,17 @@ fn action_name(sub: Sub) -> &'static str {
 }
 
 /// The status as JSON.
-fn status_json(sub: Sub, s: &Status) -> serde_json::Value {
-    let mut v = serde_json::json!({
-        "command": action_name(sub),
-        "state": s.state.key(),
-        "state_text": s.state.text(),
-        "completed_without_error": s.completed_without_error,
-        "antifreeze": s.antifreeze,
-    });
-    if s.state == State::InProgress {
-        v["progress"] = s.progress.into();
-        v["percent"] = s.percent().into();
-    }
-    v
+fn status_json(sub: Sub, s: &Status) -> Sanitize {
+    let in_progress = s.state == State::InProgress;
+    Sanitize::AtaStatus(AtaSanitizeStatus {
+        command: action_name(sub),
+        state: s.state.key(),
+        state_text: s.state.text(),
+        completed_without_error: s.completed_without_error,
+        antifreeze: s.antifreeze,
+        progress: in_progress.then_some(s.progress),
+        percent: in_progress.then(|| s.percent()),
+    })
 }
 
 /// Sends the command; on failure prints hdparm's `SANITIZE failed: ...` and the reason lines
@@ -184,10 +183,10 @@ fn send(ctx: &mut Ctx, sub: Sub) -> Option<AtaRegisters> {
             } else if waiting {
                 ctx.left_in(Left::SanitizeWait, &f);
             }
-            ctx.out.section(
-                "sanitize",
-                serde_json::json!({ "command": action_name(sub), "failure_reason": reason.text() }),
-            );
+            ctx.out.put(&Sanitize::Failed {
+                command: action_name(sub),
+                failure_reason: reason.text().to_string(),
+            });
             None
         }
     }

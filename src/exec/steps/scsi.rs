@@ -30,10 +30,10 @@ use crate::cli::{FwMode, SanitizeCommand, SecurityCommand};
 use crate::error::{Error, ErrorClass};
 use crate::exec::access::{ScsiCommand, ScsiFailure};
 use crate::report::scsi::{self as report, Answers, ScsiIdentifyReport};
+use crate::report::sections;
 use crate::report::settings::{PowerState, SettingsItem};
 use crate::scsi::sense::{self, PowerReading};
 use crate::scsi::{cdb, firmware, log, mode, sanitize, unmap};
-use serde_json::json;
 
 /// What the sd driver is told after a MODE SELECT, so that it reads the disk's pages again
 /// (its write-cache state decides its flushes).
@@ -246,8 +246,7 @@ pub(super) fn identify(ctx: &mut Ctx) {
     };
     if ctx.flags.identify_stdout {
         ctx.out.text(&super::nvme::identify_dump(&inquiry));
-        let hex: String = inquiry.iter().map(|b| format!("{b:02x}")).collect();
-        ctx.out.section("identify_bytes_hex", json!(hex));
+        ctx.out.put(&sections::IdentifyBytesHex::of(&inquiry));
         return;
     }
     if let Some(path) = ctx.flags.identify_raw.clone() {
@@ -274,10 +273,7 @@ pub(super) fn identify(ctx: &mut Ctx) {
         let _ = report::render(&r, &mut text);
         ctx.out.bytes(&text);
     }
-    ctx.out.section(
-        "identify",
-        json!({ "scsi": serde_json::to_value(&r).unwrap_or_default() }),
-    );
+    ctx.out.put(&report::ScsiIdentify { scsi: r });
 }
 
 /// Step 58: `-i`: the model, revision and serial the disk gives in INQUIRY and VPD 80h, in
@@ -304,13 +300,14 @@ pub(super) fn kernel_identity(ctx: &mut Ctx) {
     }
     text.push('\n');
     ctx.out.text(&text);
-    ctx.out.section(
-        "scsi_kernel_identity",
-        json!({"vendor": r.vendor, "product": r.product, "revision": r.revision,
-               "serial": r.serial,
-               "logical_blocks": r.capacity.as_ref().map(|c| c.logical_blocks),
-               "logical_block_bytes": r.capacity.as_ref().map(|c| c.logical_block_bytes)}),
-    );
+    ctx.out.put(&sections::ScsiKernelIdentity {
+        logical_blocks: r.capacity.as_ref().map(|c| c.logical_blocks),
+        logical_block_bytes: r.capacity.as_ref().map(|c| c.logical_block_bytes),
+        vendor: r.vendor,
+        product: r.product,
+        revision: r.revision,
+        serial: r.serial,
+    });
 }
 
 /// Step 57: `-C`: REQUEST SENSE's power condition, asked once more when the first answer is
@@ -523,11 +520,14 @@ pub(super) fn temperature(ctx: &mut Ctx) {
         text.push_str(&format!(" reference temperature (celsius):  {r}\n"));
     }
     ctx.out.text(&text);
-    ctx.out.section(
-        "drive_temperature",
-        json!({"kind": "celsius", "celsius": celsius, "in_range": in_range,
-               "reference_celsius": t.reference}),
-    );
+    ctx.out.put(&sections::DriveTemperature::Scsi(
+        sections::ScsiTemperature {
+            kind: sections::TemperatureKind::Celsius,
+            celsius,
+            in_range,
+            reference_celsius: t.reference,
+        },
+    ));
 }
 
 /// Step 39: `--trim-sector-ranges`: UNMAP within the disk's block limits.
@@ -760,10 +760,10 @@ pub(super) fn sanitize(ctx: &mut Ctx) {
     ctx.out.text("Operation started in background\n");
     ctx.out
         .text("You may use `--sanitize-status` to check progress\n");
-    ctx.out.section(
-        "sanitize",
-        json!({ "command": action_name(s), "started": true }),
-    );
+    ctx.out.put(&sections::Sanitize::Started {
+        command: action_name(s),
+        started: true,
+    });
 }
 
 /// The JSON action name, as for ATA.
@@ -831,10 +831,13 @@ fn sanitize_status(ctx: &mut Ctx) {
     };
     ctx.out
         .text(&format!("Sanitize status:\n    State:    {words}\n"));
-    ctx.out.section(
-        "sanitize",
-        json!({"command": "sanitize_status", "state": key, "percent": status.percent()}),
-    );
+    ctx.out.put(&sections::Sanitize::ScsiStatus(
+        sections::ScsiSanitizeStatus {
+            command: "sanitize_status",
+            state: key,
+            percent: status.percent(),
+        },
+    ));
 }
 
 /// Step 41: `--fwdownload*`: WRITE BUFFER. hdparm's default and mode 3 are segmented (07h),

@@ -79,16 +79,16 @@ pub fn security(ctx: &mut Ctx) {
         issuing_line(ctx, operation, &password, &source, options);
     }
     drop(password);
-    let mut section = serde_json::json!({
-        "operation": action_name(command),
-        "user": if options.master { "master" } else { "user" },
-    });
-    if operation == Operation::SetPassword {
-        section["level"] = (if options.maximum { "max" } else { "high" }).into();
-        if let Some(r) = revision {
-            section["master_password_revision"] = r.into();
-        }
-    }
+    let set_password = operation == Operation::SetPassword;
+    let mut section = crate::report::sections::Security {
+        operation: action_name(command),
+        user: if options.master { "master" } else { "user" },
+        level: set_password.then_some(if options.maximum { "max" } else { "high" }),
+        master_password_revision: revision.filter(|_| set_password),
+        timeout_secs: None,
+        estimate_minutes: None,
+        done: false,
+    };
     let done = match operation {
         Operation::Erase { enhanced } => erase(ctx, enhanced, data, &mut section),
         Operation::Disable => {
@@ -101,8 +101,8 @@ pub fn security(ctx: &mut Ctx) {
         }
         _ => send(ctx, operation.opcode(), &data, operation.name()),
     };
-    section["done"] = done.into();
-    ctx.out.section("security", section);
+    section.done = done;
+    ctx.out.put(&section);
     if done && operation == Operation::SetPassword && !options.master {
         ctx.out.note(&format!(
             "{}: the drive now has a user password: after a power cycle or reset it is locked, and reading, writing or erasing it needs this password (--security-unlock PASSWD, --security-disable PASSWD)",
@@ -255,14 +255,14 @@ fn erase(
     ctx: &mut Ctx,
     enhanced: bool,
     mut data: Secret<512>,
-    section: &mut serde_json::Value,
+    section: &mut crate::report::sections::Security,
 ) -> bool {
     let id = ctx.identify();
     let timeout = erase_timeout_secs(id.as_ref(), enhanced);
     let estimate = id.as_ref().map(|id| erase_estimate(id, enhanced));
-    section["timeout_secs"] = timeout.into();
+    section.timeout_secs = Some(timeout);
     if let Some(EraseEstimate::Minutes(m) | EraseEstimate::MoreThan(m)) = estimate {
-        section["estimate_minutes"] = m.into();
+        section.estimate_minutes = Some(m);
     }
     if id.as_ref().is_some_and(frozen) {
         // A frozen drive aborts ERASE PREPARE; nothing is sent.

@@ -94,13 +94,10 @@ pub fn get_wdidle3(ctx: &mut Ctx) {
     if let Some(raw) = wdidle3_sequence(ctx, Access::Read, 0) {
         let words = wdidle3::describe(raw, ctx.flags.verbose);
         ctx.out.text(&format!(" wdidle3      = {words}\n"));
-        ctx.out.section(
-            "wdidle3",
-            serde_json::json!({
-                "raw": raw,
-                "text": wdidle3::describe(raw, false),
-            }),
-        );
+        ctx.out.put(&crate::report::sections::Wdidle3 {
+            raw,
+            text: wdidle3::describe(raw, false),
+        });
     }
 }
 

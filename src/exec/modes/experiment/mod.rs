@@ -34,7 +34,7 @@
 //! the kernel itself: settings and trials go through [`Settings`] and [`Trials`] (the real
 //! ones in `real.rs` run this program's own options), so the loop is tested with fakes.
 
-mod plan;
+pub mod plan;
 mod real;
 
 use crate::ata::values::xfer_mode_by_name;
@@ -728,7 +728,7 @@ fn write_report(
         let mut doc = serde_json::to_value(&env).unwrap_or_default();
         if let Some(dev) = doc["devices"][0].as_object_mut() {
             dev.insert(
-                "experiment".into(),
+                <ExperimentReport as crate::report::sections::Section>::KEY.into(),
                 serde_json::to_value(report).unwrap_or_default(),
             );
         }

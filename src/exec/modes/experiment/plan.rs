@@ -284,8 +284,8 @@ fn write_plan_json(
     let trials = request.trials as usize;
     let document = PlanReport {
         sent: false,
-        guards_needed: &needed,
-        guards_missing: &missing,
+        guards_needed: needed,
+        guards_missing: missing,
         measurement: match request.measurement {
             Measurement::Buffered => "buffered",
             Measurement::Direct => "direct",
@@ -339,43 +339,69 @@ fn write_plan_json(
     });
     let mut doc = serde_json::to_value(&env).unwrap_or_default();
     if let Some(dev) = doc["devices"][0].as_object_mut() {
-        dev.insert("experiment_plan".into(), document);
+        dev.insert(
+            <PlanReport as crate::report::sections::Section>::KEY.into(),
+            document,
+        );
     }
     let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
     text.push('\n');
     let _ = stdout.write_all(text.as_bytes());
 }
 
-/// The `experiment_plan` object of `--dry-run --experiment --json`.
-#[derive(serde::Serialize)]
-struct PlanReport<'a, N: serde::Serialize> {
+/// The `experiment_plan` object of `--dry-run --experiment --json`; its schema is the
+/// device's `experiment_plan` (`report::sections`).
+#[derive(serde::Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct PlanReport<'a> {
     /// Always false: nothing was sent.
+    #[schemars(extend("const" = false))]
     sent: bool,
-    guards_needed: N,
-    guards_missing: N,
+    #[schemars(schema_with = "guards_ref::<true>")]
+    guards_needed: &'a [&'static str],
+    #[schemars(schema_with = "guards_ref::<false>")]
+    guards_missing: &'a [&'static str],
+    #[schemars(extend("enum" = ["buffered", "direct", "bench"]))]
     measurement: &'static str,
+    #[schemars(range(min = 1))]
     trials_per_arm: u32,
     warmup_trials: u32,
+    #[schemars(range(min = 1))]
     trials_total: usize,
     originals: Vec<PlanOriginal<'a>>,
     arms: Vec<PlanArm<'a>>,
     /// `originals`, or with `--keep` `winner_or_originals`.
+    #[schemars(extend("enum" = ["originals", "winner_or_originals"]))]
     restore: &'static str,
     plot: Option<String>,
 }
 
+/// `guards_needed` (`NEEDED`) or `guards_missing`: those of the document's `dry_run`.
+fn guards_ref<const NEEDED: bool>(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    if NEEDED {
+        schemars::json_schema!({"$ref": "#/$defs/dry_run/properties/guards_needed"})
+    } else {
+        schemars::json_schema!({"$ref": "#/$defs/dry_run/properties/guards_missing"})
+    }
+}
+
 /// An original setting read before the first arm: its option and the plan of its get.
-#[derive(serde::Serialize)]
+#[derive(serde::Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 struct PlanOriginal<'a> {
     option: &'a str,
+    #[schemars(schema_with = "crate::report::schema::dry_run_ref")]
     dry_run: Value,
 }
 
 /// An arm: its label, how many times it is set, and the plan of its command line.
-#[derive(serde::Serialize)]
+#[derive(serde::Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 struct PlanArm<'a> {
     label: &'a str,
+    #[schemars(range(min = 1))]
     applied_times: usize,
+    #[schemars(schema_with = "crate::report::schema::dry_run_ref")]
     dry_run: Value,
 }
 
