@@ -54,16 +54,6 @@ fn sg_only(o: &crate::exec::doubles::fake::Outcome) -> Vec<TaskFile> {
     o.taskfiles()
 }
 
-fn data_out(o: &crate::exec::doubles::fake::Outcome) -> Vec<Vec<u8>> {
-    o.calls
-        .iter()
-        .filter_map(|c| match c {
-            Call::AtaDataOut(d) => Some(d.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
 #[test]
 fn idle3_get_reads_the_timer_between_the_vendor_switches() {
     let fake = sata().on_ata_read(op::SMART, &[0x81]);
@@ -77,7 +67,7 @@ fn idle3_get_reads_the_timer_between_the_vendor_switches() {
             vsc(false)
         ]
     );
-    assert_eq!(data_out(&o), vec![key_block(1)]);
+    assert_eq!(o.data_out, vec![key_block(1)]);
     assert_eq!(
         o.stdout,
         format!("{HEADER} wdidle3      = 30 secs (or 12.9 secs for older drives)\n")
@@ -116,7 +106,7 @@ fn idle3_set_writes_the_raw_value_then_reads_it_back() {
     );
     let mut timer = vec![0u8; 512];
     timer[0] = 0x82;
-    assert_eq!(data_out(&o), vec![key_block(2), timer, key_block(1)]);
+    assert_eq!(o.data_out, vec![key_block(2), timer, key_block(1)]);
     assert_eq!(
         o.stdout,
         format!(
@@ -127,7 +117,7 @@ fn idle3_set_writes_the_raw_value_then_reads_it_back() {
     // Quiet: no header, no message, no read-back.
     let o = run_on(sata(), "-q -J0 --please-destroy-my-drive /dev/x");
     assert_eq!(sg_only(&o).len(), 4);
-    assert_eq!(data_out(&o)[1][0], 0);
+    assert_eq!(o.data_out[1][0], 0);
     assert_eq!(o.stdout, "");
 }
 
