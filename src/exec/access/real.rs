@@ -251,6 +251,7 @@ fn block_rdev(dev: &Device) -> Option<u64> {
         .map(|m| m.rdev())
 }
 
+/// The steps' names for the old IDE driver's settings, as the device layer spells them.
 impl From<HdioSetting> for HdioGet {
     fn from(what: HdioSetting) -> HdioGet {
         match what {
@@ -261,20 +262,6 @@ impl From<HdioSetting> for HdioGet {
             HdioSetting::KeepSettings => HdioGet::KeepSettings,
             HdioSetting::Nowerr => HdioGet::NoWErr,
             HdioSetting::Busstate => HdioGet::BusState,
-        }
-    }
-}
-
-impl From<HdioSetting> for HdioSet {
-    fn from(what: HdioSetting) -> HdioSet {
-        match what {
-            HdioSetting::Multcount => HdioSet::MultCount,
-            HdioSetting::Io32bit => HdioSet::Io32Bit,
-            HdioSetting::Unmask => HdioSet::UnmaskIntr,
-            HdioSetting::Dma => HdioSet::Dma,
-            HdioSetting::KeepSettings => HdioSet::KeepSettings,
-            HdioSetting::Nowerr => HdioSet::NoWErr,
-            HdioSetting::Busstate => HdioSet::BusState,
         }
     }
 }
@@ -405,7 +392,8 @@ impl DeviceAccess for RealDevice<'_> {
             // IDENTIFY may be stale after them.
             BlockCall::HdioSet(what, value) => {
                 self.identify.sent();
-                dev.hdio_set(what.into(), value).map(|()| 0)
+                dev.hdio_set(HdioSet::Setting(what.into()), value)
+                    .map(|()| 0)
             }
             BlockCall::HdioSetPioMode(mode) => {
                 self.identify.sent();
