@@ -833,13 +833,19 @@ mod tests {
         }
     }
 
-    #[test]
-    fn report_text_and_statistics() {
+    /// Three trials of the default options, reading the first GiB in order.
+    fn three_trials() -> (BenchOptions, OffsetPlan) {
         let options = BenchOptions {
             trials: 3,
             ..BenchOptions::default()
         };
         let plan = OffsetPlan::new(0, 1 << 30, options.block_size, false, 0).unwrap();
+        (options, plan)
+    }
+
+    #[test]
+    fn report_text_and_statistics() {
+        let (options, plan) = three_trials();
         let mut engine = fake(&[100.0, 200.0, 300.0]);
         let mut out = Vec::new();
         let mut progress = Vec::new();
@@ -880,11 +886,7 @@ mod tests {
 
     #[test]
     fn spread_out_trials_get_a_warning_and_steady_ones_do_not() {
-        let options = BenchOptions {
-            trials: 3,
-            ..BenchOptions::default()
-        };
-        let plan = OffsetPlan::new(0, 1 << 30, options.block_size, false, 0).unwrap();
+        let (options, plan) = three_trials();
         let report = run_bench(
             &mut fake(&[100.0, 200.0, 300.0]),
             &options,
@@ -952,11 +954,7 @@ mod tests {
 
     #[test]
     fn a_failing_trial_stops_the_run_with_its_error() {
-        let options = BenchOptions {
-            trials: 3,
-            ..BenchOptions::default()
-        };
-        let plan = OffsetPlan::new(0, 1 << 30, options.block_size, false, 0).unwrap();
+        let (options, plan) = three_trials();
         let mut engine = fake(&[1.0, 1.0, 1.0]);
         engine.fail_on = Some(1);
         let mut out = Vec::new();
