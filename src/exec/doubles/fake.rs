@@ -50,21 +50,10 @@ pub enum Call {
         page: u8,
     },
     ForgetIdentify,
-    Readahead,
-    SetReadahead(u64),
-    Readonly,
-    SetReadonly(bool),
+    /// A block-layer, old IDE driver or cdrom driver ioctl, as the steps asked for it.
+    Block(BlockCall),
     Geometry,
     PartitionRefusal(u64),
-    SizeSectors,
-    LogicalSectorSize,
-    FlushBufferCache,
-    RereadPartitions,
-    HdioGet(HdioSetting),
-    HdioSet(HdioSetting, u64),
-    HdioSetPioMode(u64),
-    HdioSetWcache(bool),
-    HdioReset,
     HdioIdentity,
     QueueDepth,
     SetQueueDepth(u32),
@@ -73,35 +62,10 @@ pub enum Call {
     AtaDataOut(Vec<u8>),
     /// An ATA command sent through SG_IO only (no legacy fallback).
     AtaSgOnly(TaskFile),
-    CdromSetStreaming(u32),
-    CdromSelectSpeed(u32),
     /// An NVMe command, with the data it sent (empty for commands that read or send none).
     Nvme(crate::nvme::command::NvmeCommand, Vec<u8>),
     /// A SCSI command (issue 22): its CDB and its parameter data.
     Scsi(Vec<u8>, Vec<u8>),
-}
-
-impl From<BlockCall> for Call {
-    /// The block-layer calls under the names the tests log them by.
-    fn from(call: BlockCall) -> Call {
-        match call {
-            BlockCall::Readahead => Call::Readahead,
-            BlockCall::SetReadahead(s) => Call::SetReadahead(s),
-            BlockCall::Readonly => Call::Readonly,
-            BlockCall::SetReadonly(on) => Call::SetReadonly(on),
-            BlockCall::SizeSectors => Call::SizeSectors,
-            BlockCall::LogicalSectorSize => Call::LogicalSectorSize,
-            BlockCall::FlushBufferCache => Call::FlushBufferCache,
-            BlockCall::RereadPartitions => Call::RereadPartitions,
-            BlockCall::HdioGet(what) => Call::HdioGet(what),
-            BlockCall::HdioSet(what, value) => Call::HdioSet(what, value),
-            BlockCall::HdioSetPioMode(mode) => Call::HdioSetPioMode(mode),
-            BlockCall::HdioSetWcache(on) => Call::HdioSetWcache(on),
-            BlockCall::HdioReset => Call::HdioReset,
-            BlockCall::CdromSetStreaming(speed) => Call::CdromSetStreaming(speed),
-            BlockCall::CdromSelectSpeed(speed) => Call::CdromSelectSpeed(speed),
-        }
-    }
 }
 
 /// A kernel-side setting a set left behind, read back instead of the scripted value.
@@ -768,7 +732,7 @@ impl DeviceAccess for FakeDevice {
     }
 
     fn block(&self, call: BlockCall) -> io::Result<i64> {
-        self.record(Call::from(call))?;
+        self.record(Call::Block(call))?;
         match call {
             BlockCall::Readahead => copy(&self.readahead),
             BlockCall::Readonly => match self.stuck(Stuck::Readonly) {

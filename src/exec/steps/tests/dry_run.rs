@@ -1,6 +1,7 @@
 //! `--dry-run` (ours): the plan names each command the options would send, and nothing is sent.
 
 use super::{sata, sata_words};
+use crate::exec::access::BlockCall;
 use crate::exec::doubles::fake::{run_on, Call, FakeDevice};
 
 /// A libata disk whose kernel holds a copy of IDENTIFY (HDIO_GET_IDENTITY answers).
@@ -21,14 +22,16 @@ fn sent_nothing(calls: &[Call]) -> bool {
             Call::Ata(_)
                 | Call::Identify
                 | Call::ReadLog { .. }
-                | Call::SetReadahead(_)
-                | Call::SetReadonly(_)
-                | Call::FlushBufferCache
-                | Call::RereadPartitions
-                | Call::HdioSet(..)
-                | Call::HdioSetPioMode(_)
-                | Call::HdioSetWcache(_)
-                | Call::HdioReset
+                | Call::Block(
+                    BlockCall::SetReadahead(_)
+                        | BlockCall::SetReadonly(_)
+                        | BlockCall::FlushBufferCache
+                        | BlockCall::RereadPartitions
+                        | BlockCall::HdioSet(..)
+                        | BlockCall::HdioSetPioMode(_)
+                        | BlockCall::HdioSetWcache(_)
+                        | BlockCall::HdioReset
+                )
                 | Call::SetQueueDepth(_)
         )
     })

@@ -50,21 +50,27 @@ fn the_libata_sentence_goes_only_with_the_old_ide_tuning_ioctls() {
     let o = run_on(sata(), "-p4 /dev/x");
     assert_eq!(o.stderr, "");
     let o = run_on(
-        sata().failing(Call::HdioSetPioMode(4), libc::ENOTTY),
+        sata().failing(Call::Block(BlockCall::HdioSetPioMode(4)), libc::ENOTTY),
         "-p4 /dev/x",
     );
     assert!(o.stderr.contains(libata), "{}", o.stderr);
     // libata has HDIO_SET_32BIT (ahci refuses a value with EINVAL), reset and geometry are no
     // tuning settings: no libata sentence.
     let o = run_on(
-        sata().failing(Call::HdioSet(HdioSetting::Io32bit, 0), libc::EINVAL),
+        sata().failing(
+            Call::Block(BlockCall::HdioSet(HdioSetting::Io32bit, 0)),
+            libc::EINVAL,
+        ),
         "-c0 /dev/x",
     );
     assert_eq!(
         o.stderr,
         " HDIO_SET_32BIT failed: Invalid argument (/dev/x is a SATA disk (libata))\n"
     );
-    let o = run_on(sata().failing(Call::HdioReset, libc::ENOTTY), "-w /dev/x");
+    let o = run_on(
+        sata().failing(Call::Block(BlockCall::HdioReset), libc::ENOTTY),
+        "-w /dev/x",
+    );
     assert!(!o.stderr.contains(libata), "{}", o.stderr);
 }
 
@@ -108,7 +114,8 @@ fn geometry_on_a_cdrom_says_the_cdrom_driver_has_none() {
 
 #[test]
 fn reread_partitions_on_a_loop_device_without_partition_scanning_says_so() {
-    let mut fake = FakeDevice::loop_device().failing(Call::RereadPartitions, libc::EINVAL);
+    let mut fake =
+        FakeDevice::loop_device().failing(Call::Block(BlockCall::RereadPartitions), libc::EINVAL);
     fake.partition_scan_off = true;
     let o = run_on(fake, "-z /dev/x");
     assert_eq!(
@@ -118,7 +125,8 @@ for it (losetup -P attaches a loop device with it on))\n"
     );
     assert_eq!(o.exit, 25);
     // With scanning on, the same refusal says only what the device is: never "no ATA".
-    let fake = FakeDevice::loop_device().failing(Call::RereadPartitions, libc::EINVAL);
+    let fake =
+        FakeDevice::loop_device().failing(Call::Block(BlockCall::RereadPartitions), libc::EINVAL);
     let o = run_on(fake, "-z /dev/x");
     assert_eq!(
         o.stderr,
@@ -128,7 +136,7 @@ for it (losetup -P attaches a loop device with it on))\n"
 
 #[test]
 fn a_block_ioctl_failure_carries_no_ata_note() {
-    let fake = FakeDevice::nvme().failing(Call::SetReadahead(8), libc::ENOTTY);
+    let fake = FakeDevice::nvme().failing(Call::Block(BlockCall::SetReadahead(8)), libc::ENOTTY);
     let o = run_on(fake, "-a8 /dev/x");
     assert!(
         o.stderr.starts_with(

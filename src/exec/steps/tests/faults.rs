@@ -120,7 +120,7 @@ fn a_lost_drive_gets_none_of_the_options_after_it_and_an_abort_does_not_stop_the
     let line = "-B254 -W1 /dev/x";
     let apm = set_features(0x05, 0xFE);
     // -W goes through the kernel's HDIO_SET_WCACHE, which sends SET FEATURES to the drive
-    let wcache = Call::HdioSetWcache(true);
+    let wcache = Call::Block(BlockCall::HdioSetWcache(true));
     let o = run_on(
         sata().on_ata(op::SETFEATURES, Some(0x05), Err(lost(Lost::TimedOut))),
         line,

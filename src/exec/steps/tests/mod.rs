@@ -28,7 +28,7 @@ mod wire;
 use super::STEPS;
 use crate::ata::command::op;
 use crate::cli::defs::OptionDef;
-use crate::exec::access::{AtaOutput, HdioSetting};
+use crate::exec::access::{AtaOutput, BlockCall, HdioSetting};
 use crate::exec::doubles::fake::{aborted, refused, run_on, run_on_all, Call, FakeDevice};
 
 const HEADER: &str = "\n/dev/x:\n";
@@ -138,7 +138,9 @@ fn commands_go_out_in_hdparm_order_whatever_the_command_line_order() {
     );
     // -W1 goes through the kernel's HDIO_SET_WCACHE, between -R and -S.
     let actions = o.actions();
-    let wcache = actions.iter().position(|c| *c == Call::HdioSetWcache(true));
+    let wcache = actions
+        .iter()
+        .position(|c| *c == Call::Block(BlockCall::HdioSetWcache(true)));
     assert!(wcache.is_some_and(|i| i > 6), "{actions:?}");
     assert_eq!(o.exit, 0);
 }
@@ -149,16 +151,16 @@ fn kernel_sets_come_before_drive_sets_and_gets_after_all_sets() {
     assert_eq!(
         o.actions(),
         vec![
-            Call::SetReadahead(64),
-            Call::SetReadonly(false),
+            Call::Block(BlockCall::SetReadahead(64)),
+            Call::Block(BlockCall::SetReadonly(false)),
             Call::Ata(crate::ata::command::TaskFile::drive_cmd([
                 op::SETFEATURES,
                 254,
                 0x05,
                 0
             ])),
-            Call::Readonly,
-            Call::Readahead,
+            Call::Block(BlockCall::Readonly),
+            Call::Block(BlockCall::Readahead),
         ]
     );
     assert_eq!(
@@ -237,7 +239,7 @@ fn a_device_that_does_not_open_is_reported_and_the_rest_run() {
 #[test]
 fn errno_decides_the_class_of_an_ioctl_failure() {
     let enotty = run_on(
-        sata().failing(Call::SetReadahead(8), libc::ENOTTY),
+        sata().failing(Call::Block(BlockCall::SetReadahead(8)), libc::ENOTTY),
         "-a8 /dev/x",
     );
     assert_eq!(
@@ -246,12 +248,12 @@ fn errno_decides_the_class_of_an_ioctl_failure() {
     );
     assert_eq!(enotty.exit, 25);
     let einval = run_on(
-        sata().failing(Call::SetReadahead(8), libc::EINVAL),
+        sata().failing(Call::Block(BlockCall::SetReadahead(8)), libc::EINVAL),
         "-a8 /dev/x",
     );
     assert_eq!(einval.exit, 25);
     let eio = run_on(
-        sata().failing(Call::SetReadahead(8), libc::EIO),
+        sata().failing(Call::Block(BlockCall::SetReadahead(8)), libc::EIO),
         "-a8 /dev/x",
     );
     assert_eq!(eio.stderr, " BLKRASET failed: Input/output error\n");
@@ -310,7 +312,7 @@ fn every_ioctl_step_classes_errno_the_same_way() {
         (libc::EACCES, 5),
     ] {
         let o = run_on(
-            sata().failing(Call::RereadPartitions, errno),
+            sata().failing(Call::Block(BlockCall::RereadPartitions), errno),
             "-q -z /dev/x",
         );
         assert_eq!(o.exit, exit, "BLKRRPART errno {errno}");

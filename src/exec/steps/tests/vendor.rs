@@ -169,18 +169,21 @@ fn cdrom_speed_tries_set_streaming_then_select_speed() {
     let o = run_on(sata(), "-E 4 /dev/x");
     assert_eq!(
         o.actions(),
-        vec![Call::CdromSetStreaming(4), Call::CdromSelectSpeed(4)]
+        vec![
+            Call::Block(BlockCall::CdromSetStreaming(4)),
+            Call::Block(BlockCall::CdromSelectSpeed(4))
+        ]
     );
     assert_eq!(o.stdout, format!("{HEADER}setting cd/dvd speed to 4\n"));
     assert_eq!(o.exit, 0);
     // One of the two is enough.
-    let fake = sata().failing(Call::CdromSetStreaming(8), libc::EIO);
+    let fake = sata().failing(Call::Block(BlockCall::CdromSetStreaming(8)), libc::EIO);
     let o = run_on(fake, "-E8 /dev/x");
     assert_eq!((o.stderr.as_str(), o.exit), ("", 0));
     // Both fail: the second's error.
     let fake = sata()
-        .failing(Call::CdromSetStreaming(8), libc::EIO)
-        .failing(Call::CdromSelectSpeed(8), libc::EINVAL);
+        .failing(Call::Block(BlockCall::CdromSetStreaming(8)), libc::EIO)
+        .failing(Call::Block(BlockCall::CdromSelectSpeed(8)), libc::EINVAL);
     let o = run_on(fake, "-E8 /dev/x");
     assert!(
         o.stderr
@@ -194,9 +197,17 @@ fn cdrom_speed_tries_set_streaming_then_select_speed() {
     let order: Vec<Call> = o
         .actions()
         .into_iter()
-        .filter(|c| matches!(c, Call::Ata(_) | Call::CdromSetStreaming(_)))
+        .filter(|c| {
+            matches!(
+                c,
+                Call::Ata(_) | Call::Block(BlockCall::CdromSetStreaming(_))
+            )
+        })
         .collect();
-    assert!(matches!(order[1], Call::CdromSetStreaming(2)), "{order:?}");
+    assert!(
+        matches!(order[1], Call::Block(BlockCall::CdromSetStreaming(2))),
+        "{order:?}"
+    );
 }
 
 #[test]
