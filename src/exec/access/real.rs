@@ -3,14 +3,14 @@
 //! IDENTIFY per device as hdparm does, and never sends an ATA command to a device that cannot
 //! take one.
 
-use crate::ata::command::{AtaRegisters, TaskFile};
+use crate::ata::command::TaskFile;
 use crate::cli::Flags;
 use crate::device::{
     self, AtaError, AtaOptions, Device, DeviceKind, HdioGet, HdioSet, OpenMode, StartLba,
 };
 use crate::exec::access::{
-    AtaFailure, AtaVia, BlockCall, DeviceAccess, Geometry, HdioSetting, Lost, NvmeFailure,
-    ScsiCommand, ScsiDisk, ScsiFailure,
+    AtaAnswer, AtaFailure, AtaVia, BlockCall, DeviceAccess, Geometry, HdioSetting, Lost,
+    NvmeFailure, ScsiCommand, ScsiDisk, ScsiFailure,
 };
 use crate::exec::identify_cache::IdentifyCache;
 use crate::exec::lost;
@@ -328,12 +328,7 @@ impl DeviceAccess for RealDevice<'_> {
         )
     }
 
-    fn ata_taskfile(
-        &mut self,
-        tf: &TaskFile,
-        data: &mut [u8],
-        via: AtaVia,
-    ) -> Result<AtaRegisters, (AtaFailure, Option<AtaRegisters>)> {
+    fn ata_taskfile(&mut self, tf: &TaskFile, data: &mut [u8], via: AtaVia) -> AtaAnswer {
         if !self.ata_capable() {
             return Err((self.not_ata(), None));
         }

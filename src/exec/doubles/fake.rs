@@ -20,7 +20,7 @@
 
 // What a test scripts the fake with, nameable from tests/ (the `doubles` feature).
 pub use crate::exec::access::{
-    AtaFailure, AtaOutput, AtaVia, BlockCall, DeviceAccess, Geometry, HdioSetting, Lost,
+    AtaAnswer, AtaFailure, AtaOutput, AtaVia, BlockCall, DeviceAccess, Geometry, HdioSetting, Lost,
     NvmeFailure, MAX_SECTORS_KB, QUEUE_DEPTH,
 };
 
@@ -609,11 +609,7 @@ impl FakeDevice {
 
     /// The scripted answer to an ATA command already recorded: the data length (and what a
     /// data-out command sent), then the rule's answer.
-    fn answer_ata(
-        &mut self,
-        tf: &TaskFile,
-        data: &mut [u8],
-    ) -> Result<AtaRegisters, (AtaFailure, Option<AtaRegisters>)> {
+    fn answer_ata(&mut self, tf: &TaskFile, data: &mut [u8]) -> AtaAnswer {
         self.log.borrow_mut().push(Call::AtaDataLen(data.len()));
         if tf.protocol.is_write() && self.keep_data_out {
             self.log.borrow_mut().push(Call::AtaDataOut(data.to_vec()));
@@ -686,12 +682,7 @@ impl DeviceAccess for FakeDevice {
         self.libata
     }
 
-    fn ata_taskfile(
-        &mut self,
-        tf: &TaskFile,
-        data: &mut [u8],
-        via: AtaVia,
-    ) -> Result<AtaRegisters, (AtaFailure, Option<AtaRegisters>)> {
+    fn ata_taskfile(&mut self, tf: &TaskFile, data: &mut [u8], via: AtaVia) -> AtaAnswer {
         // The scripted logs; a model drive keeps its own (and sees READ LOG EXT as a command).
         if via == AtaVia::Any
             && tf.command == crate::ata::command::op::READ_LOG_EXT
@@ -822,11 +813,7 @@ impl DeviceAccess for FakeDevice {
     /// Overridden: the scripted register lists ([`FakeDevice::on_ata_registers`]) are taken
     /// one per call only by the steps that read every register (a SANITIZE STATUS poll), so
     /// that the commands sent between two polls do not move a test's list on.
-    fn ata_registers(
-        &mut self,
-        tf: &TaskFile,
-        data: &mut [u8],
-    ) -> Result<AtaRegisters, (AtaFailure, Option<AtaRegisters>)> {
+    fn ata_registers(&mut self, tf: &TaskFile, data: &mut [u8]) -> AtaAnswer {
         let answer = self.ata_taskfile(tf, data, AtaVia::Any);
         let scripted = self
             .registers
