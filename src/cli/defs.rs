@@ -1418,51 +1418,42 @@ pub const FWDOWNLOAD_MODE3: OptionDef = fwdownload(
     " --fwdownload-mode3      Download firmware using min-size segments (EXTREMELY DANGEROUS)",
     FwMode::Mode3,
 );
-parses!(
-    fwdownload_mode3_parses,
-    "--fwdownload-mode3 fw.bin /dev/x",
-    |f| f.fwdownload == Some((FwMode::Mode3, "fw.bin".into()))
-);
 pub const FWDOWNLOAD_MODE3_MAX: OptionDef = fwdownload(
     "fwdownload-mode3-max",
     " --fwdownload-mode3-max  Download firmware using max-size segments (EXTREMELY DANGEROUS)",
     FwMode::Mode3Max,
-);
-parses!(
-    fwdownload_mode3_max_parses,
-    "--fwdownload-mode3-max fw.bin /dev/x",
-    |f| f.fwdownload == Some((FwMode::Mode3Max, "fw.bin".into()))
 );
 pub const FWDOWNLOAD_MODE7: OptionDef = fwdownload(
     "fwdownload-mode7",
     " --fwdownload-mode7      Download firmware using a single segment (EXTREMELY DANGEROUS)",
     FwMode::Mode7,
 );
-parses!(
-    fwdownload_mode7_parses,
-    "--fwdownload-mode7 fw.bin /dev/x",
-    |f| f.fwdownload == Some((FwMode::Mode7, "fw.bin".into()))
-);
 pub const FWDOWNLOAD_MODEE: OptionDef = fwdownload(
     "fwdownload-modee",
     " --fwdownload-modee      Download firmware using mode E (min-size segments) (EXTREMELY DANGEROUS)",
     FwMode::ModeE,
-);
-parses!(
-    fwdownload_modee_parses,
-    "--fwdownload-modee fw.bin /dev/x",
-    |f| f.fwdownload == Some((FwMode::ModeE, "fw.bin".into()))
 );
 pub const FWDOWNLOAD_MODEE_MAX: OptionDef = fwdownload(
     "fwdownload-modee-max",
     " --fwdownload-modee-max  Download firmware using mode E (max-size segments) (EXTREMELY DANGEROUS)",
     FwMode::ModeEMax,
 );
-parses!(
-    fwdownload_modee_max_parses,
-    "--fwdownload-modee-max fw.bin /dev/x",
-    |f| f.fwdownload == Some((FwMode::ModeEMax, "fw.bin".into()))
-);
+/// The variants' test: each spelling picks its mode (one table for the five).
+#[cfg(test)]
+#[test]
+fn fwdownload_variants_parse() {
+    for (spelling, mode) in [
+        ("--fwdownload-mode3", FwMode::Mode3),
+        ("--fwdownload-mode3-max", FwMode::Mode3Max),
+        ("--fwdownload-mode7", FwMode::Mode7),
+        ("--fwdownload-modee", FwMode::ModeE),
+        ("--fwdownload-modee-max", FwMode::ModeEMax),
+    ] {
+        let words = format!("{spelling} fw.bin /dev/x");
+        let f = tests::flags_of(&words);
+        assert_eq!(f.fwdownload, Some((mode, "fw.bin".into())), "{words}");
+    }
+}
 pub const IDLE_IMMEDIATE: OptionDef = long_flag(
     "idle-immediate",
     Role::PlainSet,
