@@ -336,53 +336,59 @@ macro_rules! field {
     }};
 }
 
-/// A get/set option with a decimal value.
-macro_rules! get_set {
-    ($letter:literal, $name:literal, $min:literal..=$max:literal, $field:ident, $usage:literal, $summary:literal) => {
+/// An option with a decimal value in `$min..=$max`, whose example is `-<letter><$example>`:
+/// what [`get_set!`] and [`set_only!`] share.
+macro_rules! decimal {
+    ($letter:literal, $name:literal, $min:literal..=$max:literal, $example:literal, $role:expr, $usage:literal, $summary:literal, $apply:expr) => {
         OptionDef {
-            short: Some(ascii($letter)),
-            long: None,
-            role: Role::GetSet,
             value: Value::Decimal {
                 name: $name,
                 min: $min,
                 max: $max,
             },
-            guard: Guard::None,
-            clue: None,
-            usage: Some($usage),
-            summary: $summary,
-            example: &[concat!("-", $letter, $max)],
-            origin: Origin::Hdparm,
-            man: None,
-            security_help: None,
-            apply: Apply::GetSet(field!(GetSet<u32>, $field)),
+            example: &[concat!("-", $letter, $example)],
+            ..plain(
+                Some(ascii($letter)),
+                None,
+                $role,
+                Some($usage),
+                $summary,
+                &[],
+                $apply,
+            )
         }
+    };
+}
+
+/// A get/set option with a decimal value.
+macro_rules! get_set {
+    ($letter:literal, $name:literal, $min:literal..=$max:literal, $field:ident, $usage:literal, $summary:literal) => {
+        decimal!(
+            $letter,
+            $name,
+            $min..=$max,
+            $max,
+            Role::GetSet,
+            $usage,
+            $summary,
+            Apply::GetSet(field!(GetSet<u32>, $field))
+        )
     };
 }
 
 /// A set-only option with a required decimal value.
 macro_rules! set_only {
     ($letter:literal, $name:literal, $min:literal..=$max:literal, $field:ident, $usage:literal, $summary:literal) => {
-        OptionDef {
-            short: Some(ascii($letter)),
-            long: None,
-            role: Role::SetOnly,
-            value: Value::Decimal {
-                name: $name,
-                min: $min,
-                max: $max,
-            },
-            guard: Guard::None,
-            clue: None,
-            usage: Some($usage),
-            summary: $summary,
-            example: &[concat!("-", $letter, $min)],
-            origin: Origin::Hdparm,
-            man: None,
-            security_help: None,
-            apply: Apply::SetOnly(field!(SetOnly<u32>, $field)),
-        }
+        decimal!(
+            $letter,
+            $name,
+            $min..=$max,
+            $min,
+            Role::SetOnly,
+            $usage,
+            $summary,
+            Apply::SetOnly(field!(SetOnly<u32>, $field))
+        )
     };
 }
 
