@@ -419,6 +419,28 @@ const fn plain(
     }
 }
 
+/// `-p` and `-X`: a set-only transfer mode, given as a name (`udma5`) or a number.
+const fn transfer_mode(
+    letter: u8,
+    usage: &'static str,
+    summary: &'static str,
+    example: &'static [&'static str],
+    field: fn(&mut Flags) -> &mut SetOnly<u32>,
+) -> OptionDef {
+    OptionDef {
+        value: Value::TransferMode,
+        ..plain(
+            Some(letter),
+            None,
+            Role::SetOnly,
+            Some(usage),
+            summary,
+            example,
+            Apply::Custom(Reader::TransferMode(field)),
+        )
+    }
+}
+
 /// A test beside a definition: the command line parses to one device whose flags satisfy the
 /// condition.
 macro_rules! parses {
@@ -860,21 +882,13 @@ parses!(max_sectors_3_parses, "-N010 /dev/x", |f| f
     .value
     == 8
     && !f.max_sectors_permanent);
-pub const PIO_MODE: OptionDef = OptionDef {
-    short: Some(b'p'),
-    long: None,
-    role: Role::SetOnly,
-    value: Value::TransferMode,
-    guard: Guard::None,
-    clue: None,
-    usage: Some(" -p   Set PIO mode on IDE interface chipset (0,1,2,3,4,...)"),
-    summary: "Set the chipset's PIO mode (HDIO_SET_PIO_MODE)",
-    example: &["-p", "pio4"],
-    origin: Origin::Hdparm,
-    man: None,
-    security_help: None,
-    apply: Apply::Custom(Reader::TransferMode(field!(SetOnly<u32>, pio_mode))),
-}
+pub const PIO_MODE: OptionDef = transfer_mode(
+    b'p',
+    " -p   Set PIO mode on IDE interface chipset (0,1,2,3,4,...)",
+    "Set the chipset's PIO mode (HDIO_SET_PIO_MODE)",
+    &["-p", "pio4"],
+    field!(SetOnly<u32>, pio_mode),
+)
 .man_page("MODE", r#"Ask the legacy IDE driver to program the interface chipset for PIO MODE (a number or a name such as pio4)."#);
 parses!(pio_mode_parses, "-p pio4 /dev/x", |f| f.pio_mode
     == SetOnly {
@@ -1129,21 +1143,13 @@ rejects!(
     "-x /dev/x",
     ParseError::Usage { clue: 10 }
 );
-pub const XFER_MODE: OptionDef = OptionDef {
-    short: Some(b'X'),
-    long: None,
-    role: Role::SetOnly,
-    value: Value::TransferMode,
-    guard: Guard::None,
-    clue: None,
-    usage: Some(" -X   Set IDE xfer mode (DANGEROUS)"),
-    summary: "Set the drive's transfer mode (SET FEATURES 0x03)",
-    example: &["-X", "udma5"],
-    origin: Origin::Hdparm,
-    man: None,
-    security_help: None,
-    apply: Apply::Custom(Reader::TransferMode(field!(SetOnly<u32>, xfer_mode))),
-}
+pub const XFER_MODE: OptionDef = transfer_mode(
+    b'X',
+    " -X   Set IDE xfer mode (DANGEROUS)",
+    "Set the drive's transfer mode (SET FEATURES 0x03)",
+    &["-X", "udma5"],
+    field!(SetOnly<u32>, xfer_mode),
+)
 .man_page("MODE", r#"Set the drive's transfer mode with SET FEATURES: a number or a name such as udma5, mdma2, pio4 (hdparm's N+64 arithmetic: \-X69 is UltraDMA mode 5). libata refuses this through pass\-through; the tool says so."#);
 parses!(xfer_mode_parses, "-X udma5 /dev/x", |f| f.xfer_mode
     == SetOnly {
