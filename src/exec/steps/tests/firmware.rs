@@ -169,11 +169,7 @@ fn what_the_drive_says_between_segments() {
     let o = run_on(fake, &format!("--fwdownload {p} {GUARDS} /dev/x"));
     assert_eq!(o.taskfiles().len(), 1);
     assert_eq!(o.stdout, format!("{HEADER}\n"));
-    assert!(
-        o.stderr.contains("\nFAILED: ATA command 0x92 failed"),
-        "{}",
-        o.stderr
-    );
+    assert_contains(&o.stderr, "\nFAILED: ATA command 0x92 failed");
     assert_eq!(o.exit, 5);
     let _ = std::fs::remove_file(&path);
 }

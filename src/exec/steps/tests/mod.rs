@@ -33,6 +33,24 @@ use crate::exec::doubles::fake::{aborted, refused, run_on, run_on_all, Call, Fak
 
 const HEADER: &str = "\n/dev/x:\n";
 
+/// `text` (a run's stdout or stderr) ends with `tail`; a failure shows the whole text.
+#[track_caller]
+fn assert_ends_with(text: &str, tail: &str) {
+    assert!(text.ends_with(tail), "{text}");
+}
+
+/// `text` starts with `head`; a failure shows the whole text.
+#[track_caller]
+fn assert_starts_with(text: &str, head: &str) {
+    assert!(text.starts_with(head), "{text}");
+}
+
+/// `text` contains `part`; a failure shows the whole text.
+#[track_caller]
+fn assert_contains(text: &str, part: &str) {
+    assert!(text.contains(part), "{text}");
+}
+
 /// IDENTIFY of a libata SATA disk (a WD10EFRX, reference §5.2): 48-bit, FLUSH CACHE EXT,
 /// write cache and look-ahead on, APM level 254, AAM 254 (recommended 128), write-read-verify
 /// supported and enabled, multiple-sector count 16 of 16, UDMA 0-6 with 6 selected.
@@ -183,12 +201,7 @@ fn an_aborted_set_is_reported_and_the_next_steps_still_run() {
         o.ata(),
         vec![set_features(0x05, 128), set_features(0x42, 128)]
     );
-    assert!(
-        o.stderr
-            .starts_with(" HDIO_DRIVE_CMD failed: ATA command 0xef failed"),
-        "{}",
-        o.stderr
-    );
+    assert_starts_with(&o.stderr, " HDIO_DRIVE_CMD failed: ATA command 0xef failed");
     assert_eq!(o.stderr.lines().count(), 1);
     assert!(o
         .stdout

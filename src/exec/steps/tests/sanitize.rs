@@ -212,9 +212,9 @@ fn json_status() {
 fn verbose_adds_hdparms_taskfile_lines_on_stdout() {
     let fake = sanitizer().on_ata_registers(0xB4, None, vec![status_regs(0, 0)]);
     let o = run_on(fake, "--verbose --sanitize-status /dev/x");
-    assert!(o.stdout.starts_with(&format!(
+    assert_starts_with(&o.stdout, &format!(
         "{HEADER}APT: No idVendor found -> not USB bridge device\nIssuing SANITIZE_STATUS command\noflags.bits.lob_all=0xb6, flags={{ feat lbal lbam lbah command }}\noflags.bits.hob_all=0x34, flags={{ lbal lbam lbah }}\nSanitize status:\n"
-    )), "{}", o.stdout);
+    ));
 }
 
 #[test]
@@ -228,5 +228,5 @@ fn wait_draws_its_progress_on_a_terminal_and_clears_it() {
         o.stderr
     );
     assert!(o.stderr.ends_with("\r\x1b[K"), "{:?}", o.stderr);
-    assert!(o.stdout.ends_with(IDLE_STATUS), "{}", o.stdout);
+    assert_ends_with(&o.stdout, IDLE_STATUS);
 }

@@ -205,11 +205,7 @@ Please also supply the --please-destroy-my-drive flag if you really want this.\n
     );
     let fake = samsung().on_ata(op::DSM, None, Err(aborted(op::DSM)));
     let o = run_on(fake, &format!("{DESTROY} --trim-sector-ranges 10:8 /dev/x"));
-    assert!(
-        o.stderr.starts_with("FAILED: ATA command 0x06 failed"),
-        "{}",
-        o.stderr
-    );
+    assert_starts_with(&o.stderr, "FAILED: ATA command 0x06 failed");
     assert_eq!(o.exit, 5);
 }
 

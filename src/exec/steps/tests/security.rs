@@ -191,7 +191,7 @@ fn erase_prepares_then_erases_with_hdparms_timeout() {
     );
     assert_eq!(o.taskfiles()[1], password_tf(0xF4, 6060 * 60));
     assert_eq!(o.data_out, vec![sector(2, 0, b"pw")]);
-    assert!(o.stderr.contains("about 6000 min"), "{}", o.stderr);
+    assert_contains(&o.stderr, "about 6000 min");
 }
 
 #[test]
@@ -199,18 +199,14 @@ fn erase_failures_are_labelled_as_hdparm_labels_them() {
     let fake = secure(0, 0).on_ata(op::SECURITY_ERASE_PREPARE, None, Err(aborted(0xF3)));
     let o = run_on(fake, "--security-erase pw /dev/x");
     assert_eq!(o.ata(), vec![(0xF3, 0, 0)]);
-    assert!(o.stderr.ends_with(
-        "ERASE_PREPARE: ATA command 0xf3 failed: status 0x51 (error), error 0x04 (aborted)\n\
-         /dev/x: the erase did not start (the drive refused SECURITY ERASE PREPARE): nothing was erased, and the drive keeps its password, so it is locked after its next power cycle or reset: --security-unlock PWD /dev/x then --security-disable PWD /dev/x\n"
-    ), "{}", o.stderr);
+    assert_ends_with(&o.stderr, "ERASE_PREPARE: ATA command 0xf3 failed: status 0x51 (error), error 0x04 (aborted)\n\
+         /dev/x: the erase did not start (the drive refused SECURITY ERASE PREPARE): nothing was erased, and the drive keeps its password, so it is locked after its next power cycle or reset: --security-unlock PWD /dev/x then --security-disable PWD /dev/x\n");
     assert_eq!(o.exit, 5);
     let fake = secure(0, 0).on_ata(op::SECURITY_ERASE_UNIT, None, Err(aborted(0xF4)));
     let o = run_on(fake, "--security-erase pw /dev/x");
     assert_eq!(o.ata(), vec![(0xF3, 0, 0), (0xF4, 0, 1)]);
-    assert!(o.stderr.ends_with(
-        "SECURITY_ERASE: ATA command 0xf4 failed: status 0x51 (error), error 0x04 (aborted)\n\
-         /dev/x: the drive refused the security erase: its data may be partly erased, and it keeps its password, so it is locked after its next power cycle or reset: run --security-erase PWD /dev/x again, or --security-unlock PWD /dev/x then --security-disable PWD /dev/x\n"
-    ), "{}", o.stderr);
+    assert_ends_with(&o.stderr, "SECURITY_ERASE: ATA command 0xf4 failed: status 0x51 (error), error 0x04 (aborted)\n\
+         /dev/x: the drive refused the security erase: its data may be partly erased, and it keeps its password, so it is locked after its next power cycle or reset: run --security-erase PWD /dev/x again, or --security-unlock PWD /dev/x then --security-disable PWD /dev/x\n");
     assert_eq!(o.exit, 5);
 }
 

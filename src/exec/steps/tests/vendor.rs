@@ -138,22 +138,16 @@ fn idle3_failures_name_hdparms_step_and_switch_the_vendor_commands_off() {
     let fake = sata().on_ata(op::VENDOR_WD_80, Some(0x45), Err(aborted(0x80)));
     let o = run_on(fake, "-J /dev/x");
     assert_eq!(sg_only(&o), vec![vsc(true)]);
-    assert!(
-        o.stderr
-            .starts_with("wdidle3_vsc_enable_disable: ATA command 0x80 failed"),
-        "{}",
-        o.stderr
+    assert_starts_with(
+        &o.stderr,
+        "wdidle3_vsc_enable_disable: ATA command 0x80 failed",
     );
     assert_eq!((o.stdout.as_str(), o.exit), (HEADER, 5));
     // The key fails: the vendor commands are switched off again.
     let fake = sata().on_ata(op::SMART, Some(0xD6), Err(aborted(0xB0)));
     let o = run_on(fake, "-J /dev/x");
     assert_eq!(sg_only(&o), vec![vsc(true), key(), vsc(false)]);
-    assert!(
-        o.stderr.starts_with("wdidle3_vsc_send_key: "),
-        "{}",
-        o.stderr
-    );
+    assert_starts_with(&o.stderr, "wdidle3_vsc_send_key: ");
     assert_eq!(o.exit, 5);
     // A device without ATA: the first command says why.
     let o = run_on(FakeDevice::loop_device(), "-J /dev/x");
@@ -185,11 +179,9 @@ fn cdrom_speed_tries_set_streaming_then_select_speed() {
         .failing(Call::Block(BlockCall::CdromSetStreaming(8)), libc::EIO)
         .failing(Call::Block(BlockCall::CdromSelectSpeed(8)), libc::EINVAL);
     let o = run_on(fake, "-E8 /dev/x");
-    assert!(
-        o.stderr
-            .starts_with(" SET_STREAMING/CDROM_SELECT_SPEED both failed: Invalid argument"),
-        "{}",
-        o.stderr
+    assert_starts_with(
+        &o.stderr,
+        " SET_STREAMING/CDROM_SELECT_SPEED both failed: Invalid argument",
     );
     assert_eq!(o.exit, 25);
     // -E comes after -B and before -M (steps 22, 23, 24).
@@ -254,10 +246,6 @@ fn idle_unload_refuses_a_partition_and_sends_nothing() {
     let o = run_on(fake, "--idle-unload -Y /dev/x");
     assert_eq!(o.taskfiles(), vec![]);
     assert!(o.calls.contains(&Call::PartitionRefusal(0)));
-    assert!(
-        o.stderr.ends_with("should be 2048\nAborting.\n"),
-        "{}",
-        o.stderr
-    );
+    assert_ends_with(&o.stderr, "should be 2048\nAborting.\n");
     assert_eq!(o.exit, 22);
 }
