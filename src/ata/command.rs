@@ -524,10 +524,12 @@ fn bit_words(value: u8, names: &[(u8, &str)]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn hex(b: &[u8]) -> String {
+    /// Bytes as `85 08 0e`, the way the CDB tests here and in the other `ata` modules spell
+    /// what hdparm sent under strace.
+    pub(crate) fn hex(b: &[u8]) -> String {
         b.iter()
             .map(|x| format!("{x:02x}"))
             .collect::<Vec<_>>()

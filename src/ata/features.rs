@@ -12,6 +12,10 @@ pub struct Toggle {
 }
 
 impl Toggle {
+    const fn new(enable: u8, disable: u8) -> Toggle {
+        Toggle { enable, disable }
+    }
+
     /// The subcommand that turns the feature `on` or off.
     pub fn subcommand(self, on: bool) -> u8 {
         if on {
@@ -23,63 +27,39 @@ impl Toggle {
 }
 
 /// Volatile write cache (`-W`): 0x02 enable, 0x82 disable.
-pub const WRITE_CACHE: Toggle = Toggle {
-    enable: 0x02,
-    disable: 0x82,
-};
+pub const WRITE_CACHE: Toggle = Toggle::new(0x02, 0x82);
 
 /// Set transfer mode (`-X`): the mode goes in the count register.
 pub const SET_TRANSFER_MODE: u8 = 0x03;
 
 /// Automatic defect reassignment (`-D`, hdparm's "defect management"; obsolete since ATA-4):
 /// 0x04 enable, 0x84 disable.
-pub const DEFECT_MANAGEMENT: Toggle = Toggle {
-    enable: 0x04,
-    disable: 0x84,
-};
+pub const DEFECT_MANAGEMENT: Toggle = Toggle::new(0x04, 0x84);
 
 /// Advanced Power Management (`-B`): 0x05 enable with the level in the count register, 0x85
 /// disable.
-pub const APM: Toggle = Toggle {
-    enable: 0x05,
-    disable: 0x85,
-};
+pub const APM: Toggle = Toggle::new(0x05, 0x85);
 
 /// Power-Up In Standby (`-s`): 0x06 enable, 0x86 disable.
-pub const POWER_UP_IN_STANDBY: Toggle = Toggle {
-    enable: 0x06,
-    disable: 0x86,
-};
+pub const POWER_UP_IN_STANDBY: Toggle = Toggle::new(0x06, 0x86);
 
 /// PUIS feature set device spin-up (`-s0` sends it first, so a drive that powered up in
 /// standby spins up before the feature is switched off).
 pub const PUIS_SPIN_UP: u8 = 0x07;
 
 /// Write-Read-Verify (`-R`): 0x0B enable with the mode in the count register, 0x8B disable.
-pub const WRITE_READ_VERIFY: Toggle = Toggle {
-    enable: 0x0B,
-    disable: 0x8B,
-};
+pub const WRITE_READ_VERIFY: Toggle = Toggle::new(0x0B, 0x8B);
 
 /// Automatic Acoustic Management (`-M`): 0x42 enable with the level in the count register,
 /// 0xC2 disable.
-pub const AAM: Toggle = Toggle {
-    enable: 0x42,
-    disable: 0xC2,
-};
+pub const AAM: Toggle = Toggle::new(0x42, 0xC2);
 
 /// Read look-ahead (`-A`): 0xAA enable, 0x55 disable.
-pub const LOOK_AHEAD: Toggle = Toggle {
-    enable: 0xAA,
-    disable: 0x55,
-};
+pub const LOOK_AHEAD: Toggle = Toggle::new(0xAA, 0x55);
 
 /// Keeping features over a software reset (`-K`): 0x66 disables reverting to power-on
 /// defaults (keep), 0xCC enables it.
-pub const KEEP_FEATURES: Toggle = Toggle {
-    enable: 0x66,
-    disable: 0xCC,
-};
+pub const KEEP_FEATURES: Toggle = Toggle::new(0x66, 0xCC);
 
 /// Maximum prefetch (`-P`, obsolete since ATA-4): the count in the count register.
 pub const PREFETCH: u8 = 0xAB;

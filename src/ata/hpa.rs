@@ -172,13 +172,7 @@ pub fn max_sectors_line(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn hex(b: &[u8]) -> String {
-        b.iter()
-            .map(|x| format!("{x:02x}"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
+    use crate::ata::command::tests::hex;
 
     #[test]
     fn native_max_commands_use_the_48bit_layout() {

@@ -165,23 +165,10 @@ fn decode_fixed(sb: &[u8], code: u8, valid: bool, layout: FixedLayout) -> Sense 
         // SAT-4 table 210: INFORMATION = error, status, device, count(7:0); COMMAND-SPECIFIC
         // INFORMATION = flags (EXTEND, COUNT UPPER NONZERO, LBA UPPER NONZERO), LBA(23:0).
         // The upper bytes are not in fixed sense at all.
-        Some(AtaRegisters {
-            error: byte(sb, 3),
-            status: byte(sb, 4),
-            device: byte(sb, 5),
-            count: u16::from(byte(sb, 6)),
-            lba: lba24(byte(sb, 9), byte(sb, 10), byte(sb, 11)),
-            lba48: byte(sb, 8) & 0x80 != 0,
-        })
+        Some(fixed_registers(sb, 3, 8))
     } else if layout == FixedLayout::Libata && old_libata_layout(sb) {
-        Some(AtaRegisters {
-            error: byte(sb, 8),
-            status: byte(sb, 9),
-            device: byte(sb, 10),
-            count: u16::from(byte(sb, 11)),
-            lba: lba24(byte(sb, 17), byte(sb, 18), byte(sb, 19)),
-            lba48: byte(sb, 16) & 0x80 != 0,
-        })
+        // Old libata wrote the same two fields at bytes 8-11 and 16-19.
+        Some(fixed_registers(sb, 8, 16))
     } else {
         None
     };
@@ -203,6 +190,24 @@ fn decode_fixed(sb: &[u8], code: u8, valid: bool, layout: FixedLayout) -> Sense 
         ascq: byte(sb, 13),
         registers,
         cdb_field,
+    }
+}
+
+/// The registers of fixed sense whose INFORMATION field (error, status, device, count 7:0)
+/// starts at `info` and whose COMMAND-SPECIFIC INFORMATION field (flags, LBA 7:0, 15:8, 23:16)
+/// starts at `specific`.
+fn fixed_registers(sb: &[u8], info: usize, specific: usize) -> AtaRegisters {
+    AtaRegisters {
+        error: byte(sb, info),
+        status: byte(sb, info + 1),
+        device: byte(sb, info + 2),
+        count: u16::from(byte(sb, info + 3)),
+        lba: lba24(
+            byte(sb, specific + 1),
+            byte(sb, specific + 2),
+            byte(sb, specific + 3),
+        ),
+        lba48: byte(sb, specific) & 0x80 != 0,
     }
 }
 

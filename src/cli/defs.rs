@@ -336,53 +336,59 @@ macro_rules! field {
     }};
 }
 
-/// A get/set option with a decimal value.
-macro_rules! get_set {
-    ($letter:literal, $name:literal, $min:literal..=$max:literal, $field:ident, $usage:literal, $summary:literal) => {
+/// An option with a decimal value in `$min..=$max`, whose example is `-<letter><$example>`:
+/// what [`get_set!`] and [`set_only!`] share.
+macro_rules! decimal {
+    ($letter:literal, $name:literal, $min:literal..=$max:literal, $example:literal, $role:expr, $usage:literal, $summary:literal, $apply:expr) => {
         OptionDef {
-            short: Some(ascii($letter)),
-            long: None,
-            role: Role::GetSet,
             value: Value::Decimal {
                 name: $name,
                 min: $min,
                 max: $max,
             },
-            guard: Guard::None,
-            clue: None,
-            usage: Some($usage),
-            summary: $summary,
-            example: &[concat!("-", $letter, $max)],
-            origin: Origin::Hdparm,
-            man: None,
-            security_help: None,
-            apply: Apply::GetSet(field!(GetSet<u32>, $field)),
+            example: &[concat!("-", $letter, $example)],
+            ..plain(
+                Some(ascii($letter)),
+                None,
+                $role,
+                Some($usage),
+                $summary,
+                &[],
+                $apply,
+            )
         }
+    };
+}
+
+/// A get/set option with a decimal value.
+macro_rules! get_set {
+    ($letter:literal, $name:literal, $min:literal..=$max:literal, $field:ident, $usage:literal, $summary:literal) => {
+        decimal!(
+            $letter,
+            $name,
+            $min..=$max,
+            $max,
+            Role::GetSet,
+            $usage,
+            $summary,
+            Apply::GetSet(field!(GetSet<u32>, $field))
+        )
     };
 }
 
 /// A set-only option with a required decimal value.
 macro_rules! set_only {
     ($letter:literal, $name:literal, $min:literal..=$max:literal, $field:ident, $usage:literal, $summary:literal) => {
-        OptionDef {
-            short: Some(ascii($letter)),
-            long: None,
-            role: Role::SetOnly,
-            value: Value::Decimal {
-                name: $name,
-                min: $min,
-                max: $max,
-            },
-            guard: Guard::None,
-            clue: None,
-            usage: Some($usage),
-            summary: $summary,
-            example: &[concat!("-", $letter, $min)],
-            origin: Origin::Hdparm,
-            man: None,
-            security_help: None,
-            apply: Apply::SetOnly(field!(SetOnly<u32>, $field)),
-        }
+        decimal!(
+            $letter,
+            $name,
+            $min..=$max,
+            $min,
+            Role::SetOnly,
+            $usage,
+            $summary,
+            Apply::SetOnly(field!(SetOnly<u32>, $field))
+        )
     };
 }
 
@@ -410,6 +416,28 @@ const fn plain(
         man: None,
         security_help: None,
         apply,
+    }
+}
+
+/// `-p` and `-X`: a set-only transfer mode, given as a name (`udma5`) or a number.
+const fn transfer_mode(
+    letter: u8,
+    usage: &'static str,
+    summary: &'static str,
+    example: &'static [&'static str],
+    field: fn(&mut Flags) -> &mut SetOnly<u32>,
+) -> OptionDef {
+    OptionDef {
+        value: Value::TransferMode,
+        ..plain(
+            Some(letter),
+            None,
+            Role::SetOnly,
+            Some(usage),
+            summary,
+            example,
+            Apply::Custom(Reader::TransferMode(field)),
+        )
     }
 }
 
@@ -854,21 +882,13 @@ parses!(max_sectors_3_parses, "-N010 /dev/x", |f| f
     .value
     == 8
     && !f.max_sectors_permanent);
-pub const PIO_MODE: OptionDef = OptionDef {
-    short: Some(b'p'),
-    long: None,
-    role: Role::SetOnly,
-    value: Value::TransferMode,
-    guard: Guard::None,
-    clue: None,
-    usage: Some(" -p   Set PIO mode on IDE interface chipset (0,1,2,3,4,...)"),
-    summary: "Set the chipset's PIO mode (HDIO_SET_PIO_MODE)",
-    example: &["-p", "pio4"],
-    origin: Origin::Hdparm,
-    man: None,
-    security_help: None,
-    apply: Apply::Custom(Reader::TransferMode(field!(SetOnly<u32>, pio_mode))),
-}
+pub const PIO_MODE: OptionDef = transfer_mode(
+    b'p',
+    " -p   Set PIO mode on IDE interface chipset (0,1,2,3,4,...)",
+    "Set the chipset's PIO mode (HDIO_SET_PIO_MODE)",
+    &["-p", "pio4"],
+    field!(SetOnly<u32>, pio_mode),
+)
 .man_page("MODE", r#"Ask the legacy IDE driver to program the interface chipset for PIO MODE (a number or a name such as pio4)."#);
 parses!(pio_mode_parses, "-p pio4 /dev/x", |f| f.pio_mode
     == SetOnly {
@@ -1123,21 +1143,13 @@ rejects!(
     "-x /dev/x",
     ParseError::Usage { clue: 10 }
 );
-pub const XFER_MODE: OptionDef = OptionDef {
-    short: Some(b'X'),
-    long: None,
-    role: Role::SetOnly,
-    value: Value::TransferMode,
-    guard: Guard::None,
-    clue: None,
-    usage: Some(" -X   Set IDE xfer mode (DANGEROUS)"),
-    summary: "Set the drive's transfer mode (SET FEATURES 0x03)",
-    example: &["-X", "udma5"],
-    origin: Origin::Hdparm,
-    man: None,
-    security_help: None,
-    apply: Apply::Custom(Reader::TransferMode(field!(SetOnly<u32>, xfer_mode))),
-}
+pub const XFER_MODE: OptionDef = transfer_mode(
+    b'X',
+    " -X   Set IDE xfer mode (DANGEROUS)",
+    "Set the drive's transfer mode (SET FEATURES 0x03)",
+    &["-X", "udma5"],
+    field!(SetOnly<u32>, xfer_mode),
+)
 .man_page("MODE", r#"Set the drive's transfer mode with SET FEATURES: a number or a name such as udma5, mdma2, pio4 (hdparm's N+64 arithmetic: \-X69 is UltraDMA mode 5). libata refuses this through pass\-through; the tool says so."#);
 parses!(xfer_mode_parses, "-X udma5 /dev/x", |f| f.xfer_mode
     == SetOnly {
@@ -1418,51 +1430,42 @@ pub const FWDOWNLOAD_MODE3: OptionDef = fwdownload(
     " --fwdownload-mode3      Download firmware using min-size segments (EXTREMELY DANGEROUS)",
     FwMode::Mode3,
 );
-parses!(
-    fwdownload_mode3_parses,
-    "--fwdownload-mode3 fw.bin /dev/x",
-    |f| f.fwdownload == Some((FwMode::Mode3, "fw.bin".into()))
-);
 pub const FWDOWNLOAD_MODE3_MAX: OptionDef = fwdownload(
     "fwdownload-mode3-max",
     " --fwdownload-mode3-max  Download firmware using max-size segments (EXTREMELY DANGEROUS)",
     FwMode::Mode3Max,
-);
-parses!(
-    fwdownload_mode3_max_parses,
-    "--fwdownload-mode3-max fw.bin /dev/x",
-    |f| f.fwdownload == Some((FwMode::Mode3Max, "fw.bin".into()))
 );
 pub const FWDOWNLOAD_MODE7: OptionDef = fwdownload(
     "fwdownload-mode7",
     " --fwdownload-mode7      Download firmware using a single segment (EXTREMELY DANGEROUS)",
     FwMode::Mode7,
 );
-parses!(
-    fwdownload_mode7_parses,
-    "--fwdownload-mode7 fw.bin /dev/x",
-    |f| f.fwdownload == Some((FwMode::Mode7, "fw.bin".into()))
-);
 pub const FWDOWNLOAD_MODEE: OptionDef = fwdownload(
     "fwdownload-modee",
     " --fwdownload-modee      Download firmware using mode E (min-size segments) (EXTREMELY DANGEROUS)",
     FwMode::ModeE,
-);
-parses!(
-    fwdownload_modee_parses,
-    "--fwdownload-modee fw.bin /dev/x",
-    |f| f.fwdownload == Some((FwMode::ModeE, "fw.bin".into()))
 );
 pub const FWDOWNLOAD_MODEE_MAX: OptionDef = fwdownload(
     "fwdownload-modee-max",
     " --fwdownload-modee-max  Download firmware using mode E (max-size segments) (EXTREMELY DANGEROUS)",
     FwMode::ModeEMax,
 );
-parses!(
-    fwdownload_modee_max_parses,
-    "--fwdownload-modee-max fw.bin /dev/x",
-    |f| f.fwdownload == Some((FwMode::ModeEMax, "fw.bin".into()))
-);
+/// The variants' test: each spelling picks its mode (one table for the five).
+#[cfg(test)]
+#[test]
+fn fwdownload_variants_parse() {
+    for (spelling, mode) in [
+        ("--fwdownload-mode3", FwMode::Mode3),
+        ("--fwdownload-mode3-max", FwMode::Mode3Max),
+        ("--fwdownload-mode7", FwMode::Mode7),
+        ("--fwdownload-modee", FwMode::ModeE),
+        ("--fwdownload-modee-max", FwMode::ModeEMax),
+    ] {
+        let words = format!("{spelling} fw.bin /dev/x");
+        let f = tests::flags_of(&words);
+        assert_eq!(f.fwdownload, Some((mode, "fw.bin".into())), "{words}");
+    }
+}
 pub const IDLE_IMMEDIATE: OptionDef = long_flag(
     "idle-immediate",
     Role::PlainSet,

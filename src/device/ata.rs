@@ -15,7 +15,7 @@ use std::io::Write;
 use super::sys::sg::{self, Direction};
 use super::sys::{self, IdeTaskRequest};
 use super::Device;
-use crate::ata::command::{op, Cdb, Protocol, TaskFile};
+use crate::ata::command::{op, AtaRegisters, Cdb, Protocol, TaskFile};
 use crate::ata::hdio::{self, TaskfileRequest};
 use crate::ata::jmicron;
 use crate::ata::sat::{
@@ -166,15 +166,27 @@ impl Device {
                 result
             }
             SatOutcome::Failed(e) => Err(e),
-            SatOutcome::TryLegacy(e) => {
-                if opts.no_legacy_fallback {
-                    return Err(e);
-                }
-                match legacy_args {
-                    Some(args) => self.legacy_drive_cmd(command, args, data, opts, e),
-                    None => self.legacy_taskfile(tf, data, opts, e),
-                }
-            }
+            SatOutcome::TryLegacy(e) => self.legacy_fallback(tf, data, opts, legacy_args, e),
+        }
+    }
+
+    /// hdparm's fallback when SG_IO cannot carry a command: `HDIO_DRIVE_CMD` for a command
+    /// that fits its argument block (`legacy_args`), else `HDIO_DRIVE_TASKFILE`; `sg_error`
+    /// itself when the caller forbids the fallback.
+    fn legacy_fallback(
+        &self,
+        tf: &TaskFile,
+        data: &mut [u8],
+        opts: &mut AtaOptions<'_>,
+        legacy_args: Option<[u8; 4]>,
+        sg_error: AtaError,
+    ) -> Result<AtaResult, AtaError> {
+        if opts.no_legacy_fallback {
+            return Err(sg_error);
+        }
+        match legacy_args {
+            Some(args) => self.legacy_drive_cmd(tf.command, args, data, opts, sg_error),
+            None => self.legacy_taskfile(tf, data, opts, sg_error),
         }
     }
 
@@ -283,13 +295,7 @@ impl Device {
     ) -> Result<AtaResult, AtaError> {
         let command = tf.command;
         let legacy = |e: AtaError, opts: &mut AtaOptions<'_>, data: &mut [u8]| {
-            if opts.no_legacy_fallback {
-                return Err(e);
-            }
-            match legacy_args {
-                Some(args) => self.legacy_drive_cmd(command, args, data, opts, e),
-                None => self.legacy_taskfile(tf, data, opts, e),
-            }
+            self.legacy_fallback(tf, data, opts, legacy_args, e)
         };
         let Ok(cdb) = jmicron::cdb(tf, data.len(), port) else {
             if opts.verbose() {
@@ -561,20 +567,11 @@ impl Device {
         match rc {
             Ok(()) => {
                 data.copy_from_slice(&buf[4..]);
-                Ok(AtaResult {
-                    registers: Some(registers),
-                    via: Via::DriveCmd,
-                    sense: None,
-                    diag: None,
-                })
+                legacy_done(registers, Via::DriveCmd)
             }
-            Err(e) if e.raw_os_error() == Some(libc::EIO) => Err(AtaError::Aborted {
-                command,
-                registers,
-                via: Via::DriveCmd,
-                sense: None,
-                diag: None,
-            }),
+            Err(e) if e.raw_os_error() == Some(libc::EIO) => {
+                legacy_aborted(command, registers, Via::DriveCmd)
+            }
             Err(e) => Err(with_legacy_error(sg_error, Via::DriveCmd, e)),
         }
     }
@@ -598,26 +595,11 @@ impl Device {
         };
         let registers = TaskfileRequest::from(&req).registers(tf.lba48);
         match rc {
-            Ok(()) if registers.failed() => Err(AtaError::Aborted {
-                command: tf.command,
-                registers,
-                via: Via::Taskfile,
-                sense: None,
-                diag: None,
-            }),
-            Ok(()) => Ok(AtaResult {
-                registers: Some(registers),
-                via: Via::Taskfile,
-                sense: None,
-                diag: None,
-            }),
-            Err(e) if e.raw_os_error() == Some(libc::EIO) => Err(AtaError::Aborted {
-                command: tf.command,
-                registers,
-                via: Via::Taskfile,
-                sense: None,
-                diag: None,
-            }),
+            Ok(()) if registers.failed() => legacy_aborted(tf.command, registers, Via::Taskfile),
+            Ok(()) => legacy_done(registers, Via::Taskfile),
+            Err(e) if e.raw_os_error() == Some(libc::EIO) => {
+                legacy_aborted(tf.command, registers, Via::Taskfile)
+            }
             Err(e) => Err(with_legacy_error(sg_error, Via::Taskfile, e)),
         }
     }
@@ -705,6 +687,28 @@ impl Device {
         self.ata_command(&tf, &mut buf, opts)?;
         Ok(buf)
     }
+}
+
+/// A command a legacy ioctl carried and the drive completed: its registers, and neither sense
+/// data nor SG_IO diagnostics (the ioctl has none).
+fn legacy_done(registers: AtaRegisters, via: Via) -> Result<AtaResult, AtaError> {
+    Ok(AtaResult {
+        registers: Some(registers),
+        via,
+        sense: None,
+        diag: None,
+    })
+}
+
+/// A command a legacy ioctl carried and the drive failed (ERR set, or the kernel's EIO).
+fn legacy_aborted(command: u8, registers: AtaRegisters, via: Via) -> Result<AtaResult, AtaError> {
+    Err(AtaError::Aborted {
+        command,
+        registers,
+        via,
+        sense: None,
+        diag: None,
+    })
 }
 
 /// The kernel's `ide_task_request_t` for a request built in [`crate::ata::hdio`]: the same

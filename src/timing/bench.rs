@@ -284,22 +284,27 @@ pub struct TrialSample {
     pub cpu: Option<Duration>,
 }
 
+/// One trial, as [`BenchEngine::run_trial`] is asked to run it.
+pub struct Trial<'a> {
+    /// Where the reads go: `plan.offset(first_index + i)` for i = 0, 1, ...
+    pub plan: &'a OffsetPlan,
+    pub first_index: u64,
+    /// How long reads are submitted; the reads still in flight then are waited for.
+    pub duration: Duration,
+    /// Where each read's latency (submission to completion) is recorded.
+    pub latency: &'a mut LatencyHistogram,
+    /// Called with the bytes and time so far, from the calling thread, as often as the engine
+    /// likes.
+    pub progress: &'a mut dyn FnMut(u64, Duration),
+}
+
 /// Something that keeps reads in flight for a while: io_uring, threads, or a test fake.
 pub trait BenchEngine {
     /// A short name for the text and JSON (`io_uring`, `threads`...).
     fn name(&self) -> String;
-    /// Runs one trial: reads `plan.offset(first_index + i)` for i = 0, 1, ... until
-    /// `duration` has passed, then lets the reads in flight finish. Records each read's
-    /// latency (submission to completion) in `latency`. Calls `progress` with the bytes and
-    /// time so far, from the calling thread, as often as it likes.
-    fn run_trial(
-        &mut self,
-        plan: &OffsetPlan,
-        first_index: u64,
-        duration: Duration,
-        latency: &mut LatencyHistogram,
-        progress: &mut dyn FnMut(u64, Duration),
-    ) -> Result<TrialSample, Error>;
+    /// Runs one trial: reads until its `duration` has passed, then lets the reads in flight
+    /// finish.
+    fn run_trial(&mut self, trial: Trial<'_>) -> Result<TrialSample, Error>;
 }
 
 /// One trial in the report.
@@ -630,13 +635,13 @@ pub fn run_bench(
                 }
             }
         };
-        let result = engine.run_trial(
+        let result = engine.run_trial(Trial {
             plan,
-            next_index,
-            options.trial_duration,
-            &mut latency,
-            &mut draw,
-        );
+            first_index: next_index,
+            duration: options.trial_duration,
+            latency: &mut latency,
+            progress: &mut draw,
+        });
         if let Some(p) = progress.as_deref_mut() {
             let _ = p.write_all(PROGRESS_ERASE.as_bytes());
             let _ = p.flush();
@@ -789,15 +794,8 @@ mod tests {
         fn name(&self) -> String {
             "fake".into()
         }
-        fn run_trial(
-            &mut self,
-            plan: &OffsetPlan,
-            first_index: u64,
-            duration: Duration,
-            latency: &mut LatencyHistogram,
-            progress: &mut dyn FnMut(u64, Duration),
-        ) -> Result<TrialSample, Error> {
-            self.first_indexes.push(first_index);
+        fn run_trial(&mut self, trial: Trial<'_>) -> Result<TrialSample, Error> {
+            self.first_indexes.push(trial.first_index);
             let n = self.trial;
             self.trial += 1;
             if self.fail_on == Some(n) {
@@ -805,20 +803,22 @@ mod tests {
                     "bench: read failed at offset 0: Input/output error",
                 ));
             }
-            let bytes = (self.rates_mib[n] * duration.as_secs_f64() * MIB) as u64;
-            let reads = bytes / plan.block_size;
+            let bytes = (self.rates_mib[n] * trial.duration.as_secs_f64() * MIB) as u64;
+            let reads = bytes / trial.plan.block_size;
             // Every read of the trial at its share of the trial's time, one in a hundred
             // ten times as long.
-            let each = duration / reads.max(1) as u32;
+            let each = trial.duration / reads.max(1) as u32;
             for i in 0..reads {
-                latency.record(if i % 100 == 99 { each * 10 } else { each });
+                trial
+                    .latency
+                    .record(if i % 100 == 99 { each * 10 } else { each });
             }
-            progress(bytes / 2, duration / 2);
-            progress(bytes, duration);
+            (trial.progress)(bytes / 2, trial.duration / 2);
+            (trial.progress)(bytes, trial.duration);
             Ok(TrialSample {
                 bytes,
                 reads,
-                elapsed: duration,
+                elapsed: trial.duration,
                 cpu: Some(Duration::from_millis(50)),
             })
         }
@@ -833,13 +833,19 @@ mod tests {
         }
     }
 
-    #[test]
-    fn report_text_and_statistics() {
+    /// Three trials of the default options, reading the first GiB in order.
+    fn three_trials() -> (BenchOptions, OffsetPlan) {
         let options = BenchOptions {
             trials: 3,
             ..BenchOptions::default()
         };
         let plan = OffsetPlan::new(0, 1 << 30, options.block_size, false, 0).unwrap();
+        (options, plan)
+    }
+
+    #[test]
+    fn report_text_and_statistics() {
+        let (options, plan) = three_trials();
         let mut engine = fake(&[100.0, 200.0, 300.0]);
         let mut out = Vec::new();
         let mut progress = Vec::new();
@@ -880,11 +886,7 @@ mod tests {
 
     #[test]
     fn spread_out_trials_get_a_warning_and_steady_ones_do_not() {
-        let options = BenchOptions {
-            trials: 3,
-            ..BenchOptions::default()
-        };
-        let plan = OffsetPlan::new(0, 1 << 30, options.block_size, false, 0).unwrap();
+        let (options, plan) = three_trials();
         let report = run_bench(
             &mut fake(&[100.0, 200.0, 300.0]),
             &options,
@@ -952,11 +954,7 @@ mod tests {
 
     #[test]
     fn a_failing_trial_stops_the_run_with_its_error() {
-        let options = BenchOptions {
-            trials: 3,
-            ..BenchOptions::default()
-        };
-        let plan = OffsetPlan::new(0, 1 << 30, options.block_size, false, 0).unwrap();
+        let (options, plan) = three_trials();
         let mut engine = fake(&[1.0, 1.0, 1.0]);
         engine.fail_on = Some(1);
         let mut out = Vec::new();

@@ -234,7 +234,8 @@ pub fn hdio_get_identity(fd: impl AsFd) -> io::Result<[u8; 512]> {
     ioctl_read(fd, ioc::HDIO_GET_IDENTITY, [0u8; 512])
 }
 
-/// The legacy `HDIO_GET_*` settings, each read as a `long`.
+/// The legacy `HDIO_GET_*` settings, each read as a `long`. Each has an `HDIO_SET_*` twin too
+/// ([`HdioSet::Setting`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HdioGet {
     Io32Bit,
@@ -247,7 +248,7 @@ pub enum HdioGet {
 }
 
 impl HdioGet {
-    fn request(self) -> Ioctl<Out<c_long>> {
+    fn get_request(self) -> Ioctl<Out<c_long>> {
         match self {
             HdioGet::Io32Bit => ioc::HDIO_GET_32BIT,
             HdioGet::MultCount => ioc::HDIO_GET_MULTCOUNT,
@@ -258,18 +259,25 @@ impl HdioGet {
             HdioGet::BusState => ioc::HDIO_GET_BUSSTATE,
         }
     }
+
+    fn set_request(self) -> Ioctl<ByValue> {
+        match self {
+            HdioGet::Io32Bit => ioc::HDIO_SET_32BIT,
+            HdioGet::MultCount => ioc::HDIO_SET_MULTCOUNT,
+            HdioGet::UnmaskIntr => ioc::HDIO_SET_UNMASKINTR,
+            HdioGet::Dma => ioc::HDIO_SET_DMA,
+            HdioGet::KeepSettings => ioc::HDIO_SET_KEEPSETTINGS,
+            HdioGet::NoWErr => ioc::HDIO_SET_NOWERR,
+            HdioGet::BusState => ioc::HDIO_SET_BUSSTATE,
+        }
+    }
 }
 
-/// The legacy `HDIO_SET_*` settings, each passed by value.
+/// The legacy `HDIO_SET_*` settings, each passed by value: those [`HdioGet`] reads, and two
+/// that have no get.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HdioSet {
-    Io32Bit,
-    MultCount,
-    UnmaskIntr,
-    Dma,
-    KeepSettings,
-    NoWErr,
-    BusState,
+    Setting(HdioGet),
     PioMode,
     WCache,
 }
@@ -277,13 +285,7 @@ pub enum HdioSet {
 impl HdioSet {
     fn request(self) -> Ioctl<ByValue> {
         match self {
-            HdioSet::Io32Bit => ioc::HDIO_SET_32BIT,
-            HdioSet::MultCount => ioc::HDIO_SET_MULTCOUNT,
-            HdioSet::UnmaskIntr => ioc::HDIO_SET_UNMASKINTR,
-            HdioSet::Dma => ioc::HDIO_SET_DMA,
-            HdioSet::KeepSettings => ioc::HDIO_SET_KEEPSETTINGS,
-            HdioSet::NoWErr => ioc::HDIO_SET_NOWERR,
-            HdioSet::BusState => ioc::HDIO_SET_BUSSTATE,
+            HdioSet::Setting(what) => what.set_request(),
             HdioSet::PioMode => ioc::HDIO_SET_PIO_MODE,
             HdioSet::WCache => ioc::HDIO_SET_WCACHE,
         }
@@ -293,7 +295,7 @@ impl HdioSet {
 /// One `HDIO_GET_*` ioctl.
 pub fn hdio_get(fd: impl AsFd, what: HdioGet) -> io::Result<c_long> {
     // Every HDIO_GET_* setting ioctl writes one (unsigned) long via put_user.
-    ioctl_read(fd, what.request(), 0 as c_long)
+    ioctl_read(fd, what.get_request(), 0 as c_long)
 }
 
 /// One `HDIO_SET_*` ioctl; the value travels in the argument slot.

@@ -15,12 +15,12 @@
 //! class a plan gives. Must not: send an ATA or NVMe command, change anything in the kernel, or
 //! write a file.
 
-use crate::ata::command::{op, AtaRegisters, Protocol, TaskFile};
+use crate::ata::command::{op, Protocol, TaskFile};
 use crate::cli::DeviceRun;
 use crate::error::{Error, ErrorClass};
 use crate::exec::access::{
-    AtaFailure, AtaOutput, AtaVia, BlockCall, DeviceAccess, Geometry, HdioSetting, NvmeFailure,
-    ScsiCommand, ScsiDisk, ScsiFailure, QUEUE_DEPTH,
+    AtaAnswer, AtaFailure, AtaOutput, AtaVia, BlockCall, DeviceAccess, Geometry, HdioSetting,
+    NvmeFailure, ScsiCommand, ScsiDisk, ScsiFailure, QUEUE_DEPTH,
 };
 use crate::exec::guards::{self, DeviceFacts};
 use crate::exec::output::Output;
@@ -268,12 +268,7 @@ impl DeviceAccess for Recorder<'_> {
     }
     /// Recorded, not sent (both routes alike: nothing is sent); a read gets zeroed data, and
     /// every command the registers of a drive that did it.
-    fn ata_taskfile(
-        &mut self,
-        tf: &TaskFile,
-        data: &mut [u8],
-        _via: AtaVia,
-    ) -> Result<AtaRegisters, (AtaFailure, Option<AtaRegisters>)> {
+    fn ata_taskfile(&mut self, tf: &TaskFile, data: &mut [u8], _via: AtaVia) -> AtaAnswer {
         if !self.inner.ata_capable() {
             self.not_ata_commands += 1;
             return Err((self.not_ata(), None));

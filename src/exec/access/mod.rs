@@ -90,6 +90,10 @@ pub const QUEUE_DEPTH: &str = "device/queue_depth";
 /// The block queue's largest request, in KiB.
 pub const MAX_SECTORS_KB: &str = "queue/max_sectors_kb";
 
+/// What an ATA command answered ([`DeviceAccess::ata_taskfile`]): every result register, or
+/// the failure with the registers when the transport returned them.
+pub type AtaAnswer = Result<AtaRegisters, (AtaFailure, Option<AtaRegisters>)>;
+
 /// Which pass-through an ATA command may take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AtaVia {
@@ -193,12 +197,7 @@ pub trait DeviceAccess {
     /// every result register (COUNT 15:8 too), also when the drive failed the command (then
     /// with the failure, when the transport returned registers). Every ATA command goes
     /// through here, so a wrapper (`--dry-run`) sees them all.
-    fn ata_taskfile(
-        &mut self,
-        tf: &TaskFile,
-        data: &mut [u8],
-        via: AtaVia,
-    ) -> Result<AtaRegisters, (AtaFailure, Option<AtaRegisters>)>;
+    fn ata_taskfile(&mut self, tf: &TaskFile, data: &mut [u8], via: AtaVia) -> AtaAnswer;
     /// IDENTIFY (DEVICE, then PACKET DEVICE), cached per device. A primitive, not written on
     /// [`DeviceAccess::ata_taskfile`]: the real device caches it as hdparm does and retries as
     /// PACKET DEVICE, the dry run reads the kernel's copy instead of sending it, the fake
@@ -294,11 +293,7 @@ pub trait DeviceAccess {
     /// [`DeviceAccess::ata`] with every result register (COUNT 15:8 too), also when the drive
     /// failed the command: SANITIZE STATUS reads its state from COUNT 15:8 and a failed
     /// SANITIZE gives its reason in LBA 7:0.
-    fn ata_registers(
-        &mut self,
-        tf: &TaskFile,
-        data: &mut [u8],
-    ) -> Result<AtaRegisters, (AtaFailure, Option<AtaRegisters>)> {
+    fn ata_registers(&mut self, tf: &TaskFile, data: &mut [u8]) -> AtaAnswer {
         self.ata_taskfile(tf, data, AtaVia::Any)
     }
     /// An ATA command through SG_IO only, never the legacy HDIO ioctls (hdparm's `sg16()`,

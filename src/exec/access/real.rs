@@ -3,14 +3,14 @@
 //! IDENTIFY per device as hdparm does, and never sends an ATA command to a device that cannot
 //! take one.
 
-use crate::ata::command::{AtaRegisters, TaskFile};
+use crate::ata::command::TaskFile;
 use crate::cli::Flags;
 use crate::device::{
     self, AtaError, AtaOptions, Device, DeviceKind, HdioGet, HdioSet, OpenMode, StartLba,
 };
 use crate::exec::access::{
-    AtaFailure, AtaVia, BlockCall, DeviceAccess, Geometry, HdioSetting, Lost, NvmeFailure,
-    ScsiCommand, ScsiDisk, ScsiFailure,
+    AtaAnswer, AtaFailure, AtaVia, BlockCall, DeviceAccess, Geometry, HdioSetting, Lost,
+    NvmeFailure, ScsiCommand, ScsiDisk, ScsiFailure,
 };
 use crate::exec::identify_cache::IdentifyCache;
 use crate::exec::lost;
@@ -251,6 +251,7 @@ fn block_rdev(dev: &Device) -> Option<u64> {
         .map(|m| m.rdev())
 }
 
+/// The steps' names for the old IDE driver's settings, as the device layer spells them.
 impl From<HdioSetting> for HdioGet {
     fn from(what: HdioSetting) -> HdioGet {
         match what {
@@ -261,20 +262,6 @@ impl From<HdioSetting> for HdioGet {
             HdioSetting::KeepSettings => HdioGet::KeepSettings,
             HdioSetting::Nowerr => HdioGet::NoWErr,
             HdioSetting::Busstate => HdioGet::BusState,
-        }
-    }
-}
-
-impl From<HdioSetting> for HdioSet {
-    fn from(what: HdioSetting) -> HdioSet {
-        match what {
-            HdioSetting::Multcount => HdioSet::MultCount,
-            HdioSetting::Io32bit => HdioSet::Io32Bit,
-            HdioSetting::Unmask => HdioSet::UnmaskIntr,
-            HdioSetting::Dma => HdioSet::Dma,
-            HdioSetting::KeepSettings => HdioSet::KeepSettings,
-            HdioSetting::Nowerr => HdioSet::NoWErr,
-            HdioSetting::Busstate => HdioSet::BusState,
         }
     }
 }
@@ -341,12 +328,7 @@ impl DeviceAccess for RealDevice<'_> {
         )
     }
 
-    fn ata_taskfile(
-        &mut self,
-        tf: &TaskFile,
-        data: &mut [u8],
-        via: AtaVia,
-    ) -> Result<AtaRegisters, (AtaFailure, Option<AtaRegisters>)> {
+    fn ata_taskfile(&mut self, tf: &TaskFile, data: &mut [u8], via: AtaVia) -> AtaAnswer {
         if !self.ata_capable() {
             return Err((self.not_ata(), None));
         }
@@ -405,7 +387,8 @@ impl DeviceAccess for RealDevice<'_> {
             // IDENTIFY may be stale after them.
             BlockCall::HdioSet(what, value) => {
                 self.identify.sent();
-                dev.hdio_set(what.into(), value).map(|()| 0)
+                dev.hdio_set(HdioSet::Setting(what.into()), value)
+                    .map(|()| 0)
             }
             BlockCall::HdioSetPioMode(mode) => {
                 self.identify.sent();

@@ -20,7 +20,7 @@
 
 // What a test scripts the fake with, nameable from tests/ (the `doubles` feature).
 pub use crate::exec::access::{
-    AtaFailure, AtaOutput, AtaVia, BlockCall, DeviceAccess, Geometry, HdioSetting, Lost,
+    AtaAnswer, AtaFailure, AtaOutput, AtaVia, BlockCall, DeviceAccess, Geometry, HdioSetting, Lost,
     NvmeFailure, MAX_SECTORS_KB, QUEUE_DEPTH,
 };
 
@@ -50,21 +50,10 @@ pub enum Call {
         page: u8,
     },
     ForgetIdentify,
-    Readahead,
-    SetReadahead(u64),
-    Readonly,
-    SetReadonly(bool),
+    /// A block-layer, old IDE driver or cdrom driver ioctl, as the steps asked for it.
+    Block(BlockCall),
     Geometry,
     PartitionRefusal(u64),
-    SizeSectors,
-    LogicalSectorSize,
-    FlushBufferCache,
-    RereadPartitions,
-    HdioGet(HdioSetting),
-    HdioSet(HdioSetting, u64),
-    HdioSetPioMode(u64),
-    HdioSetWcache(bool),
-    HdioReset,
     HdioIdentity,
     QueueDepth,
     SetQueueDepth(u32),
@@ -73,35 +62,10 @@ pub enum Call {
     AtaDataOut(Vec<u8>),
     /// An ATA command sent through SG_IO only (no legacy fallback).
     AtaSgOnly(TaskFile),
-    CdromSetStreaming(u32),
-    CdromSelectSpeed(u32),
     /// An NVMe command, with the data it sent (empty for commands that read or send none).
     Nvme(crate::nvme::command::NvmeCommand, Vec<u8>),
     /// A SCSI command (issue 22): its CDB and its parameter data.
     Scsi(Vec<u8>, Vec<u8>),
-}
-
-impl From<BlockCall> for Call {
-    /// The block-layer calls under the names the tests log them by.
-    fn from(call: BlockCall) -> Call {
-        match call {
-            BlockCall::Readahead => Call::Readahead,
-            BlockCall::SetReadahead(s) => Call::SetReadahead(s),
-            BlockCall::Readonly => Call::Readonly,
-            BlockCall::SetReadonly(on) => Call::SetReadonly(on),
-            BlockCall::SizeSectors => Call::SizeSectors,
-            BlockCall::LogicalSectorSize => Call::LogicalSectorSize,
-            BlockCall::FlushBufferCache => Call::FlushBufferCache,
-            BlockCall::RereadPartitions => Call::RereadPartitions,
-            BlockCall::HdioGet(what) => Call::HdioGet(what),
-            BlockCall::HdioSet(what, value) => Call::HdioSet(what, value),
-            BlockCall::HdioSetPioMode(mode) => Call::HdioSetPioMode(mode),
-            BlockCall::HdioSetWcache(on) => Call::HdioSetWcache(on),
-            BlockCall::HdioReset => Call::HdioReset,
-            BlockCall::CdromSetStreaming(speed) => Call::CdromSetStreaming(speed),
-            BlockCall::CdromSelectSpeed(speed) => Call::CdromSelectSpeed(speed),
-        }
-    }
 }
 
 /// A kernel-side setting a set left behind, read back instead of the scripted value.
@@ -646,11 +610,7 @@ impl FakeDevice {
 
     /// The scripted answer to an ATA command already recorded: the data length (and what a
     /// data-out command sent), then the rule's answer.
-    fn answer_ata(
-        &mut self,
-        tf: &TaskFile,
-        data: &mut [u8],
-    ) -> Result<AtaRegisters, (AtaFailure, Option<AtaRegisters>)> {
+    fn answer_ata(&mut self, tf: &TaskFile, data: &mut [u8]) -> AtaAnswer {
         self.log.borrow_mut().push(Call::AtaDataLen(data.len()));
         if tf.protocol.is_write() && self.keep_data_out {
             self.log.borrow_mut().push(Call::AtaDataOut(data.to_vec()));
@@ -723,12 +683,7 @@ impl DeviceAccess for FakeDevice {
         self.libata
     }
 
-    fn ata_taskfile(
-        &mut self,
-        tf: &TaskFile,
-        data: &mut [u8],
-        via: AtaVia,
-    ) -> Result<AtaRegisters, (AtaFailure, Option<AtaRegisters>)> {
+    fn ata_taskfile(&mut self, tf: &TaskFile, data: &mut [u8], via: AtaVia) -> AtaAnswer {
         // The scripted logs; a model drive keeps its own (and sees READ LOG EXT as a command).
         if via == AtaVia::Any
             && tf.command == crate::ata::command::op::READ_LOG_EXT
@@ -769,7 +724,7 @@ impl DeviceAccess for FakeDevice {
     }
 
     fn block(&self, call: BlockCall) -> io::Result<i64> {
-        self.record(Call::from(call))?;
+        self.record(Call::Block(call))?;
         match call {
             BlockCall::Readahead => copy(&self.readahead),
             BlockCall::Readonly => match self.stuck(Stuck::Readonly) {
@@ -859,11 +814,7 @@ impl DeviceAccess for FakeDevice {
     /// Overridden: the scripted register lists ([`FakeDevice::on_ata_registers`]) are taken
     /// one per call only by the steps that read every register (a SANITIZE STATUS poll), so
     /// that the commands sent between two polls do not move a test's list on.
-    fn ata_registers(
-        &mut self,
-        tf: &TaskFile,
-        data: &mut [u8],
-    ) -> Result<AtaRegisters, (AtaFailure, Option<AtaRegisters>)> {
+    fn ata_registers(&mut self, tf: &TaskFile, data: &mut [u8]) -> AtaAnswer {
         let answer = self.ata_taskfile(tf, data, AtaVia::Any);
         let scripted = self
             .registers

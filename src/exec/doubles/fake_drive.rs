@@ -11,7 +11,7 @@
 //! fake calls down here, never the other way.
 
 use crate::ata::command::{AtaRegisters, Protocol, TaskFile};
-use crate::exec::access::AtaFailure;
+use crate::exec::access::{AtaAnswer, AtaFailure};
 use drive_model::ata::{self as model, Dir, Request};
 use drive_model::state::State;
 
@@ -31,11 +31,7 @@ pub fn wd10ezex() -> Box<State> {
 /// One command through the model: its registers, and its data in copied to `data`; a
 /// command the model failed (ERR in status) is a failure with the registers, as the real
 /// device reports one.
-pub fn execute(
-    state: &mut State,
-    tf: &TaskFile,
-    data: &mut [u8],
-) -> Result<AtaRegisters, (AtaFailure, Option<AtaRegisters>)> {
+pub fn execute(state: &mut State, tf: &TaskFile, data: &mut [u8]) -> AtaAnswer {
     let dir = match tf.protocol {
         Protocol::PioIn | Protocol::DmaIn => Dir::In,
         Protocol::PioOut | Protocol::DmaOut => Dir::Out,

@@ -18,7 +18,9 @@ use crate::device::fd_target::FdTarget;
 use crate::device::sys::mem::{self, MappedBuffer};
 use crate::device::sys::uring::{Completion, ReadRing};
 use crate::error::{Error, ErrorClass};
-use crate::timing::bench::{BenchEngine, BenchOptions, EngineChoice, OffsetPlan, TrialSample};
+use crate::timing::bench::{
+    BenchEngine, BenchOptions, EngineChoice, OffsetPlan, Trial, TrialSample,
+};
 use crate::timing::latency::LatencyHistogram;
 use crate::timing::reads::TimingTarget;
 
@@ -40,9 +42,39 @@ impl TimingTarget for FdTarget<'_> {
     }
 }
 
-/// The process's CPU time since `start` (None when either reading failed).
-fn cpu_since(start: Option<Duration>) -> Option<Duration> {
-    Some(mem::process_cpu_time().ok()?.saturating_sub(start?))
+/// When a trial began, by the process's CPU time (user + system) and by the wall clock, and
+/// when it stops submitting reads.
+struct TrialClock {
+    cpu: Option<Duration>,
+    start: Instant,
+    deadline: Instant,
+}
+
+impl TrialClock {
+    fn start(duration: Duration) -> TrialClock {
+        let cpu = mem::process_cpu_time().ok();
+        let start = Instant::now();
+        TrialClock {
+            cpu,
+            start,
+            deadline: start + duration,
+        }
+    }
+
+    /// The trial's sample, with the CPU time spent since the start (None when either reading
+    /// of it failed).
+    fn sample(&self, bytes: u64, reads: u64, elapsed: Duration) -> TrialSample {
+        let cpu = mem::process_cpu_time()
+            .ok()
+            .zip(self.cpu)
+            .map(|(now, start)| now.saturating_sub(start));
+        TrialSample {
+            bytes,
+            reads,
+            elapsed,
+            cpu,
+        }
+    }
 }
 
 fn read_error(offset: u64, e: &io::Error) -> Error {
@@ -111,34 +143,43 @@ impl<'f> UringEngine<'f> {
     }
 }
 
+/// The io_uring engine's reads in flight: which offset each slot is reading (for the error
+/// message) and since when, and the plan's next read.
+struct InFlight<'p> {
+    plan: &'p OffsetPlan,
+    next: u64,
+    offset: Vec<u64>,
+    since: Vec<Instant>,
+}
+
+impl InFlight<'_> {
+    /// Queues the plan's next read into `slot`.
+    fn queue(&mut self, ring: &mut ReadRing<'_>, slot: u32) -> Result<(), Error> {
+        let offset = self.plan.offset(self.next);
+        self.next = self.next.wrapping_add(1);
+        self.offset[slot as usize] = offset;
+        self.since[slot as usize] = Instant::now();
+        ring.queue_read(slot, offset)
+            .map_err(|e| read_error(offset, &e))
+    }
+}
+
 impl BenchEngine for UringEngine<'_> {
     fn name(&self) -> String {
         "io_uring".to_string()
     }
 
-    fn run_trial(
-        &mut self,
-        plan: &OffsetPlan,
-        first_index: u64,
-        duration: Duration,
-        latency: &mut LatencyHistogram,
-        progress: &mut dyn FnMut(u64, Duration),
-    ) -> Result<TrialSample, Error> {
-        let cpu_start = mem::process_cpu_time().ok();
-        let start = Instant::now();
-        let deadline = start + duration;
-        let mut index = first_index;
-        // Which offset each slot is reading, for the error message, and since when.
-        let mut slot_offset = vec![0u64; self.ring.depth() as usize];
-        let mut slot_since = vec![start; self.ring.depth() as usize];
+    fn run_trial(&mut self, trial: Trial<'_>) -> Result<TrialSample, Error> {
+        let clock = TrialClock::start(trial.duration);
+        let (start, deadline) = (clock.start, clock.deadline);
+        let mut flight = InFlight {
+            plan: trial.plan,
+            next: trial.first_index,
+            offset: vec![0u64; self.ring.depth() as usize],
+            since: vec![start; self.ring.depth() as usize],
+        };
         for slot in 0..self.ring.depth() {
-            let offset = plan.offset(index);
-            index = index.wrapping_add(1);
-            slot_offset[slot as usize] = offset;
-            slot_since[slot as usize] = Instant::now();
-            self.ring
-                .queue_read(slot, offset)
-                .map_err(|e| read_error(offset, &e))?;
+            flight.queue(&mut self.ring, slot)?;
         }
         let mut bytes = 0u64;
         let mut reads = 0u64;
@@ -154,7 +195,7 @@ impl BenchEngine for UringEngine<'_> {
             }
             for i in 0..self.completions.len() {
                 let Completion { slot, result } = self.completions[i];
-                let at = slot_offset[slot as usize];
+                let at = flight.offset[slot as usize];
                 if result < 0 {
                     failure.get_or_insert_with(|| {
                         read_error(at, &io::Error::from_raw_os_error(-result))
@@ -169,30 +210,19 @@ impl BenchEngine for UringEngine<'_> {
                 }
                 bytes += result as u64;
                 reads += 1;
-                latency.record(now.saturating_duration_since(slot_since[slot as usize]));
+                trial
+                    .latency
+                    .record(now.saturating_duration_since(flight.since[slot as usize]));
                 if !stopping {
-                    let offset = plan.offset(index);
-                    index = index.wrapping_add(1);
-                    slot_offset[slot as usize] = offset;
-                    slot_since[slot as usize] = Instant::now();
-                    self.ring
-                        .queue_read(slot, offset)
-                        .map_err(|e| read_error(offset, &e))?;
+                    flight.queue(&mut self.ring, slot)?;
                 }
             }
-            progress(bytes, now - start);
+            (trial.progress)(bytes, now - start);
         }
         if let Some(e) = failure {
             return Err(e);
         }
-        let elapsed = start.elapsed();
-        let cpu = cpu_since(cpu_start);
-        Ok(TrialSample {
-            bytes,
-            reads,
-            elapsed,
-            cpu,
-        })
+        Ok(clock.sample(bytes, reads, start.elapsed()))
     }
 }
 
@@ -228,20 +258,13 @@ impl BenchEngine for ThreadEngine<'_> {
         }
     }
 
-    fn run_trial(
-        &mut self,
-        plan: &OffsetPlan,
-        first_index: u64,
-        duration: Duration,
-        latency: &mut LatencyHistogram,
-        progress: &mut dyn FnMut(u64, Duration),
-    ) -> Result<TrialSample, Error> {
-        let cpu_start = mem::process_cpu_time().ok();
-        let start = Instant::now();
-        let deadline = start + duration;
-        let next = AtomicU64::new(first_index);
+    fn run_trial(&mut self, trial: Trial<'_>) -> Result<TrialSample, Error> {
+        let clock = TrialClock::start(trial.duration);
+        let (start, deadline) = (clock.start, clock.deadline);
+        let plan = trial.plan;
+        let next = AtomicU64::new(trial.first_index);
         // Each thread counts its own latencies and adds them in at its end.
-        let latencies = Mutex::new(latency);
+        let latencies = Mutex::new(trial.latency);
         let bytes = AtomicU64::new(0);
         let reads = AtomicU64::new(0);
         let running = AtomicU64::new(u64::from(self.depth));
@@ -300,20 +323,14 @@ impl BenchEngine for ThreadEngine<'_> {
             }
             while running.load(Ordering::Acquire) > 0 {
                 std::thread::sleep(Duration::from_millis(50));
-                progress(bytes.load(Ordering::Relaxed), start.elapsed());
+                (trial.progress)(bytes.load(Ordering::Relaxed), start.elapsed());
             }
         });
         if let Some(e) = failure.lock().ok().and_then(|mut f| f.take()) {
             return Err(e);
         }
         let elapsed = Duration::from_nanos(finished_ns.into_inner());
-        let cpu = cpu_since(cpu_start);
-        Ok(TrialSample {
-            bytes: bytes.into_inner(),
-            reads: reads.into_inner(),
-            elapsed,
-            cpu,
-        })
+        Ok(clock.sample(bytes.into_inner(), reads.into_inner(), elapsed))
     }
 }
 
@@ -323,11 +340,22 @@ mod tests {
     use crate::device::fd_target::open_direct;
     use crate::device::fd_target::tests::{scratch_file, skip};
 
-    /// The scratch file opened with O_DIRECT; None, having said so, where the temp dir's file
-    /// system refuses O_DIRECT (tmpfs before 6.6): nothing to test then.
-    fn open_direct_or_skip(path: &std::path::Path) -> Option<std::fs::File> {
-        match open_direct(path) {
-            Ok(f) => Some(f),
+    /// The 64 KiB blocks of [`scratch_file`].
+    const BLOCK: u32 = 64 << 10;
+
+    /// A scratch file of `blocks` blocks opened with O_DIRECT, and a plan that reads
+    /// `plan_blocks` of them in order; None, having said so, where the temp dir's file system
+    /// refuses O_DIRECT (tmpfs before 6.6): nothing to test then.
+    fn direct_scratch(
+        name: &str,
+        blocks: u8,
+        plan_blocks: u64,
+    ) -> Option<(std::path::PathBuf, std::fs::File, OffsetPlan)> {
+        let path = scratch_file(name, blocks);
+        let plan =
+            OffsetPlan::new(0, plan_blocks * u64::from(BLOCK), BLOCK.into(), false, 0).unwrap();
+        match open_direct(&path) {
+            Ok(f) => Some((path, f, plan)),
             Err(e) if e.errno == Some(libc::EINVAL) => {
                 skip("O_DIRECT refused by the temp dir");
                 None
@@ -336,18 +364,28 @@ mod tests {
         }
     }
 
-    fn run_engine(engine: &mut dyn BenchEngine, plan: &OffsetPlan) -> TrialSample {
+    /// One trial from the plan's first read, with the latencies it recorded and how often it
+    /// reported progress.
+    fn trial(
+        engine: &mut dyn BenchEngine,
+        plan: &OffsetPlan,
+        duration: Duration,
+    ) -> (Result<TrialSample, Error>, LatencyHistogram, u32) {
         let mut calls = 0;
         let mut latency = LatencyHistogram::new();
-        let sample = engine
-            .run_trial(
-                plan,
-                0,
-                Duration::from_millis(500),
-                &mut latency,
-                &mut |_, _| calls += 1,
-            )
-            .expect("trial");
+        let result = engine.run_trial(Trial {
+            plan,
+            first_index: 0,
+            duration,
+            latency: &mut latency,
+            progress: &mut |_, _| calls += 1,
+        });
+        (result, latency, calls)
+    }
+
+    fn run_engine(engine: &mut dyn BenchEngine, plan: &OffsetPlan) -> TrialSample {
+        let (result, latency, calls) = trial(engine, plan, Duration::from_millis(500));
+        let sample = result.expect("trial");
         assert!(calls > 0, "progress was reported");
         assert_eq!(latency.count(), sample.reads, "every read was timed");
         assert!(latency.percentile_seconds(50.0).unwrap() > 0.0);
@@ -356,18 +394,22 @@ mod tests {
 
     #[test]
     fn both_engines_read_whole_blocks_of_a_file() {
-        let path = scratch_file("engines", 16);
-        let Some(file) = open_direct_or_skip(&path) else {
+        let Some((path, file, plan)) = direct_scratch("engines", 16, 16) else {
             return;
         };
-        let plan = OffsetPlan::new(0, 16 * (64 << 10), 64 << 10, false, 0).unwrap();
-        let mut threads = ThreadEngine::new(&file, 3, 64 << 10).unwrap();
+        let mut threads = ThreadEngine::new(&file, 3, BLOCK).unwrap();
         let s = run_engine(&mut threads, &plan);
-        assert!(s.reads > 0 && s.bytes == s.reads * (64 << 10), "{s:?}");
-        match UringEngine::new(&file, 4, 64 << 10) {
+        assert!(
+            s.reads > 0 && s.bytes == s.reads * u64::from(BLOCK),
+            "{s:?}"
+        );
+        match UringEngine::new(&file, 4, BLOCK) {
             Ok(mut uring) => {
                 let s = run_engine(&mut uring, &plan);
-                assert!(s.reads > 0 && s.bytes == s.reads * (64 << 10), "{s:?}");
+                assert!(
+                    s.reads > 0 && s.bytes == s.reads * u64::from(BLOCK),
+                    "{s:?}"
+                );
                 // A second trial on the same ring works (nothing left in flight).
                 let s = run_engine(&mut uring, &plan);
                 assert!(s.reads > 0);
@@ -379,38 +421,24 @@ mod tests {
 
     #[test]
     fn a_read_past_the_end_is_reported_with_its_offset() {
-        let path = scratch_file("eof", 2);
-        let Some(file) = open_direct_or_skip(&path) else {
+        // A plan that believes the file is 4 blocks long.
+        let Some((path, file, plan)) = direct_scratch("eof", 2, 4) else {
             return;
         };
-        // A plan that believes the file is 4 blocks long.
-        let plan = OffsetPlan::new(0, 4 * (64 << 10), 64 << 10, false, 0).unwrap();
-        let mut threads = ThreadEngine::new(&file, 1, 64 << 10).unwrap();
-        let e = threads
-            .run_trial(
-                &plan,
-                0,
-                Duration::from_secs(5),
-                &mut LatencyHistogram::new(),
-                &mut |_, _| {},
-            )
+        let mut threads = ThreadEngine::new(&file, 1, BLOCK).unwrap();
+        let e = trial(&mut threads, &plan, Duration::from_secs(5))
+            .0
             .unwrap_err();
         assert_eq!(
             e.message,
             format!(
                 "bench: read at offset {} hit the end of the device",
-                2 * (64 << 10)
+                2 * u64::from(BLOCK)
             )
         );
-        if let Ok(mut uring) = UringEngine::new(&file, 4, 64 << 10) {
-            let e = uring
-                .run_trial(
-                    &plan,
-                    0,
-                    Duration::from_secs(5),
-                    &mut LatencyHistogram::new(),
-                    &mut |_, _| {},
-                )
+        if let Ok(mut uring) = UringEngine::new(&file, 4, BLOCK) {
+            let e = trial(&mut uring, &plan, Duration::from_secs(5))
+                .0
                 .unwrap_err();
             assert!(
                 e.message.contains("hit the end of the device"),

@@ -1,6 +1,7 @@
 //! `--dry-run` (ours): the plan names each command the options would send, and nothing is sent.
 
-use super::{sata, sata_words};
+use super::{assert_contains, assert_ends_with, sata, sata_words};
+use crate::exec::access::BlockCall;
 use crate::exec::doubles::fake::{run_on, Call, FakeDevice};
 
 /// A libata disk whose kernel holds a copy of IDENTIFY (HDIO_GET_IDENTITY answers).
@@ -21,14 +22,16 @@ fn sent_nothing(calls: &[Call]) -> bool {
             Call::Ata(_)
                 | Call::Identify
                 | Call::ReadLog { .. }
-                | Call::SetReadahead(_)
-                | Call::SetReadonly(_)
-                | Call::FlushBufferCache
-                | Call::RereadPartitions
-                | Call::HdioSet(..)
-                | Call::HdioSetPioMode(_)
-                | Call::HdioSetWcache(_)
-                | Call::HdioReset
+                | Call::Block(
+                    BlockCall::SetReadahead(_)
+                        | BlockCall::SetReadonly(_)
+                        | BlockCall::FlushBufferCache
+                        | BlockCall::RereadPartitions
+                        | BlockCall::HdioSet(..)
+                        | BlockCall::HdioSetPioMode(_)
+                        | BlockCall::HdioSetWcache(_)
+                        | BlockCall::HdioReset
+                )
                 | Call::SetQueueDepth(_)
         )
     })
@@ -58,17 +61,13 @@ would send IDLE: command 0xe3, feature 0x0000, count 0x000c, lba 0x000000000000,
 #[test]
 fn a_guarded_option_is_planned_without_its_flag_and_the_plan_names_the_flag() {
     let o = run_on(sata_with_kernel_copy(), "--dry-run -s1 /dev/x");
-    assert!(
-        o.stdout
-            .contains(" a real run needs --yes-i-know-what-i-am-doing\n"),
-        "{}",
-        o.stdout
+    assert_contains(
+        &o.stdout,
+        " a real run needs --yes-i-know-what-i-am-doing\n",
     );
-    assert!(
-        o.stdout
-            .contains(" would send SET FEATURES: command 0xef, feature 0x0006,"),
-        "{}",
-        o.stdout
+    assert_contains(
+        &o.stdout,
+        " would send SET FEATURES: command 0xef, feature 0x0006,",
     );
     assert!(!o.stderr.contains("VERY DANGEROUS"), "{}", o.stderr);
     assert!(sent_nothing(&o.calls), "{:?}", o.calls);
@@ -77,26 +76,15 @@ fn a_guarded_option_is_planned_without_its_flag_and_the_plan_names_the_flag() {
 #[test]
 fn without_the_kernels_copy_identify_is_planned_not_sent() {
     let o = run_on(sata(), "--dry-run -I /dev/x");
-    assert!(
-        o.stdout
-            .contains(" would send IDENTIFY DEVICE: command 0xec"),
-        "{}",
-        o.stdout
-    );
-    assert!(o.stdout.contains(" (no IDENTIFY was read"), "{}", o.stdout);
+    assert_contains(&o.stdout, " would send IDENTIFY DEVICE: command 0xec");
+    assert_contains(&o.stdout, " (no IDENTIFY was read");
     assert!(sent_nothing(&o.calls), "{:?}", o.calls);
 }
 
 #[test]
 fn timings_are_listed_not_run() {
     let o = run_on(sata_with_kernel_copy(), "--dry-run -tT /dev/x");
-    assert!(
-        o.stdout.ends_with(
-            " a real run needs no guard flag\n would time cached reads (-T)\n would time buffered disk reads (-t)\n"
-        ),
-        "{}",
-        o.stdout
-    );
+    assert_ends_with(&o.stdout, " a real run needs no guard flag\n would time cached reads (-T)\n would time buffered disk reads (-t)\n");
 }
 
 #[test]
@@ -114,13 +102,7 @@ fn json_carries_the_plan_per_device() {
 #[test]
 fn nvme_commands_are_planned_with_every_dword_and_not_sent() {
     let o = run_on(FakeDevice::nvme(), "--dry-run -W0 /dev/x");
-    assert!(
-        o.stdout.contains(
-            " would send NVMe SET FEATURES: admin queue, opcode 0x09, nsid 0x0, cdw10 0x00000006, cdw11 0x00000000,"
-        ),
-        "{}",
-        o.stdout
-    );
+    assert_contains(&o.stdout, " would send NVMe SET FEATURES: admin queue, opcode 0x09, nsid 0x0, cdw10 0x00000006, cdw11 0x00000000,");
     assert!(
         !o.calls.iter().any(|c| matches!(c, Call::Nvme(..))),
         "{:?}",
@@ -240,11 +222,9 @@ fn the_guard_line_never_asks_for_a_flag_already_given() {
         // A missing flag is what the real run would be refused for: the guard class.
         if exit == 1 {
             assert_eq!(o.exit, 1, "{line}");
-            assert!(
-                o.stderr
-                    .contains("--dry-run: a real run would be refused: it needs "),
-                "{}",
-                o.stderr
+            assert_contains(
+                &o.stderr,
+                "--dry-run: a real run would be refused: it needs ",
             );
         } else {
             assert_eq!(o.exit, 0, "{line}: {}", o.stderr);
@@ -320,11 +300,7 @@ fn a_device_without_ata_gives_the_real_runs_class_and_says_why() {
     }
     // -N on a device without IDENTIFY needs no guard: the real run skips it, guard and all.
     let o = run_on(FakeDevice::loop_device(), "--dry-run -N 1000 /dev/x");
-    assert!(
-        o.stdout.contains(" a real run needs no guard flag\n"),
-        "{}",
-        o.stdout
-    );
+    assert_contains(&o.stdout, " a real run needs no guard flag\n");
     assert_eq!(o.exit, 25);
 }
 
@@ -335,13 +311,12 @@ fn iraw_is_planned_and_no_file_is_written() {
     let line = format!("--dry-run --Iraw {} /dev/x", path.display());
     let o = run_on(sata_with_kernel_copy(), &line);
     assert!(!path.exists(), "{line} wrote {}", path.display());
-    assert!(
-        o.stdout.ends_with(&format!(
+    assert_ends_with(
+        &o.stdout,
+        &format!(
             " would write the IDENTIFY data to {} (created, or overwritten in place)\n",
             path.display()
-        )),
-        "{}",
-        o.stdout
+        ),
     );
     assert_eq!(o.exit, 0, "{}", o.stderr);
 }
@@ -353,10 +328,8 @@ fn a_plan_the_drive_cannot_take_exits_as_the_real_run() {
     let real = run_on(sata_with_kernel_copy(), line);
     let o = run_on(sata_with_kernel_copy(), &format!("--dry-run {line}"));
     assert_eq!((real.exit, o.exit), (25, 25), "{}", o.stdout);
-    assert!(
-        o.stdout
-            .contains(" a real run would fail: SANITIZE feature set is not supported"),
-        "{}",
-        o.stdout
+    assert_contains(
+        &o.stdout,
+        " a real run would fail: SANITIZE feature set is not supported",
     );
 }

@@ -29,12 +29,9 @@ fn queue_depth_failures_name_the_sysfs_attribute_as_hdparm_does() {
         sata().failing(Call::SetQueueDepth(4), libc::EINVAL),
         "-Q4 /dev/x",
     );
-    assert!(
-        o.stderr.starts_with(
-            "/sys/block/x/device/queue_depth: Invalid argument (/dev/x is a SATA disk (libata))\n"
-        ),
-        "{}",
-        o.stderr
+    assert_starts_with(
+        &o.stderr,
+        "/sys/block/x/device/queue_depth: Invalid argument (/dev/x is a SATA disk (libata))\n",
     );
 }
 
@@ -50,21 +47,27 @@ fn the_libata_sentence_goes_only_with_the_old_ide_tuning_ioctls() {
     let o = run_on(sata(), "-p4 /dev/x");
     assert_eq!(o.stderr, "");
     let o = run_on(
-        sata().failing(Call::HdioSetPioMode(4), libc::ENOTTY),
+        sata().failing(Call::Block(BlockCall::HdioSetPioMode(4)), libc::ENOTTY),
         "-p4 /dev/x",
     );
-    assert!(o.stderr.contains(libata), "{}", o.stderr);
+    assert_contains(&o.stderr, libata);
     // libata has HDIO_SET_32BIT (ahci refuses a value with EINVAL), reset and geometry are no
     // tuning settings: no libata sentence.
     let o = run_on(
-        sata().failing(Call::HdioSet(HdioSetting::Io32bit, 0), libc::EINVAL),
+        sata().failing(
+            Call::Block(BlockCall::HdioSet(HdioSetting::Io32bit, 0)),
+            libc::EINVAL,
+        ),
         "-c0 /dev/x",
     );
     assert_eq!(
         o.stderr,
         " HDIO_SET_32BIT failed: Invalid argument (/dev/x is a SATA disk (libata))\n"
     );
-    let o = run_on(sata().failing(Call::HdioReset, libc::ENOTTY), "-w /dev/x");
+    let o = run_on(
+        sata().failing(Call::Block(BlockCall::HdioReset), libc::ENOTTY),
+        "-w /dev/x",
+    );
     assert!(!o.stderr.contains(libata), "{}", o.stderr);
 }
 
@@ -79,11 +82,7 @@ fn geometry_on_a_cdrom_says_the_cdrom_driver_has_none() {
     assert_eq!(o.exit, 25);
     // The default report on it: the same line, no libata sentence.
     let o = run_on(cdrom(), "/dev/x");
-    assert!(
-        o.stderr.contains("the CD-ROM driver has no geometry"),
-        "{}",
-        o.stderr
-    );
+    assert_contains(&o.stderr, "the CD-ROM driver has no geometry");
     assert!(
         !o.stderr.contains("libata has no such setting"),
         "{}",
@@ -93,11 +92,7 @@ fn geometry_on_a_cdrom_says_the_cdrom_driver_has_none() {
     let mut fake = cdrom();
     fake.partition_refusal = Some(" HDIO_GETGEO failed: Inappropriate ioctl for device".into());
     let o = run_on(fake, "--read-sector 0 /dev/x");
-    assert!(
-        o.stderr.ends_with("; the CD-ROM driver has no geometry)\n"),
-        "{}",
-        o.stderr
-    );
+    assert_ends_with(&o.stderr, "; the CD-ROM driver has no geometry)\n");
     // A loop device has no geometry for reasons that are not ATA ones.
     let o = run_on(FakeDevice::loop_device(), "-g /dev/x");
     assert_eq!(
@@ -108,7 +103,8 @@ fn geometry_on_a_cdrom_says_the_cdrom_driver_has_none() {
 
 #[test]
 fn reread_partitions_on_a_loop_device_without_partition_scanning_says_so() {
-    let mut fake = FakeDevice::loop_device().failing(Call::RereadPartitions, libc::EINVAL);
+    let mut fake =
+        FakeDevice::loop_device().failing(Call::Block(BlockCall::RereadPartitions), libc::EINVAL);
     fake.partition_scan_off = true;
     let o = run_on(fake, "-z /dev/x");
     assert_eq!(
@@ -118,7 +114,8 @@ for it (losetup -P attaches a loop device with it on))\n"
     );
     assert_eq!(o.exit, 25);
     // With scanning on, the same refusal says only what the device is: never "no ATA".
-    let fake = FakeDevice::loop_device().failing(Call::RereadPartitions, libc::EINVAL);
+    let fake =
+        FakeDevice::loop_device().failing(Call::Block(BlockCall::RereadPartitions), libc::EINVAL);
     let o = run_on(fake, "-z /dev/x");
     assert_eq!(
         o.stderr,
@@ -128,14 +125,11 @@ for it (losetup -P attaches a loop device with it on))\n"
 
 #[test]
 fn a_block_ioctl_failure_carries_no_ata_note() {
-    let fake = FakeDevice::nvme().failing(Call::SetReadahead(8), libc::ENOTTY);
+    let fake = FakeDevice::nvme().failing(Call::Block(BlockCall::SetReadahead(8)), libc::ENOTTY);
     let o = run_on(fake, "-a8 /dev/x");
-    assert!(
-        o.stderr.starts_with(
-            " BLKRASET failed: Inappropriate ioctl for device (/dev/x is an NVMe namespace)\n"
-        ),
-        "{}",
-        o.stderr
+    assert_starts_with(
+        &o.stderr,
+        " BLKRASET failed: Inappropriate ioctl for device (/dev/x is an NVMe namespace)\n",
     );
     // An old IDE ioctl is an ATA matter: there the note is the reason.
     let o = run_on(FakeDevice::nvme(), "-c /dev/x");

@@ -120,20 +120,14 @@ fn a_lost_drive_gets_none_of_the_options_after_it_and_an_abort_does_not_stop_the
     let line = "-B254 -W1 /dev/x";
     let apm = set_features(0x05, 0xFE);
     // -W goes through the kernel's HDIO_SET_WCACHE, which sends SET FEATURES to the drive
-    let wcache = Call::HdioSetWcache(true);
+    let wcache = Call::Block(BlockCall::HdioSetWcache(true));
     let o = run_on(
         sata().on_ata(op::SETFEATURES, Some(0x05), Err(lost(Lost::TimedOut))),
         line,
     );
     assert_eq!(o.ata(), vec![apm], "{}", o.stderr);
     assert!(!o.calls.contains(&wcache));
-    assert!(
-        o.stderr.ends_with(
-            "/dev/x: the drive did not answer in time (SET FEATURES (0xef, feature 0x05)): nothing more was sent to it, and the options after it were not done\n"
-        ),
-        "{}",
-        o.stderr
-    );
+    assert_ends_with(&o.stderr, "/dev/x: the drive did not answer in time (SET FEATURES (0xef, feature 0x05)): nothing more was sent to it, and the options after it were not done\n");
     assert_eq!(o.exit, 5);
     // the drive refusing one setting is an answer: hdparm goes on with the next, and so do we
     let o = run_on(

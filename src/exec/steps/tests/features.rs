@@ -240,7 +240,7 @@ fn write_cache_off_flushes_before_and_after() {
     assert_eq!(o.ata(), vec![flush, flush]);
     let actions = o.actions();
     assert!(
-        matches!(actions[1], Call::HdioSetWcache(false)),
+        matches!(actions[1], Call::Block(BlockCall::HdioSetWcache(false))),
         "{actions:?}"
     );
     assert!(o.taskfiles().iter().all(|tf| tf.timeout_secs == 60));
@@ -252,12 +252,12 @@ fn write_cache_off_flushes_before_and_after() {
 
 #[test]
 fn write_cache_falls_back_to_set_features_when_the_ioctl_fails() {
-    let fake = sata().failing(Call::HdioSetWcache(false), libc::EINVAL);
+    let fake = sata().failing(Call::Block(BlockCall::HdioSetWcache(false)), libc::EINVAL);
     let o = run_on(fake, "-q -W0 /dev/x");
     let flush = (op::FLUSHCACHE_EXT, 0, 0);
     assert_eq!(o.ata(), vec![flush, set_features(0x82, 0), flush]);
     assert_eq!(o.stderr, "");
-    let fake = sata().failing(Call::HdioSetWcache(true), libc::EINVAL);
+    let fake = sata().failing(Call::Block(BlockCall::HdioSetWcache(true)), libc::EINVAL);
     let o = run_on(fake, "-q -W1 /dev/x");
     assert_eq!(o.ata(), vec![set_features(0x02, 0)]);
 }

@@ -39,16 +39,6 @@ fn segment(feature: u16, blocks: u16, offset_blocks: u64) -> TaskFile {
     }
 }
 
-fn data_out(o: &crate::exec::doubles::fake::Outcome) -> Vec<Vec<u8>> {
-    o.calls
-        .iter()
-        .filter_map(|c| match c {
-            Call::AtaDataOut(d) => Some(d.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
 #[test]
 fn mode3_sends_min_size_segments_with_a_dot_each() {
     let (path, bytes) = fw_file("mode3", 4096);
@@ -64,7 +54,7 @@ fn mode3_sends_min_size_segments_with_a_dot_each() {
         ]
     );
     let chunks: Vec<Vec<u8>> = bytes.chunks(1024).map(<[u8]>::to_vec).collect();
-    assert_eq!(data_out(&o), chunks);
+    assert_eq!(o.data_out, chunks);
     assert_eq!(o.stdout, format!("{HEADER}.... Done.\n"));
     assert_eq!(o.stderr, "fwdownload: xfer_mode=3 min=2 max=8 size=1024\n");
     assert_eq!(o.exit, 0);
@@ -96,7 +86,7 @@ fn the_max_and_e_modes_and_mode7() {
     // hdparm 9.65's mode E max ignores the drive's words: one 0xFFFF-block segment, so the
     // whole file goes in one DOWNLOAD MICROCODE 0x0E.
     assert_eq!(o.taskfiles(), vec![segment(0x0E, 8, 0)]);
-    assert_eq!(data_out(&o), vec![bytes.clone()]);
+    assert_eq!(o.data_out, vec![bytes.clone()]);
     assert_eq!(
         o.stderr,
         "fwdownload: xfer_mode=14 min=1 max=65535 size=33553920
@@ -115,7 +105,7 @@ fn the_max_and_e_modes_and_mode7() {
         &format!("--fwdownload-mode7 {p} {GUARDS} /dev/x"),
     );
     assert_eq!(o.taskfiles(), vec![segment(7, 8, 0)]);
-    assert_eq!(data_out(&o), vec![bytes.clone()]);
+    assert_eq!(o.data_out, vec![bytes.clone()]);
     assert_eq!(o.stdout, format!("{HEADER} Done.\n"));
     assert_eq!(
         o.stderr,
@@ -179,11 +169,7 @@ fn what_the_drive_says_between_segments() {
     let o = run_on(fake, &format!("--fwdownload {p} {GUARDS} /dev/x"));
     assert_eq!(o.taskfiles().len(), 1);
     assert_eq!(o.stdout, format!("{HEADER}\n"));
-    assert!(
-        o.stderr.contains("\nFAILED: ATA command 0x92 failed"),
-        "{}",
-        o.stderr
-    );
+    assert_contains(&o.stderr, "\nFAILED: ATA command 0x92 failed");
     assert_eq!(o.exit, 5);
     let _ = std::fs::remove_file(&path);
 }

@@ -183,14 +183,12 @@ fn failures_of_the_native_read_and_of_the_set() {
         .on_ata(op::READ_NATIVE_MAX_EXT, None, native(SAMSUNG_SECTORS - 1))
         .on_ata(0x37, None, Err(aborted(0x37)));
     let o = run_on(fake, &format!("{KNOW} -N 1000000 /dev/x"));
-    assert!(
-        o.stderr
-            .starts_with(" SET_MAX_ADDRESS(_EXT) failed: ATA command 0x37 failed"),
-        "{}",
-        o.stderr
+    assert_starts_with(
+        &o.stderr,
+        " SET_MAX_ADDRESS(_EXT) failed: ATA command 0x37 failed",
     );
     // The get still runs.
-    assert!(o.stdout.ends_with("HPA is disabled\n"), "{}", o.stdout);
+    assert_ends_with(&o.stdout, "HPA is disabled\n");
     assert_eq!(o.exit, 5);
 }
 

@@ -1,6 +1,6 @@
 //! The refusal of a drive in use, before anything is sent (ours; DIFFERENCES.md "in use").
 
-use super::sata;
+use super::{assert_contains, assert_starts_with, sata};
 use crate::exec::doubles::fake::{run_on, FakeDevice};
 
 fn in_use(mut fake: FakeDevice) -> FakeDevice {
@@ -28,12 +28,7 @@ fn a_destructive_option_on_a_drive_in_use_is_refused_and_nothing_is_sent() {
 fn a_missing_guard_flag_is_reported_before_the_use() {
     let o = run_on(in_use(sata()), "--write-sector 8 /dev/x");
     assert_eq!(o.exit, 1);
-    assert!(
-        o.stderr
-            .starts_with("Use of --write-sector is VERY DANGEROUS."),
-        "{}",
-        o.stderr
-    );
+    assert_starts_with(&o.stderr, "Use of --write-sector is VERY DANGEROUS.");
 }
 
 #[test]
@@ -78,11 +73,7 @@ fn a_drive_another_run_holds_is_refused_at_its_turn_and_the_next_still_runs() {
         "--yes-i-know-what-i-am-doing --make-bad-sector 8",
     );
     assert_eq!(o.exit, 16, "{}", o.stderr);
-    assert!(
-        o.stderr.contains("/dev/y: refusing --make-bad-sector: the disk is locked by hdparm, pid 812, exclusive: another run is erasing, writing or testing it"),
-        "{}",
-        o.stderr
-    );
+    assert_contains(&o.stderr, "/dev/y: refusing --make-bad-sector: the disk is locked by hdparm, pid 812, exclusive: another run is erasing, writing or testing it");
     assert!(!sent[0].is_empty() && !sent[2].is_empty(), "{sent:02x?}");
     assert!(sent[1].is_empty(), "{sent:02x?}");
 }
@@ -98,11 +89,9 @@ fn a_drive_mounted_after_the_start_is_refused_when_its_turn_comes() {
         "--yes-i-know-what-i-am-doing --make-bad-sector 8",
     );
     assert_eq!(o.exit, 16);
-    assert!(
-        o.stderr
-            .contains("/dev/y: refusing --make-bad-sector: /dev/y1 is mounted on /mnt."),
-        "{}",
-        o.stderr
+    assert_contains(
+        &o.stderr,
+        "/dev/y: refusing --make-bad-sector: /dev/y1 is mounted on /mnt.",
     );
     assert!(sent[1].is_empty(), "{sent:02x?}");
 }
@@ -112,10 +101,8 @@ fn a_reader_skips_a_drive_another_run_holds_and_says_so() {
     let o = run_on(locked_by_another_run(sata()), "-I /dev/x");
     assert_eq!(o.exit, 3, "skipped");
     assert!(o.calls.is_empty(), "{:?}", o.calls);
-    assert!(
-        o.stderr
-            .starts_with("/dev/x: skipped: the disk is locked by hdparm, pid 812, exclusive"),
-        "{}",
-        o.stderr
+    assert_starts_with(
+        &o.stderr,
+        "/dev/x: skipped: the disk is locked by hdparm, pid 812, exclusive",
     );
 }

@@ -28,10 +28,28 @@ mod wire;
 use super::STEPS;
 use crate::ata::command::op;
 use crate::cli::defs::OptionDef;
-use crate::exec::access::{AtaOutput, HdioSetting};
+use crate::exec::access::{AtaOutput, BlockCall, HdioSetting};
 use crate::exec::doubles::fake::{aborted, refused, run_on, run_on_all, Call, FakeDevice};
 
 const HEADER: &str = "\n/dev/x:\n";
+
+/// `text` (a run's stdout or stderr) ends with `tail`; a failure shows the whole text.
+#[track_caller]
+fn assert_ends_with(text: &str, tail: &str) {
+    assert!(text.ends_with(tail), "{text}");
+}
+
+/// `text` starts with `head`; a failure shows the whole text.
+#[track_caller]
+fn assert_starts_with(text: &str, head: &str) {
+    assert!(text.starts_with(head), "{text}");
+}
+
+/// `text` contains `part`; a failure shows the whole text.
+#[track_caller]
+fn assert_contains(text: &str, part: &str) {
+    assert!(text.contains(part), "{text}");
+}
 
 /// IDENTIFY of a libata SATA disk (a WD10EFRX, reference §5.2): 48-bit, FLUSH CACHE EXT,
 /// write cache and look-ahead on, APM level 254, AAM 254 (recommended 128), write-read-verify
@@ -138,7 +156,9 @@ fn commands_go_out_in_hdparm_order_whatever_the_command_line_order() {
     );
     // -W1 goes through the kernel's HDIO_SET_WCACHE, between -R and -S.
     let actions = o.actions();
-    let wcache = actions.iter().position(|c| *c == Call::HdioSetWcache(true));
+    let wcache = actions
+        .iter()
+        .position(|c| *c == Call::Block(BlockCall::HdioSetWcache(true)));
     assert!(wcache.is_some_and(|i| i > 6), "{actions:?}");
     assert_eq!(o.exit, 0);
 }
@@ -149,16 +169,16 @@ fn kernel_sets_come_before_drive_sets_and_gets_after_all_sets() {
     assert_eq!(
         o.actions(),
         vec![
-            Call::SetReadahead(64),
-            Call::SetReadonly(false),
+            Call::Block(BlockCall::SetReadahead(64)),
+            Call::Block(BlockCall::SetReadonly(false)),
             Call::Ata(crate::ata::command::TaskFile::drive_cmd([
                 op::SETFEATURES,
                 254,
                 0x05,
                 0
             ])),
-            Call::Readonly,
-            Call::Readahead,
+            Call::Block(BlockCall::Readonly),
+            Call::Block(BlockCall::Readahead),
         ]
     );
     assert_eq!(
@@ -181,12 +201,7 @@ fn an_aborted_set_is_reported_and_the_next_steps_still_run() {
         o.ata(),
         vec![set_features(0x05, 128), set_features(0x42, 128)]
     );
-    assert!(
-        o.stderr
-            .starts_with(" HDIO_DRIVE_CMD failed: ATA command 0xef failed"),
-        "{}",
-        o.stderr
-    );
+    assert_starts_with(&o.stderr, " HDIO_DRIVE_CMD failed: ATA command 0xef failed");
     assert_eq!(o.stderr.lines().count(), 1);
     assert!(o
         .stdout
@@ -237,7 +252,7 @@ fn a_device_that_does_not_open_is_reported_and_the_rest_run() {
 #[test]
 fn errno_decides_the_class_of_an_ioctl_failure() {
     let enotty = run_on(
-        sata().failing(Call::SetReadahead(8), libc::ENOTTY),
+        sata().failing(Call::Block(BlockCall::SetReadahead(8)), libc::ENOTTY),
         "-a8 /dev/x",
     );
     assert_eq!(
@@ -246,12 +261,12 @@ fn errno_decides_the_class_of_an_ioctl_failure() {
     );
     assert_eq!(enotty.exit, 25);
     let einval = run_on(
-        sata().failing(Call::SetReadahead(8), libc::EINVAL),
+        sata().failing(Call::Block(BlockCall::SetReadahead(8)), libc::EINVAL),
         "-a8 /dev/x",
     );
     assert_eq!(einval.exit, 25);
     let eio = run_on(
-        sata().failing(Call::SetReadahead(8), libc::EIO),
+        sata().failing(Call::Block(BlockCall::SetReadahead(8)), libc::EIO),
         "-a8 /dev/x",
     );
     assert_eq!(eio.stderr, " BLKRASET failed: Input/output error\n");
@@ -310,7 +325,7 @@ fn every_ioctl_step_classes_errno_the_same_way() {
         (libc::EACCES, 5),
     ] {
         let o = run_on(
-            sata().failing(Call::RereadPartitions, errno),
+            sata().failing(Call::Block(BlockCall::RereadPartitions), errno),
             "-q -z /dev/x",
         );
         assert_eq!(o.exit, exit, "BLKRRPART errno {errno}");

@@ -1,7 +1,7 @@
 //! The NVMe steps over the scripted NVMe controller (`exec/doubles/fake_nvme.rs`): the exact commands sent
 //! (queue, opcode, namespace, CDW10-15, data out), what is printed, and the exit class.
 
-use super::HEADER;
+use super::{assert_contains, assert_ends_with, assert_starts_with, HEADER};
 use crate::exec::doubles::fake::{run_on, Call, FakeDevice, Outcome};
 use crate::exec::doubles::fake_nvme::FakeNvme;
 use crate::nvme::command::{NvmeCommand, Queue};
@@ -169,16 +169,15 @@ fn temperature_from_the_smart_log() {
 #[test]
 fn identify_text_and_json() {
     let o = run_on(FakeDevice::nvme(), "-I /dev/x");
-    assert!(
-        o.stdout.starts_with(&format!(
+    assert_starts_with(
+        &o.stdout,
+        &format!(
             "{HEADER}\nNVMe device, namespace 1 of controller nvme0\n\
              \tModel Number:       QEMU NVMe Ctrl\n\
              \tSerial Number:      HRSNVME0001\n\
              \tFirmware Revision:  7.2.0\n\
              \tTransport:          PCIe 2.5 GT/s x1; NVMe 1.4\n"
-        )),
-        "{}",
-        o.stdout
+        ),
     );
     assert!(o
         .stdout
@@ -214,11 +213,9 @@ fn identify_text_and_json() {
 #[test]
 fn identify_on_the_controller_node() {
     let o = run_on(with(|n| n.nsid = None), "-I /dev/x");
-    assert!(
-        o.stdout
-            .starts_with(&format!("{HEADER}\nNVMe device, controller nvme0\n")),
-        "{}",
-        o.stdout
+    assert_starts_with(
+        &o.stdout,
+        &format!("{HEADER}\nNVMe device, controller nvme0\n"),
     );
     assert!(o
         .stdout
@@ -378,23 +375,15 @@ fn a_partition_is_refused_for_whole_namespace_jobs() {
 #[test]
 fn security_erase_is_format_nvm() {
     let o = run_on(FakeDevice::nvme(), "--security-erase pw /dev/x");
-    assert!(
-        o.stderr
-            .starts_with("Use of --security-erase is VERY DANGEROUS.\n"),
-        "{}",
-        o.stderr
-    );
+    assert_starts_with(&o.stderr, "Use of --security-erase is VERY DANGEROUS.\n");
     assert!(sent(&o).is_empty());
     let o = run_on(
         FakeDevice::nvme(),
         "--yes-i-know-what-i-am-doing --security-erase pw /dev/x",
     );
-    assert!(
-        o.stdout.ends_with(
-            " Issuing FORMAT NVM command (secure erase: user data), namespace 1, LBA format 0\n"
-        ),
-        "{}",
-        o.stdout
+    assert_ends_with(
+        &o.stdout,
+        " Issuing FORMAT NVM command (secure erase: user data), namespace 1, LBA format 0\n",
     );
     assert_eq!(actions(&o), vec![(A, 0x80, 1, 0x200, 0, 0)]);
     assert_eq!(nvme_calls(&o).last().unwrap().0.timeout_ms, 3_600_000);
@@ -428,11 +417,9 @@ fn sanitize_status_wait_reads_the_log_until_the_sanitize_ends() {
     let reads = sent(&o).iter().filter(|c| c.1 == 0x02).count();
     assert_eq!(reads, 3, "{:?}", sent(&o));
     assert!(!o.stdout.contains("in progress"), "{}", o.stdout);
-    assert!(
-        o.stdout
-            .starts_with(&format!("{HEADER}Sanitize status:\n    State:    ")),
-        "{}",
-        o.stdout
+    assert_starts_with(
+        &o.stdout,
+        &format!("{HEADER}Sanitize status:\n    State:    "),
     );
     assert_eq!(o.exit, 0, "{}", o.stderr);
 }
@@ -546,11 +533,7 @@ fn apst_for_b_and_s() {
     );
     assert_eq!(o.exit, 0, "{}", o.stderr);
     let o = run_on(capable(), "-B 128 /dev/x");
-    assert!(
-        o.stdout.ends_with(" APM_level\t= APST on\n"),
-        "{}",
-        o.stdout
-    );
+    assert_ends_with(&o.stdout, " APM_level\t= APST on\n");
     assert_eq!(o.exit, 0);
     let o = run_on(capable(), "-S 253 /dev/x");
     assert_eq!(
@@ -563,10 +546,10 @@ fn apst_for_b_and_s() {
 fn other_ata_only_options_still_say_why() {
     // -y has no NVMe twin: the ATA step reports what the device is.
     let o = run_on(FakeDevice::nvme(), "-y /dev/x");
-    assert!(o.stderr.contains("NVMe namespace"), "{}", o.stderr);
+    assert_contains(&o.stderr, "NVMe namespace");
     assert!(sent(&o).is_empty());
     // An ATA-only job on NVMe (DCO) is the ATA step, which says what the device is.
     let o = run_on(FakeDevice::nvme(), "--dco-identify /dev/x");
-    assert!(o.stderr.contains("NVMe namespace"), "{}", o.stderr);
+    assert_contains(&o.stderr, "NVMe namespace");
     assert!(sent(&o).is_empty());
 }

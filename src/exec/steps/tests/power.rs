@@ -113,8 +113,8 @@ fn end_of_device_actions_in_order() {
     assert_eq!(
         o.actions(),
         vec![
-            Call::FlushBufferCache,
-            Call::RereadPartitions,
+            Call::Block(BlockCall::FlushBufferCache),
+            Call::Block(BlockCall::RereadPartitions),
             Call::Ata(crate::ata::command::TaskFile::drive_cmd([
                 op::IDLEIMMEDIATE,
                 0,
@@ -133,7 +133,7 @@ fn end_of_device_actions_in_order() {
                 0,
                 0
             ])),
-            Call::HdioReset,
+            Call::Block(BlockCall::HdioReset),
         ]
     );
     assert_eq!(
@@ -151,9 +151,9 @@ issuing standby command\n issuing sleep command\n resetting drive\n"
 #[test]
 fn end_of_device_action_failures() {
     let fake = sata()
-        .failing(Call::FlushBufferCache, libc::EIO)
-        .failing(Call::RereadPartitions, libc::EBUSY)
-        .failing(Call::HdioReset, libc::ENOTTY);
+        .failing(Call::Block(BlockCall::FlushBufferCache), libc::EIO)
+        .failing(Call::Block(BlockCall::RereadPartitions), libc::EBUSY)
+        .failing(Call::Block(BlockCall::HdioReset), libc::ENOTTY);
     let o = run_on(fake, "-q -f -q -z -q -w /dev/x");
     assert_eq!(
         o.stderr,

@@ -37,11 +37,7 @@ fn multcount_and_readonly_that_read_back_otherwise() {
         sata().ignoring_sets(),
         "--yes-i-know-what-i-am-doing -m8 /dev/x",
     );
-    assert!(
-        o.stdout.ends_with(" multcount     = 16 (on)\n"),
-        "{}",
-        o.stdout
-    );
+    assert_ends_with(&o.stdout, " multcount     = 16 (on)\n");
     assert_eq!(
         o.stderr,
         "/dev/x: -m 8 was accepted, but multcount reads back as 16: the setting did not take\n"
@@ -51,11 +47,7 @@ fn multcount_and_readonly_that_read_back_otherwise() {
     let mut cd = bare().ignoring_sets();
     cd.readonly = Ok(1);
     let o = run_on(cd, "-r0 /dev/x");
-    assert!(
-        o.stdout.ends_with(" readonly      =  1 (on)\n"),
-        "{}",
-        o.stdout
-    );
+    assert_ends_with(&o.stdout, " readonly      =  1 (on)\n");
     assert_eq!(
         o.stderr,
         "/dev/x: -r 0 was accepted, but readonly reads back as 1 (on): the setting did not take\n"
@@ -80,7 +72,7 @@ fn a_set_that_took_or_failed_or_was_not_asked_for_adds_nothing() {
     assert_eq!(o.exit, 0);
     // -B255 disables APM: "off" is what it should read back.
     let o = run_on(sata(), "-B255 /dev/x");
-    assert!(o.stdout.ends_with(" APM_level\t= off\n"), "{}", o.stdout);
+    assert_ends_with(&o.stdout, " APM_level\t= off\n");
     assert_eq!(o.exit, 0);
 }
 

@@ -278,11 +278,7 @@ fn kernel_identity_shows_the_multcount_found_before() {
     fake.identity = Ok(raw);
     fake.hdio[0] = (HdioSetting::Multcount, 8);
     let o = run_on(fake, "-i /dev/x");
-    assert!(
-        o.stdout.contains("MaxMultSect=16, MultSect=8\n"),
-        "{}",
-        o.stdout
-    );
+    assert_contains(&o.stdout, "MaxMultSect=16, MultSect=8\n");
     // -i alone reads the count but does not print the multcount line.
     assert!(!o.stdout.contains(" multcount "));
 }
@@ -319,11 +315,7 @@ fn identify_outputs() {
         .filter(|c| matches!(c, Call::ReadLog { .. }))
         .collect();
     assert_eq!(logs, [&Call::ReadLog { log: 0, page: 0 }]);
-    assert!(
-        o.stderr.starts_with("READ_LOG_EXT(0,0) failed: "),
-        "{}",
-        o.stderr
-    );
+    assert_starts_with(&o.stderr, "READ_LOG_EXT(0,0) failed: ");
     assert_eq!(o.exit, 0);
 }
 

@@ -26,6 +26,22 @@ fn sanitize_tf(feature: u16, count: u16, lba: u64) -> TaskFile {
     }
 }
 
+/// A sanitize at 6%, then 50%, then done: the drive idle without error.
+fn sanitizing_then_idle() -> FakeDevice {
+    sanitizer().on_ata_registers(
+        0xB4,
+        None,
+        vec![
+            status_regs(0x4000, 0x1000),
+            status_regs(0x4000, 0x8000),
+            status_regs(0x8000, 0),
+        ],
+    )
+}
+
+/// hdparm's status lines for a drive idle after a sanitize that completed without error.
+const IDLE_STATUS: &str = "Sanitize status:\n    State:    SD0 Sanitize Idle\n    Last Sanitize Operation Completed Without Error\n";
+
 fn status_regs(count: u16, lba: u64) -> AtaRegisters {
     AtaRegisters {
         status: 0x50,
@@ -43,9 +59,7 @@ fn status_as_hdparm_prints_it() {
     assert_eq!(o.taskfiles(), vec![sanitize_tf(0, 0, 0)]);
     assert_eq!(
         o.stdout,
-        format!(
-            "{HEADER}Issuing SANITIZE_STATUS command\nSanitize status:\n    State:    SD0 Sanitize Idle\n    Last Sanitize Operation Completed Without Error\n    Antifreeze bit set\n"
-        )
+        format!("{HEADER}Issuing SANITIZE_STATUS command\n{IDLE_STATUS}    Antifreeze bit set\n")
     );
     assert_eq!(o.stderr, "");
     assert_eq!(o.exit, 0);
@@ -155,22 +169,12 @@ fn a_failure_gives_the_drives_reason() {
 
 #[test]
 fn wait_polls_until_the_operation_ends() {
-    let fake = sanitizer().on_ata_registers(
-        0xB4,
-        None,
-        vec![
-            status_regs(0x4000, 0x1000),
-            status_regs(0x4000, 0x8000),
-            status_regs(0x8000, 0),
-        ],
-    );
+    let fake = sanitizing_then_idle();
     let o = run_on(fake, "--sanitize-status --wait /dev/x");
     assert_eq!(o.taskfiles(), vec![sanitize_tf(0, 0, 0); 3]);
     assert_eq!(
         o.stdout,
-        format!(
-            "{HEADER}Issuing SANITIZE_STATUS command\nSanitize status:\n    State:    SD0 Sanitize Idle\n    Last Sanitize Operation Completed Without Error\n"
-        )
+        format!("{HEADER}Issuing SANITIZE_STATUS command\n{IDLE_STATUS}")
     );
     // Not a terminal: no progress lines.
     assert_eq!(o.stderr, "");
@@ -208,22 +212,14 @@ fn json_status() {
 fn verbose_adds_hdparms_taskfile_lines_on_stdout() {
     let fake = sanitizer().on_ata_registers(0xB4, None, vec![status_regs(0, 0)]);
     let o = run_on(fake, "--verbose --sanitize-status /dev/x");
-    assert!(o.stdout.starts_with(&format!(
+    assert_starts_with(&o.stdout, &format!(
         "{HEADER}APT: No idVendor found -> not USB bridge device\nIssuing SANITIZE_STATUS command\noflags.bits.lob_all=0xb6, flags={{ feat lbal lbam lbah command }}\noflags.bits.hob_all=0x34, flags={{ lbal lbam lbah }}\nSanitize status:\n"
-    )), "{}", o.stdout);
+    ));
 }
 
 #[test]
 fn wait_draws_its_progress_on_a_terminal_and_clears_it() {
-    let fake = sanitizer().on_ata_registers(
-        0xB4,
-        None,
-        vec![
-            status_regs(0x4000, 0x1000),
-            status_regs(0x4000, 0x8000),
-            status_regs(0x8000, 0),
-        ],
-    );
+    let fake = sanitizing_then_idle();
     let o = run_on_terminal(fake, "--sanitize-status --wait /dev/x");
     assert!(
         o.stderr
@@ -232,7 +228,5 @@ fn wait_draws_its_progress_on_a_terminal_and_clears_it() {
         o.stderr
     );
     assert!(o.stderr.ends_with("\r\x1b[K"), "{:?}", o.stderr);
-    assert!(o.stdout.ends_with(
-        "    State:    SD0 Sanitize Idle\n    Last Sanitize Operation Completed Without Error\n"
-    ));
+    assert_ends_with(&o.stdout, IDLE_STATUS);
 }

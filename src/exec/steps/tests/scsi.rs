@@ -3,6 +3,7 @@
 //! a SCSI disk that translates ATA keeps the ATA path, and `--security-erase` is refused
 //! without a command sent.
 
+use super::assert_contains;
 use crate::exec::doubles::fake::{run_on, Call, FakeDevice};
 
 /// The SCSI commands sent, by opcode.
@@ -20,12 +21,8 @@ fn scsi_opcodes(calls: &[Call]) -> Vec<u8> {
 fn identify_on_a_disk_without_ata_prints_what_inquiry_and_read_capacity_say() {
     let o = run_on(FakeDevice::model_scsi_disk(), "-I /dev/x");
     assert_eq!(o.exit, 0, "{}\n{}", o.stdout, o.stderr);
-    assert!(o.stdout.contains("SCSI device, "), "{}", o.stdout);
-    assert!(
-        o.stdout.contains("Model Number:       MODEL SAS DISK"),
-        "{}",
-        o.stdout
-    );
+    assert_contains(&o.stdout, "SCSI device, ");
+    assert_contains(&o.stdout, "Model Number:       MODEL SAS DISK");
     let ops = scsi_opcodes(&o.calls);
     // INQUIRY (standard and VPD) and READ CAPACITY(16), after the IDENTIFY the target refused
     assert!(ops.contains(&0x12) && ops.contains(&0x9E), "{ops:02x?}");
@@ -37,11 +34,7 @@ fn identify_on_a_disk_without_ata_prints_what_inquiry_and_read_capacity_say() {
 fn write_caching_is_read_from_the_caching_mode_page() {
     let o = run_on(FakeDevice::model_scsi_disk(), "-W /dev/x");
     assert_eq!(o.exit, 0, "{}\n{}", o.stdout, o.stderr);
-    assert!(
-        o.stdout.contains(" write-caching =  1 (on)"),
-        "{}",
-        o.stdout
-    );
+    assert_contains(&o.stdout, " write-caching =  1 (on)");
     assert_eq!(scsi_opcodes(&o.calls), vec![0x5A], "{:?}", o.calls);
 }
 
@@ -77,7 +70,7 @@ fn a_scsi_disk_whose_target_translates_ata_keeps_the_ata_path() {
     let o = run_on(fake, "-B254 -W /dev/x");
     assert_eq!(o.exit, 0, "{}\n{}", o.stdout, o.stderr);
     assert!(o.ata().contains(&(0xEF, 0x05, 254)), "{:?}", o.ata());
-    assert!(o.stdout.contains(" write-caching = "), "{}", o.stdout);
+    assert_contains(&o.stdout, " write-caching = ");
     assert!(scsi_opcodes(&o.calls).is_empty(), "{:?}", o.calls);
 }
 
@@ -124,11 +117,9 @@ fn a_bridge_the_kernel_cannot_place_is_asked_identify_once() {
 fn a_job_without_a_scsi_form_still_says_the_target_rejects_ata() {
     let o = run_on(FakeDevice::model_scsi_disk(), "-B /dev/x");
     assert_eq!(o.exit, 25, "{}\n{}", o.stdout, o.stderr);
-    assert!(
-        o.stderr
-            .contains("not an ATA device: ATA PASS-THROUGH was rejected"),
-        "{}",
-        o.stderr
+    assert_contains(
+        &o.stderr,
+        "not an ATA device: ATA PASS-THROUGH was rejected",
     );
     assert!(scsi_opcodes(&o.calls).is_empty(), "{:?}", o.calls);
 }
@@ -167,11 +158,7 @@ fn scsi_cdbs(calls: &[Call]) -> Vec<Vec<u8>> {
 fn look_ahead_off_sets_dra_and_reads_it_back() {
     let o = run_on(FakeDevice::model_scsi_disk(), "-A0 /dev/x");
     assert_eq!(o.exit, 0, "{}\n{}", o.stdout, o.stderr);
-    assert!(
-        o.stdout.contains(" look-ahead    =  0 (off)"),
-        "{}",
-        o.stdout
-    );
+    assert_contains(&o.stdout, " look-ahead    =  0 (off)");
     assert!(scsi_opcodes(&o.calls).contains(&0x55), "{:?}", o.calls);
 }
 
@@ -200,11 +187,7 @@ fn standby_now_is_force_standby_0_which_the_disk_takes() {
 fn temperature_comes_from_the_temperature_log_page() {
     let o = run_on(FakeDevice::model_scsi_disk(), "-H /dev/x");
     assert_eq!(o.exit, 0, "{}\n{}", o.stdout, o.stderr);
-    assert!(
-        o.stdout.contains(" drive temperature (celsius) is:  "),
-        "{}",
-        o.stdout
-    );
+    assert_contains(&o.stdout, " drive temperature (celsius) is:  ");
     assert!(scsi_opcodes(&o.calls).contains(&0x4D), "{:?}", o.calls);
 }
 

@@ -31,7 +31,7 @@ fn flush_then_ata(o: &crate::exec::doubles::fake::Outcome) -> Vec<Call> {
     let a = o.actions();
     let at = a
         .iter()
-        .position(|c| *c == Call::FlushBufferCache)
+        .position(|c| *c == Call::Block(BlockCall::FlushBufferCache))
         .unwrap_or(a.len());
     a[at..].to_vec()
 }
@@ -53,7 +53,7 @@ fn write_sector_writes_one_zero_sector_after_the_flush() {
         let write = tf(0x30, 5, false, Protocol::PioOut, 60);
         assert_eq!(
             flush_then_ata(&o),
-            vec![Call::FlushBufferCache, Call::Ata(write)]
+            vec![Call::Block(BlockCall::FlushBufferCache), Call::Ata(write)]
         );
         assert!(o.actions().contains(&Call::PartitionRefusal(5)));
         assert_eq!(o.data_out, vec![vec![0u8; 512]]);
@@ -90,7 +90,7 @@ fn write_sector_failure_and_partition_refusal() {
     assert_eq!(o.stderr, format!("{PARTITION}\n"));
     assert_eq!(o.stdout, HEADER);
     assert!(o.taskfiles().is_empty());
-    assert!(!o.calls.contains(&Call::FlushBufferCache));
+    assert!(!o.calls.contains(&Call::Block(BlockCall::FlushBufferCache)));
     assert_eq!(o.exit, 22);
 }
 
@@ -109,7 +109,7 @@ fn make_bad_sector_uses_write_uncorrectable_where_the_drive_claims_it() {
         unc.feature = feature;
         assert_eq!(
             flush_then_ata(&o),
-            vec![Call::FlushBufferCache, Call::Ata(unc)]
+            vec![Call::Block(BlockCall::FlushBufferCache), Call::Ata(unc)]
         );
         assert_eq!(o.exit, 0);
     }
@@ -189,7 +189,7 @@ Please also supply the --please-destroy-my-drive flag if you really want this.\n
     assert_eq!(dsm.device, DEV_LBA);
     assert_eq!(
         flush_then_ata(&o),
-        vec![Call::FlushBufferCache, Call::Ata(dsm),]
+        vec![Call::Block(BlockCall::FlushBufferCache), Call::Ata(dsm),]
     );
     let mut payload = vec![0u8; 512];
     payload[..8].copy_from_slice(&((8u64 << 48) | 10).to_le_bytes());
@@ -205,11 +205,7 @@ Please also supply the --please-destroy-my-drive flag if you really want this.\n
     );
     let fake = samsung().on_ata(op::DSM, None, Err(aborted(op::DSM)));
     let o = run_on(fake, &format!("{DESTROY} --trim-sector-ranges 10:8 /dev/x"));
-    assert!(
-        o.stderr.starts_with("FAILED: ATA command 0x06 failed"),
-        "{}",
-        o.stderr
-    );
+    assert_starts_with(&o.stderr, "FAILED: ATA command 0x06 failed");
     assert_eq!(o.exit, 5);
 }
 
@@ -368,7 +364,10 @@ ata status=0x51 ata error=0x04\n"
     assert_eq!(identify.protocol, Protocol::NonData);
     assert_eq!(
         flush_then_ata(&o),
-        vec![Call::FlushBufferCache, Call::Ata(identify),]
+        vec![
+            Call::Block(BlockCall::FlushBufferCache),
+            Call::Ata(identify),
+        ]
     );
     assert_eq!(o.exit, 5);
 }

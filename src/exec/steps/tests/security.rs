@@ -34,17 +34,6 @@ fn password_tf(command: u8, timeout_secs: u32) -> TaskFile {
     }
 }
 
-/// The data sectors sent, in order.
-fn data_out(o: &crate::exec::doubles::fake::Outcome) -> Vec<Vec<u8>> {
-    o.calls
-        .iter()
-        .filter_map(|c| match c {
-            Call::AtaDataOut(d) => Some(d.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
 fn sector(first: u8, second: u8, password: &[u8]) -> Vec<u8> {
     let mut d = vec![0u8; 512];
     d[0] = first;
@@ -57,7 +46,7 @@ fn sector(first: u8, second: u8, password: &[u8]) -> Vec<u8> {
 fn unlock_sends_the_password_sector() {
     let o = run_on(secure(0, 0), "--security-unlock abc /dev/x");
     assert_eq!(o.taskfiles(), vec![password_tf(0xF2, 15)]);
-    assert_eq!(data_out(&o), vec![sector(0, 0, b"abc")]);
+    assert_eq!(o.data_out, vec![sector(0, 0, b"abc")]);
     assert_eq!(
         o.stdout,
         format!("{HEADER} Issuing SECURITY_UNLOCK command, password=\"abc\", user=user\n")
@@ -76,7 +65,7 @@ fn disable_unlocks_first_with_the_same_data() {
         o.taskfiles(),
         vec![password_tf(0xF2, 15), password_tf(0xF6, 15)]
     );
-    assert_eq!(data_out(&o), vec![sector(1, 0, b""), sector(1, 0, b"")]);
+    assert_eq!(o.data_out, vec![sector(1, 0, b""), sector(1, 0, b"")]);
     assert_eq!(
         o.stdout,
         format!("{HEADER} Issuing SECURITY_DISABLE command, password=\"\", user=master\n")
@@ -116,7 +105,7 @@ fn a_frozen_drive_is_explained() {
 fn set_pass_user_high_says_once_that_the_drive_will_lock() {
     let o = run_on(secure(0, 0), "--security-set-pass secret /dev/x");
     assert_eq!(o.taskfiles(), vec![password_tf(0xF1, 15)]);
-    assert_eq!(data_out(&o), vec![sector(0, 0, b"secret")]);
+    assert_eq!(o.data_out, vec![sector(0, 0, b"secret")]);
     assert_eq!(
         o.stdout,
         format!(
@@ -140,7 +129,7 @@ fn set_pass_master_max_sends_the_next_revision_code() {
     );
     let mut expected = sector(1, 1, b"pw");
     expected[34] = 6;
-    assert_eq!(data_out(&o), vec![expected]);
+    assert_eq!(o.data_out, vec![expected]);
     assert_eq!(
         o.stdout,
         format!(
@@ -156,7 +145,7 @@ fn set_pass_master_max_sends_the_next_revision_code() {
         FakeDevice::libata_disk(w),
         "--user-master m --security-set-pass pw /dev/x",
     );
-    assert_eq!(data_out(&o)[0][34..36], [1, 0]);
+    assert_eq!(o.data_out[0][34..36], [1, 0]);
 }
 
 #[test]
@@ -184,7 +173,7 @@ fn erase_prepares_then_erases_with_hdparms_timeout() {
         o.taskfiles(),
         vec![prepare, password_tf(0xF4, 31795 + 1800)]
     );
-    assert_eq!(data_out(&o), vec![sector(0, 0, b"pw")]);
+    assert_eq!(o.data_out, vec![sector(0, 0, b"pw")]);
     assert_eq!(
         o.stdout,
         format!("{HEADER} Issuing SECURITY_ERASE command, password=\"pw\", user=user\n")
@@ -201,8 +190,8 @@ fn erase_prepares_then_erases_with_hdparms_timeout() {
         "--security-erase-enhanced pw /dev/x",
     );
     assert_eq!(o.taskfiles()[1], password_tf(0xF4, 6060 * 60));
-    assert_eq!(data_out(&o), vec![sector(2, 0, b"pw")]);
-    assert!(o.stderr.contains("about 6000 min"), "{}", o.stderr);
+    assert_eq!(o.data_out, vec![sector(2, 0, b"pw")]);
+    assert_contains(&o.stderr, "about 6000 min");
 }
 
 #[test]
@@ -210,18 +199,14 @@ fn erase_failures_are_labelled_as_hdparm_labels_them() {
     let fake = secure(0, 0).on_ata(op::SECURITY_ERASE_PREPARE, None, Err(aborted(0xF3)));
     let o = run_on(fake, "--security-erase pw /dev/x");
     assert_eq!(o.ata(), vec![(0xF3, 0, 0)]);
-    assert!(o.stderr.ends_with(
-        "ERASE_PREPARE: ATA command 0xf3 failed: status 0x51 (error), error 0x04 (aborted)\n\
-         /dev/x: the erase did not start (the drive refused SECURITY ERASE PREPARE): nothing was erased, and the drive keeps its password, so it is locked after its next power cycle or reset: --security-unlock PWD /dev/x then --security-disable PWD /dev/x\n"
-    ), "{}", o.stderr);
+    assert_ends_with(&o.stderr, "ERASE_PREPARE: ATA command 0xf3 failed: status 0x51 (error), error 0x04 (aborted)\n\
+         /dev/x: the erase did not start (the drive refused SECURITY ERASE PREPARE): nothing was erased, and the drive keeps its password, so it is locked after its next power cycle or reset: --security-unlock PWD /dev/x then --security-disable PWD /dev/x\n");
     assert_eq!(o.exit, 5);
     let fake = secure(0, 0).on_ata(op::SECURITY_ERASE_UNIT, None, Err(aborted(0xF4)));
     let o = run_on(fake, "--security-erase pw /dev/x");
     assert_eq!(o.ata(), vec![(0xF3, 0, 0), (0xF4, 0, 1)]);
-    assert!(o.stderr.ends_with(
-        "SECURITY_ERASE: ATA command 0xf4 failed: status 0x51 (error), error 0x04 (aborted)\n\
-         /dev/x: the drive refused the security erase: its data may be partly erased, and it keeps its password, so it is locked after its next power cycle or reset: run --security-erase PWD /dev/x again, or --security-unlock PWD /dev/x then --security-disable PWD /dev/x\n"
-    ), "{}", o.stderr);
+    assert_ends_with(&o.stderr, "SECURITY_ERASE: ATA command 0xf4 failed: status 0x51 (error), error 0x04 (aborted)\n\
+         /dev/x: the drive refused the security erase: its data may be partly erased, and it keeps its password, so it is locked after its next power cycle or reset: run --security-erase PWD /dev/x again, or --security-unlock PWD /dev/x then --security-disable PWD /dev/x\n");
     assert_eq!(o.exit, 5);
 }
 
@@ -243,13 +228,13 @@ fn erase_of_a_frozen_drive_sends_nothing_and_says_how_to_unfreeze() {
 fn hex_passwords_are_sent_as_bytes_and_shown_up_to_the_first_nul() {
     let hex = format!("hex:4142{}", "0".repeat(60));
     let o = run_on(secure(0, 0), &format!("--security-unlock {hex} /dev/x"));
-    assert_eq!(data_out(&o), vec![sector(0, 0, b"AB")]);
+    assert_eq!(o.data_out, vec![sector(0, 0, b"AB")]);
     assert!(o.stdout.ends_with(" password=\"AB\", user=user\n"));
     let hex = format!("hex:00{}", "41".repeat(31));
     let o = run_on(secure(0, 0), &format!("--security-unlock {hex} /dev/x"));
     let mut expected = sector(0, 0, b"");
     expected[3..34].fill(0x41);
-    assert_eq!(data_out(&o), vec![expected]);
+    assert_eq!(o.data_out, vec![expected]);
     assert!(o.stdout.ends_with(" password=\"\", user=user\n"));
 }
 
@@ -391,7 +376,7 @@ fn a_password_file_is_sent_and_never_shown() {
     );
     // Both devices get the file's password, its newline dropped.
     assert_eq!(
-        data_out(&o),
+        o.data_out,
         vec![sector(0, 0, b"s3cr3t-Pw"), sector(0, 0, b"s3cr3t-Pw")]
     );
     let issuing = format!(
@@ -409,7 +394,7 @@ fn a_password_file_is_sent_and_never_shown() {
             file.path()
         ),
     );
-    assert_eq!(data_out(&o), vec![sector(0, 0, b"s3cr3t-Pw")]);
+    assert_eq!(o.data_out, vec![sector(0, 0, b"s3cr3t-Pw")]);
     assert!(!o.stdout.contains("s3cr3t") && !o.stderr.contains("s3cr3t"));
     assert_eq!(o.exit, 0);
 }
@@ -445,14 +430,14 @@ fn a_password_file_of_33_bytes_is_refused_before_anything_is_sent() {
             file.path()
         ),
     );
-    assert_eq!(data_out(&o), vec![sector(0, 0, &[b'y'; 32])]);
+    assert_eq!(o.data_out, vec![sector(0, 0, &[b'y'; 32])]);
     assert_eq!(o.exit, 0);
 }
 
 #[test]
 fn a_password_given_on_the_command_line_is_redacted_from_the_json_document() {
     let o = run_on(secure(0, 0), "--json --security-unlock s3cr3t-Pw /dev/x");
-    assert_eq!(data_out(&o), vec![sector(0, 0, b"s3cr3t-Pw")]);
+    assert_eq!(o.data_out, vec![sector(0, 0, b"s3cr3t-Pw")]);
     assert!(!o.stdout.contains("s3cr3t"), "{}", o.stdout);
     let doc: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
     assert_eq!(doc["hdparm_rs"]["argv"][3], "(password)");

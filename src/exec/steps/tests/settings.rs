@@ -11,7 +11,7 @@ fn readahead_set_and_its_quiet_form() {
     );
     let q = run_on(sata(), "-q -a128 /dev/x");
     assert_eq!(q.stdout, "");
-    assert_eq!(q.actions(), vec![Call::SetReadahead(128)]);
+    assert_eq!(q.actions(), vec![Call::Block(BlockCall::SetReadahead(128))]);
 }
 
 #[test]
@@ -27,10 +27,14 @@ fn pio_mode_messages_follow_hdparm_numbering() {
     for (arg, line, mode) in cases {
         let o = run_on(FakeDevice::ide_disk(sata_words()), &format!("{arg} /dev/x"));
         assert_eq!(o.stdout, format!("{HEADER}{line}"), "{arg}");
-        assert_eq!(o.actions(), vec![Call::HdioSetPioMode(mode)], "{arg}");
+        assert_eq!(
+            o.actions(),
+            vec![Call::Block(BlockCall::HdioSetPioMode(mode))],
+            "{arg}"
+        );
     }
     let o = run_on(
-        sata().failing(Call::HdioSetPioMode(4), libc::ENOTTY),
+        sata().failing(Call::Block(BlockCall::HdioSetPioMode(4)), libc::ENOTTY),
         "-q -p4 /dev/x",
     );
     assert_eq!(o.stdout, "");
@@ -79,7 +83,10 @@ fn ide_on_off_settings_print_and_set_then_read_back() {
         let value = u64::from(arg.as_bytes()[2] - b'0');
         assert_eq!(
             o.actions(),
-            vec![Call::HdioSet(what, value), Call::HdioGet(what)],
+            vec![
+                Call::Block(BlockCall::HdioSet(what, value)),
+                Call::Block(BlockCall::HdioGet(what))
+            ],
             "{arg}"
         );
         assert_eq!(o.stdout, format!("{HEADER}{set_line}{get_line}"), "{arg}");
@@ -147,8 +154,10 @@ only -m0 is accepted; nothing was sent\n"
 
 #[test]
 fn multcount_failure_other_than_enotty_is_reported() {
-    let ide = FakeDevice::ide_disk(sata_words())
-        .failing(Call::HdioSet(HdioSetting::Multcount, 4), libc::EIO);
+    let ide = FakeDevice::ide_disk(sata_words()).failing(
+        Call::Block(BlockCall::HdioSet(HdioSetting::Multcount, 4)),
+        libc::EIO,
+    );
     let o = run_on(ide, "-q -m4 /dev/x");
     assert_eq!(o.ata(), vec![]);
     assert_eq!(o.stderr, " HDIO_SET_MULTCOUNT failed: Input/output error\n");
@@ -161,10 +170,10 @@ fn readonly_and_queue_depth_sets() {
     assert_eq!(
         o.actions(),
         vec![
-            Call::SetReadonly(true),
+            Call::Block(BlockCall::SetReadonly(true)),
             Call::SetQueueDepth(4),
             Call::QueueDepth,
-            Call::Readonly
+            Call::Block(BlockCall::Readonly)
         ]
     );
     assert_eq!(
@@ -195,5 +204,5 @@ fn busstate_message_is_silenced_by_any_quiet() {
     assert_eq!(o.stdout, " busstate      =  2 (tristate)\n");
     assert!(o
         .actions()
-        .contains(&Call::HdioSet(HdioSetting::Busstate, 2)));
+        .contains(&Call::Block(BlockCall::HdioSet(HdioSetting::Busstate, 2))));
 }

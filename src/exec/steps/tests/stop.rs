@@ -68,13 +68,7 @@ fn sigterm_during_the_first_erase_sends_nothing_to_the_second_drive() {
     );
     assert!(sent[1].is_empty(), "the second drive got {:02x?}", sent[1]);
     assert_eq!(o.exit, 128 + libc::SIGTERM as u8);
-    assert!(
-        o.stderr.ends_with(
-            "stopped by SIGTERM: nothing more was sent to any device\n /dev/x: done: the stop came during SECURITY ERASE UNIT, which cannot be stopped; the drive finished it: erased, and its user password is cleared\n /dev/y: not started\n"
-        ),
-        "{}",
-        o.stderr
-    );
+    assert_ends_with(&o.stderr, "stopped by SIGTERM: nothing more was sent to any device\n /dev/x: done: the stop came during SECURITY ERASE UNIT, which cannot be stopped; the drive finished it: erased, and its user password is cleared\n /dev/y: not started\n");
 }
 
 #[test]
@@ -123,11 +117,7 @@ fn a_stop_during_erase_prepare_sends_no_erase_unit() {
     );
     assert!(sent[1].is_empty());
     assert_eq!(o.exit, 130);
-    assert!(
-        o.stderr.contains(" /dev/x: interrupted: SECURITY ERASE PREPARE was sent, SECURITY ERASE UNIT was not: nothing was erased"),
-        "{}",
-        o.stderr
-    );
+    assert_contains(&o.stderr, " /dev/x: interrupted: SECURITY ERASE PREPARE was sent, SECURITY ERASE UNIT was not: nothing was erased");
 }
 
 #[test]
@@ -142,18 +132,11 @@ fn an_erase_that_fails_after_the_stop_says_the_drive_is_locked_and_how_to_unlock
     let (o, sent) = run(vec![first, secured()], "--security-erase pw");
     assert!(sent[1].is_empty());
     assert_eq!(o.exit, 128 + libc::SIGQUIT as u8);
-    assert!(
-        o.stderr.contains(" /dev/x: interrupted: the stop came during SECURITY ERASE UNIT, which ended in an error"),
-        "{}",
-        o.stderr
+    assert_contains(
+        &o.stderr,
+        " /dev/x: interrupted: the stop came during SECURITY ERASE UNIT, which ended in an error",
     );
-    assert!(
-        o.stderr.contains(
-            "locked with the password until an erase completes; unlock it with --security-unlock PASSWORD /dev/x, or erase it again"
-        ),
-        "{}",
-        o.stderr
-    );
+    assert_contains(&o.stderr, "locked with the password until an erase completes; unlock it with --security-unlock PASSWORD /dev/x, or erase it again");
     // The password itself is in no report line.
     assert!(!o.stderr.contains("pw\n") && !o.stderr.contains("\"pw\""));
 }
@@ -172,11 +155,7 @@ fn a_stop_between_trim_batches_sends_no_further_batch() {
         .into_bytes();
     let (o, sent) = run(vec![fake], &format!("{DESTROY} --trim-sector-ranges-stdin"));
     assert_eq!(sent[0].iter().filter(|&&c| c == op::DSM).count(), 1);
-    assert!(
-        o.stderr.contains(" /dev/x: interrupted: 1 TRIM command(s) were sent (64 sectors trimmed); the ranges after them were not trimmed"),
-        "{}",
-        o.stderr
-    );
+    assert_contains(&o.stderr, " /dev/x: interrupted: 1 TRIM command(s) were sent (64 sectors trimmed); the ranges after them were not trimmed");
     assert_eq!(o.exit, 143);
 }
 
@@ -204,10 +183,9 @@ fn a_stop_between_firmware_segments_says_the_drive_holds_a_partial_image() {
             .count(),
         2
     );
-    assert!(
-        o.stderr.contains(" /dev/x: interrupted: the drive holds a partial firmware image (1024 of 2048 bytes sent)"),
-        "{}",
-        o.stderr
+    assert_contains(
+        &o.stderr,
+        " /dev/x: interrupted: the drive holds a partial firmware image (1024 of 2048 bytes sent)",
     );
     assert_eq!(o.exit, 143);
 }
@@ -217,11 +195,9 @@ fn a_stop_during_the_native_max_read_sends_no_set_max() {
     let fake = super::hpa::samsung().signal_during(op::READ_NATIVE_MAX_EXT, 1, libc::SIGTERM);
     let (o, sent) = run(vec![fake], &format!("{KNOW} -N p1000000"));
     assert!(!sent[0].contains(&op::SET_MAX_EXT), "{:02x?}", sent[0]);
-    assert!(
-        o.stderr
-            .contains(" /dev/x: interrupted: SET MAX ADDRESS was not sent: the drive is as it was"),
-        "{}",
-        o.stderr
+    assert_contains(
+        &o.stderr,
+        " /dev/x: interrupted: SET MAX ADDRESS was not sent: the drive is as it was",
     );
 }
 
@@ -245,13 +221,7 @@ fn sector_writes_over_three_drives_stop_after_the_one_in_flight() {
         "{sent:02x?}"
     );
     assert!(sent[2].is_empty(), "{:02x?}", sent[2]);
-    assert!(
-        o.stderr.ends_with(
-            "stopped by SIGINT: nothing more was sent to any device\n /dev/x: done\n /dev/y: done\n /dev/z: not started\n"
-        ),
-        "{}",
-        o.stderr
-    );
+    assert_ends_with(&o.stderr, "stopped by SIGINT: nothing more was sent to any device\n /dev/x: done\n /dev/y: done\n /dev/z: not started\n");
     assert_eq!(o.exit, 130);
 }
 
@@ -260,12 +230,7 @@ fn a_stop_before_the_first_device_sends_nothing_anywhere() {
     signal_before_the_run(libc::SIGTERM);
     let (o, sent) = run(vec![secured(), secured()], "--security-erase pw");
     assert!(sent.iter().all(Vec::is_empty), "{sent:02x?}");
-    assert!(
-        o.stderr
-            .ends_with(" /dev/x: not started\n /dev/y: not started\n"),
-        "{}",
-        o.stderr
-    );
+    assert_ends_with(&o.stderr, " /dev/x: not started\n /dev/y: not started\n");
     assert_eq!(o.exit, 143);
 }
 

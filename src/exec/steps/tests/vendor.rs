@@ -54,16 +54,6 @@ fn sg_only(o: &crate::exec::doubles::fake::Outcome) -> Vec<TaskFile> {
     o.taskfiles()
 }
 
-fn data_out(o: &crate::exec::doubles::fake::Outcome) -> Vec<Vec<u8>> {
-    o.calls
-        .iter()
-        .filter_map(|c| match c {
-            Call::AtaDataOut(d) => Some(d.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
 #[test]
 fn idle3_get_reads_the_timer_between_the_vendor_switches() {
     let fake = sata().on_ata_read(op::SMART, &[0x81]);
@@ -77,7 +67,7 @@ fn idle3_get_reads_the_timer_between_the_vendor_switches() {
             vsc(false)
         ]
     );
-    assert_eq!(data_out(&o), vec![key_block(1)]);
+    assert_eq!(o.data_out, vec![key_block(1)]);
     assert_eq!(
         o.stdout,
         format!("{HEADER} wdidle3      = 30 secs (or 12.9 secs for older drives)\n")
@@ -116,7 +106,7 @@ fn idle3_set_writes_the_raw_value_then_reads_it_back() {
     );
     let mut timer = vec![0u8; 512];
     timer[0] = 0x82;
-    assert_eq!(data_out(&o), vec![key_block(2), timer, key_block(1)]);
+    assert_eq!(o.data_out, vec![key_block(2), timer, key_block(1)]);
     assert_eq!(
         o.stdout,
         format!(
@@ -127,7 +117,7 @@ fn idle3_set_writes_the_raw_value_then_reads_it_back() {
     // Quiet: no header, no message, no read-back.
     let o = run_on(sata(), "-q -J0 --please-destroy-my-drive /dev/x");
     assert_eq!(sg_only(&o).len(), 4);
-    assert_eq!(data_out(&o)[1][0], 0);
+    assert_eq!(o.data_out[1][0], 0);
     assert_eq!(o.stdout, "");
 }
 
@@ -148,22 +138,16 @@ fn idle3_failures_name_hdparms_step_and_switch_the_vendor_commands_off() {
     let fake = sata().on_ata(op::VENDOR_WD_80, Some(0x45), Err(aborted(0x80)));
     let o = run_on(fake, "-J /dev/x");
     assert_eq!(sg_only(&o), vec![vsc(true)]);
-    assert!(
-        o.stderr
-            .starts_with("wdidle3_vsc_enable_disable: ATA command 0x80 failed"),
-        "{}",
-        o.stderr
+    assert_starts_with(
+        &o.stderr,
+        "wdidle3_vsc_enable_disable: ATA command 0x80 failed",
     );
     assert_eq!((o.stdout.as_str(), o.exit), (HEADER, 5));
     // The key fails: the vendor commands are switched off again.
     let fake = sata().on_ata(op::SMART, Some(0xD6), Err(aborted(0xB0)));
     let o = run_on(fake, "-J /dev/x");
     assert_eq!(sg_only(&o), vec![vsc(true), key(), vsc(false)]);
-    assert!(
-        o.stderr.starts_with("wdidle3_vsc_send_key: "),
-        "{}",
-        o.stderr
-    );
+    assert_starts_with(&o.stderr, "wdidle3_vsc_send_key: ");
     assert_eq!(o.exit, 5);
     // A device without ATA: the first command says why.
     let o = run_on(FakeDevice::loop_device(), "-J /dev/x");
@@ -179,24 +163,25 @@ fn cdrom_speed_tries_set_streaming_then_select_speed() {
     let o = run_on(sata(), "-E 4 /dev/x");
     assert_eq!(
         o.actions(),
-        vec![Call::CdromSetStreaming(4), Call::CdromSelectSpeed(4)]
+        vec![
+            Call::Block(BlockCall::CdromSetStreaming(4)),
+            Call::Block(BlockCall::CdromSelectSpeed(4))
+        ]
     );
     assert_eq!(o.stdout, format!("{HEADER}setting cd/dvd speed to 4\n"));
     assert_eq!(o.exit, 0);
     // One of the two is enough.
-    let fake = sata().failing(Call::CdromSetStreaming(8), libc::EIO);
+    let fake = sata().failing(Call::Block(BlockCall::CdromSetStreaming(8)), libc::EIO);
     let o = run_on(fake, "-E8 /dev/x");
     assert_eq!((o.stderr.as_str(), o.exit), ("", 0));
     // Both fail: the second's error.
     let fake = sata()
-        .failing(Call::CdromSetStreaming(8), libc::EIO)
-        .failing(Call::CdromSelectSpeed(8), libc::EINVAL);
+        .failing(Call::Block(BlockCall::CdromSetStreaming(8)), libc::EIO)
+        .failing(Call::Block(BlockCall::CdromSelectSpeed(8)), libc::EINVAL);
     let o = run_on(fake, "-E8 /dev/x");
-    assert!(
-        o.stderr
-            .starts_with(" SET_STREAMING/CDROM_SELECT_SPEED both failed: Invalid argument"),
-        "{}",
-        o.stderr
+    assert_starts_with(
+        &o.stderr,
+        " SET_STREAMING/CDROM_SELECT_SPEED both failed: Invalid argument",
     );
     assert_eq!(o.exit, 25);
     // -E comes after -B and before -M (steps 22, 23, 24).
@@ -204,9 +189,17 @@ fn cdrom_speed_tries_set_streaming_then_select_speed() {
     let order: Vec<Call> = o
         .actions()
         .into_iter()
-        .filter(|c| matches!(c, Call::Ata(_) | Call::CdromSetStreaming(_)))
+        .filter(|c| {
+            matches!(
+                c,
+                Call::Ata(_) | Call::Block(BlockCall::CdromSetStreaming(_))
+            )
+        })
         .collect();
-    assert!(matches!(order[1], Call::CdromSetStreaming(2)), "{order:?}");
+    assert!(
+        matches!(order[1], Call::Block(BlockCall::CdromSetStreaming(2))),
+        "{order:?}"
+    );
 }
 
 #[test]
@@ -253,10 +246,6 @@ fn idle_unload_refuses_a_partition_and_sends_nothing() {
     let o = run_on(fake, "--idle-unload -Y /dev/x");
     assert_eq!(o.taskfiles(), vec![]);
     assert!(o.calls.contains(&Call::PartitionRefusal(0)));
-    assert!(
-        o.stderr.ends_with("should be 2048\nAborting.\n"),
-        "{}",
-        o.stderr
-    );
+    assert_ends_with(&o.stderr, "should be 2048\nAborting.\n");
     assert_eq!(o.exit, 22);
 }
