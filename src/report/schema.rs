@@ -303,10 +303,15 @@ pub fn document() -> String {
             format!("{pad}  \"{name}\": {indented}")
         })
         .collect();
-    HAND.replace(
-        DEFINITIONS,
-        &format!("{{\n{}\n{pad}}}", definitions.join(",\n")),
-    )
+    // The header names the format's version, from the one constant the documents carry, so
+    // that `$id` moves with the major.
+    let [major, minor] = super::envelope::JSON_FORMAT_VERSION;
+    HAND.replace("@major", &major.to_string())
+        .replace("@version", &format!("{major}.{minor}"))
+        .replace(
+            DEFINITIONS,
+            &format!("{{\n{}\n{pad}}}", definitions.join(",\n")),
+        )
 }
 
 #[cfg(test)]
