@@ -710,9 +710,7 @@ pub(super) fn read_sector(ctx: &mut Ctx) {
         .nvme(&NvmeCommand::read_write(false, nsid, lba, 1), &mut data)
     {
         Ok(_) => super::raw_device::sector_read(ctx, lba, &data),
-        Err(f) => ctx
-            .out
-            .error(&Error::new(f.class, format!("FAILED: {}", f.reason))),
+        Err(f) => super::raw_device::sector_failed(ctx, f.class, &f.reason),
     }
 }
 
@@ -738,9 +736,7 @@ pub(super) fn write_sector(ctx: &mut Ctx) {
         .nvme(&NvmeCommand::read_write(true, nsid, lba, 1), &mut data)
     {
         Ok(_) => ctx.out.text("succeeded\n"),
-        Err(f) => ctx
-            .out
-            .error(&Error::new(f.class, format!("FAILED: {}", f.reason))),
+        Err(f) => super::raw_device::sector_failed(ctx, f.class, &f.reason),
     }
 }
 

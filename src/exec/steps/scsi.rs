@@ -641,9 +641,7 @@ pub(super) fn read_sector(ctx: &mut Ctx) {
     ctx.out.text(&format!("reading sector {lba}: "));
     match ctx.dev.scsi(&cdb::read_16(lba, bytes as u32)) {
         Ok(data) => super::raw_device::sector_read(ctx, lba, &data),
-        Err(f) => ctx
-            .out
-            .error(&Error::new(f.class, format!("FAILED: {}", f.reason))),
+        Err(f) => super::raw_device::sector_failed(ctx, f.class, &f.reason),
     }
 }
 
@@ -668,9 +666,7 @@ pub(super) fn write_sector(ctx: &mut Ctx) {
     let _ = ctx.dev.flush_buffer_cache();
     match ctx.dev.scsi(&cdb::write_16(lba, vec![0u8; bytes])) {
         Ok(_) => ctx.out.text("succeeded\n"),
-        Err(f) => ctx
-            .out
-            .error(&Error::new(f.class, format!("FAILED: {}", f.reason))),
+        Err(f) => super::raw_device::sector_failed(ctx, f.class, &f.reason),
     }
 }
 
