@@ -111,25 +111,7 @@ pub(super) fn identify(ctx: &mut Ctx) {
         return;
     }
     if let Some(path) = ctx.flags.identify_raw.clone() {
-        ctx.out.action_on(
-            "write_identify_raw",
-            &d::IRAW,
-            Some(path.display().to_string()),
-        );
-        match crate::device::files::write_output(&path, &page) {
-            Ok(()) => {
-                let line = format!(
-                    "Wrote NVMe Identify Controller data to \"{}\"",
-                    path.display()
-                );
-                ctx.out.note(&line);
-            }
-            Err(e) => {
-                let message = format!("{}: {}", path.display(), crate::error::strerror(&e));
-                ctx.out
-                    .error(&Error::new(ErrorClass::OutputFailed, message));
-            }
-        }
+        super::identify::write_identify_raw(ctx, &path, &page, "NVMe Identify Controller data");
         return;
     }
     let nsid = ctx.dev.nvme_nsid();

@@ -250,22 +250,7 @@ pub(super) fn identify(ctx: &mut Ctx) {
         return;
     }
     if let Some(path) = ctx.flags.identify_raw.clone() {
-        ctx.out.action_on(
-            "write_identify_raw",
-            &d::IRAW,
-            Some(path.display().to_string()),
-        );
-        match crate::device::files::write_output(&path, &inquiry) {
-            Ok(()) => {
-                let line = format!("Wrote the SCSI INQUIRY data to \"{}\"", path.display());
-                ctx.out.note(&line);
-            }
-            Err(e) => {
-                let message = format!("{}: {}", path.display(), crate::error::strerror(&e));
-                ctx.out
-                    .error(&Error::new(ErrorClass::OutputFailed, message));
-            }
-        }
+        super::identify::write_identify_raw(ctx, &path, &inquiry, "the SCSI INQUIRY data");
         return;
     }
     if !ctx.out.json {
