@@ -388,10 +388,7 @@ pub(super) fn temperature(ctx: &mut Ctx) {
         return;
     };
     let in_range = (warn == 0 || smart.temperature < warn) && smart.critical_warning & 0x2 == 0;
-    let mut text = format!(
-        " drive temperature (celsius) is:  {celsius}\n drive temperature in range:  {}\n",
-        if in_range { "yes" } else { "no" }
-    );
+    let mut text = super::reports::temperature_lines(&celsius, Some(in_range));
     for (name, k) in [("warning", warn), ("critical", crit)] {
         if k != 0 {
             text.push_str(&format!(

@@ -493,14 +493,7 @@ pub(super) fn temperature(ctx: &mut Ctx) {
         .and_then(|a| log::informational_exceptions(&a));
     let celsius = t.current.unwrap_or_default();
     let in_range = log::in_range(&t, ie.as_ref());
-    let words = match in_range {
-        Some(true) => "yes",
-        Some(false) => "no",
-        None => "unknown",
-    };
-    let mut text = format!(
-        " drive temperature (celsius) is:  {celsius}\n drive temperature in range:  {words}\n"
-    );
+    let mut text = super::reports::temperature_lines(&celsius, in_range);
     if let Some(r) = t.reference {
         text.push_str(&format!(" reference temperature (celsius):  {r}\n"));
     }
