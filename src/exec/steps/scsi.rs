@@ -682,40 +682,24 @@ pub(super) fn sanitize(ctx: &mut Ctx) {
     if ata_instead(ctx, super::sanitize::sanitize) {
         return;
     }
-    let (action, name, def) = match s {
+    let def = super::sanitize::option_name(s);
+    let (action, name) = match s {
         SanitizeCommand::Status => return sanitize_status(ctx),
-        SanitizeCommand::FreezeLock => {
-            return ctx.scsi_refuse(
-                &d::SANITIZE_FREEZE_LOCK.spelling(),
-                "SCSI's SANITIZE has no freeze lock",
-            )
+        SanitizeCommand::FreezeLock | SanitizeCommand::AntifreezeLock => {
+            return ctx.scsi_refuse(&def.spelling(), "SCSI's SANITIZE has no freeze lock")
         }
-        SanitizeCommand::AntifreezeLock => {
-            return ctx.scsi_refuse(
-                &d::SANITIZE_ANTIFREEZE_LOCK.spelling(),
-                "SCSI's SANITIZE has no freeze lock",
-            )
-        }
-        SanitizeCommand::BlockErase => (
-            sanitize::Action::BlockErase,
-            "BLOCK_ERASE",
-            &d::SANITIZE_BLOCK_ERASE,
-        ),
-        SanitizeCommand::CryptoScramble => (
-            sanitize::Action::CryptoErase,
-            "CRYPTO_ERASE",
-            &d::SANITIZE_CRYPTO_SCRAMBLE,
-        ),
+        SanitizeCommand::BlockErase => (sanitize::Action::BlockErase, "BLOCK_ERASE"),
+        SanitizeCommand::CryptoScramble => (sanitize::Action::CryptoErase, "CRYPTO_ERASE"),
         SanitizeCommand::Overwrite { pattern } => (
             sanitize::Action::Overwrite {
                 pattern,
                 passes: ctx.flags.sanitize_passes.min(31) as u8,
             },
             "OVERWRITE",
-            &d::SANITIZE_OVERWRITE,
         ),
     };
-    ctx.out.action(action_name(s), def);
+    let json_name = super::sanitize::action_name(s);
+    ctx.out.action(json_name, def);
     if ctx.stopped_before(&format!("SANITIZE ({name})")) {
         return;
     }
@@ -726,30 +710,7 @@ pub(super) fn sanitize(ctx: &mut Ctx) {
     {
         return;
     }
-    if ctx.stop_requested() {
-        ctx.finished_at_stop(
-            "the disk started the sanitize, which a signal cannot stop: it goes on in the background; --sanitize-status shows its progress".into(),
-        );
-    }
-    ctx.out.text("Operation started in background\n");
-    ctx.out
-        .text("You may use `--sanitize-status` to check progress\n");
-    ctx.out.put(&sections::Sanitize::Started {
-        command: action_name(s),
-        started: true,
-    });
-}
-
-/// The JSON action name, as for ATA.
-fn action_name(s: SanitizeCommand) -> &'static str {
-    match s {
-        SanitizeCommand::Status => "sanitize_status",
-        SanitizeCommand::CryptoScramble => "sanitize_crypto_scramble",
-        SanitizeCommand::BlockErase => "sanitize_block_erase",
-        SanitizeCommand::Overwrite { .. } => "sanitize_overwrite",
-        SanitizeCommand::FreezeLock => "sanitize_freeze_lock",
-        SanitizeCommand::AntifreezeLock => "sanitize_antifreeze_lock",
-    }
+    super::sanitize::started_in_background(ctx, json_name, "disk");
 }
 
 /// `--sanitize-status [--wait]`: REQUEST SENSE; with `--wait` every second while a sanitize
