@@ -858,9 +858,7 @@ pub(super) fn sanitize(ctx: &mut Ctx) {
         }
     };
     if sent {
-        ctx.out.text(
-            "Operation started in background\nYou may use `--sanitize-status` to check progress\n",
-        );
+        ctx.out.text(super::sanitize::STARTED_IN_BACKGROUND);
     }
 }
 

@@ -122,6 +122,10 @@ pub(super) fn action_name(command: SanitizeCommand) -> &'static str {
     }
 }
 
+/// hdparm's lines after an erasing sanitize started (ATA, SCSI and NVMe alike).
+pub(super) const STARTED_IN_BACKGROUND: &str =
+    "Operation started in background\nYou may use `--sanitize-status` to check progress\n";
+
 /// After an erasing sanitize started, ATA or SCSI (`device` says which it is): hdparm's two
 /// lines and the JSON; at a stop, why the erase goes on all the same.
 pub(super) fn started_in_background(ctx: &mut Ctx, action: &'static str, device: &str) {
@@ -130,9 +134,7 @@ pub(super) fn started_in_background(ctx: &mut Ctx, action: &'static str, device:
             "the {device} started the sanitize, which a signal cannot stop: it goes on in the background; --sanitize-status shows its progress"
         ));
     }
-    ctx.out.text("Operation started in background\n");
-    ctx.out
-        .text("You may use `--sanitize-status` to check progress\n");
+    ctx.out.text(STARTED_IN_BACKGROUND);
     ctx.out.put(&Sanitize::Started {
         command: action,
         started: true,
