@@ -55,6 +55,41 @@ fn modes(prefix: &str, word: u16, n: u32) -> Vec<String> {
     }
 }
 
+/// The names of the bits set in `word`, in table order.
+fn set_names<'a>(word: u16, names: impl IntoIterator<Item = (u32, &'a str)>) -> Vec<&'a str> {
+    names
+        .into_iter()
+        .filter(|&(b, _)| bit(word, b))
+        .map(|(_, name)| name)
+        .collect()
+}
+
+/// A table that lists its bits in order from bit 0, with their numbers.
+fn numbered<'a>(names: &'a [&'a str]) -> impl Iterator<Item = (u32, &'a str)> + 'a {
+    (0..).zip(names.iter().copied())
+}
+
+/// hdparm's ` name` for each of `names`.
+fn push_each(s: &mut String, names: &[impl AsRef<str>]) {
+    for name in names {
+        s.push(' ');
+        s.push_str(name.as_ref());
+    }
+}
+
+/// One line of feature names, none when no bit is set: `head`, then ` (?):` when the
+/// revision is one hdparm does not know (`doubtful`), then the names.
+fn push_features(s: &mut String, head: &str, doubtful: bool, names: &[&str]) {
+    if names.is_empty() {
+        return;
+    }
+    s.push_str(head);
+    if doubtful {
+        s.push_str(" (?):");
+    }
+    push_each(s, names);
+}
+
 /// hdparm's checksum line, then its decode.
 pub fn text(words: &[u16; 256]) -> String {
     let mut s = String::new();
@@ -79,67 +114,29 @@ fn decode(w: &[u16; 256]) -> String {
     s.push_str("\tTransfer modes:\n\t\t");
     let mdma = modes("mdma", w[1], 3);
     if !mdma.is_empty() {
-        for m in &mdma {
-            s.push(' ');
-            s.push_str(m);
-        }
+        push_each(&mut s, &mdma);
         s.push_str("\n\t\t");
     }
-    for m in modes("udma", w[2], 7) {
-        s.push(' ');
-        s.push_str(&m);
-    }
+    push_each(&mut s, &modes("udma", w[2], 7));
     if bit(w[2], 6) && old {
         s.push_str("(?)");
     }
     s.push('\n');
     s.push_str(&format!("\tReal max sectors: {}\n", real_max_sectors(w)));
     s.push_str("\tATA command/feature sets:");
-    if w[7] & 0x01FF != 0 {
-        s.push_str("\n\t\t");
-        for (b, name) in WORD7.iter().enumerate().take(9) {
-            if bit(w[7], b as u32) {
-                s.push(' ');
-                s.push_str(name);
-            }
-        }
-    }
-    if w[7] & 0xFE00 != 0 {
-        s.push_str("\n\t\t");
-        if old {
-            s.push_str(" (?):");
-        }
-        for (b, name) in WORD7.iter().enumerate().skip(9) {
-            if bit(w[7], b as u32) {
-                s.push(' ');
-                s.push_str(name);
-            }
-        }
-    }
-    if w[21] & 0xF800 != 0 {
-        s.push_str("\n\t\t");
-        if old {
-            s.push_str(" (?):");
-        }
-        for (b, name) in WORD21 {
-            if bit(w[21], b) {
-                s.push(' ');
-                s.push_str(name);
-            }
-        }
+    // Word 7 bits 0-8 on one line, 9-15 on the next, then word 21.
+    let ata = [
+        (false, set_names(w[7], numbered(&WORD7).take(9))),
+        (old, set_names(w[7], numbered(&WORD7).skip(9))),
+        (old, set_names(w[21], WORD21)),
+    ];
+    for (doubtful, names) in ata {
+        push_features(&mut s, "\n\t\t", doubtful, &names);
     }
     s.push('\n');
-    if w[8] & 0x1F != 0 {
-        s.push_str("\tSATA command/feature sets:\n\t\t");
-        if old {
-            s.push_str(" (?):");
-        }
-        for (b, name) in WORD8.iter().enumerate() {
-            if bit(w[8], b as u32) {
-                s.push(' ');
-                s.push_str(name);
-            }
-        }
+    let sata = set_names(w[8], numbered(&WORD8));
+    if !sata.is_empty() {
+        push_features(&mut s, "\tSATA command/feature sets:\n\t\t", old, &sata);
         s.push('\n');
     }
     s
@@ -147,33 +144,17 @@ fn decode(w: &[u16; 256]) -> String {
 
 /// The same facts for `--json` (the device's `dco_identify`).
 pub fn report(w: &[u16; 256]) -> DcoReport {
-    let named = |word: u16, names: &[(u32, &str)]| -> Vec<String> {
-        names
-            .iter()
-            .filter(|(b, _)| bit(word, *b))
-            .map(|(_, n)| n.to_string())
-            .collect()
-    };
-    let word7: Vec<(u32, &str)> = WORD7
-        .iter()
-        .enumerate()
-        .map(|(b, n)| (b as u32, *n))
-        .collect();
-    let word8: Vec<(u32, &str)> = WORD8
-        .iter()
-        .enumerate()
-        .map(|(b, n)| (b as u32, *n))
-        .collect();
-    let mut ata = named(w[7], &word7);
-    ata.extend(named(w[21], &WORD21));
+    let owned = |names: Vec<&str>| -> Vec<String> { names.into_iter().map(String::from).collect() };
+    let mut ata = set_names(w[7], numbered(&WORD7));
+    ata.extend(set_names(w[21], WORD21));
     DcoReport {
         revision: w[0],
         checksum_ok: checksum_ok(w),
         mdma_modes: modes("mdma", w[1], 3),
         udma_modes: modes("udma", w[2], 7),
         real_max_sectors: real_max_sectors(w),
-        ata_features: ata,
-        sata_features: named(w[8], &word8),
+        ata_features: owned(ata),
+        sata_features: owned(set_names(w[8], numbered(&WORD8))),
     }
 }
 

@@ -154,6 +154,15 @@ fn padded_label(label: &str, width: usize) -> String {
     format!("{:<width$}", format!("'{label}'"))
 }
 
+/// The width of the longest arm label in quotes: the column [`padded_label`] pads to.
+fn label_width(r: &ExperimentReport) -> usize {
+    r.arms
+        .iter()
+        .map(|a| a.label.chars().count() + 2)
+        .max()
+        .unwrap_or(0)
+}
+
 /// The text report, every line ending in a newline.
 pub fn render_text(r: &ExperimentReport) -> String {
     let mut s = String::new();
@@ -168,12 +177,7 @@ pub fn render_text(r: &ExperimentReport) -> String {
     );
     let originals: Vec<String> = r.originals.iter().map(Setting::text).collect();
     let _ = writeln!(s, " before: {}", originals.join(", "));
-    let width = r
-        .arms
-        .iter()
-        .map(|a| a.label.chars().count() + 2)
-        .max()
-        .unwrap_or(0);
+    let width = label_width(r);
     for (i, arm) in r.arms.iter().enumerate() {
         let label = padded_label(&arm.label, width);
         match &arm.summary {
@@ -283,12 +287,7 @@ pub fn render_chart(r: &ExperimentReport, columns: usize) -> String {
     };
     let columns = columns.max(2);
     let span = if hi > lo { hi - lo } else { 1.0 };
-    let width = r
-        .arms
-        .iter()
-        .map(|a| a.label.chars().count() + 2)
-        .max()
-        .unwrap_or(0);
+    let width = label_width(r);
     let mut s = String::new();
     let _ = writeln!(s, " trials (MB/s):");
     for arm in &r.arms {

@@ -10,6 +10,27 @@ use crate::ata::identify_hex::{format_identify_hex, parse_identify_hex};
 use crate::error::{strerror, Error, ErrorClass};
 use crate::exec::output::Output;
 use crate::report::identify::{identify_report, render_report, IdentifyContext};
+use std::path::Path;
+
+/// `--Iraw FILE`, ATA, SCSI or NVMe: the identification bytes (`what` they are, for the note)
+/// written to FILE, or why they could not be.
+pub(super) fn write_identify_raw(ctx: &mut Ctx, path: &Path, bytes: &[u8], what: &str) {
+    ctx.out.action_on(
+        "write_identify_raw",
+        &crate::cli::defs::IRAW,
+        Some(path.display().to_string()),
+    );
+    match crate::device::files::write_output(path, bytes) {
+        Ok(()) => ctx
+            .out
+            .note(&format!("Wrote {what} to \"{}\"", path.display())),
+        Err(e) => {
+            let message = format!("{}: {}", path.display(), strerror(&e));
+            ctx.out
+                .error(&Error::new(ErrorClass::OutputFailed, message));
+        }
+    }
+}
 
 /// `-I`, `--Istdout`, `--Iraw FILE`.
 pub fn identify(ctx: &mut Ctx) {
@@ -40,22 +61,7 @@ pub fn identify(ctx: &mut Ctx) {
         return;
     }
     if let Some(path) = ctx.flags.identify_raw.clone() {
-        ctx.out.action_on(
-            "write_identify_raw",
-            &crate::cli::defs::IRAW,
-            Some(path.display().to_string()),
-        );
-        match crate::device::files::write_output(&path, &id.to_le_bytes()) {
-            Ok(()) => {
-                let line = format!("Wrote IDENTIFY DEVICE data to \"{}\"", path.display());
-                ctx.out.note(&line);
-            }
-            Err(e) => {
-                let message = format!("{}: {}", path.display(), strerror(&e));
-                ctx.out
-                    .error(&Error::new(ErrorClass::OutputFailed, message));
-            }
-        }
+        write_identify_raw(ctx, &path, &id.to_le_bytes(), "IDENTIFY DEVICE data");
         return;
     }
     let mut directory = LogDirectory::default();

@@ -524,14 +524,7 @@ impl Ctx<'_, '_, '_> {
             .dev
             .ata_registers(&TaskFile::drive_cmd([first, 0, 0, 0]), &mut none)
         {
-            Ok(r) => {
-                return Some(AtaOutput {
-                    error: r.error,
-                    count: (r.count & 0xFF) as u8,
-                    lba: r.lba,
-                    device: r.device,
-                })
-            }
+            Ok(r) => return Some(AtaOutput::from(r)),
             // Nor after a lost drive: nothing more is sent to it.
             Err((f, _)) if f.not_ata || f.lost.is_some() => {
                 self.ata_failed(label, &f);
@@ -540,7 +533,10 @@ impl Ctx<'_, '_, '_> {
             // hdparm reuses its argument block: the failed command left ERROR in args[1]
             // and COUNT in args[2], so the second opcode goes out with them as its COUNT and
             // FEATURE (an aborted 0xE5 makes it 0x98 with count 0x04). The wire is the same.
-            Err((_, Some(r))) => [second, r.error, (r.count & 0xFF) as u8, 0],
+            Err((_, Some(r))) => {
+                let args = AtaOutput::from(r);
+                [second, args.error, args.count, 0]
+            }
             Err((_, None)) => [second, 0, 0, 0],
         };
         match self.dev.ata(&TaskFile::drive_cmd(retry_args), &mut none) {

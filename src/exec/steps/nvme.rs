@@ -111,25 +111,7 @@ pub(super) fn identify(ctx: &mut Ctx) {
         return;
     }
     if let Some(path) = ctx.flags.identify_raw.clone() {
-        ctx.out.action_on(
-            "write_identify_raw",
-            &d::IRAW,
-            Some(path.display().to_string()),
-        );
-        match crate::device::files::write_output(&path, &page) {
-            Ok(()) => {
-                let line = format!(
-                    "Wrote NVMe Identify Controller data to \"{}\"",
-                    path.display()
-                );
-                ctx.out.note(&line);
-            }
-            Err(e) => {
-                let message = format!("{}: {}", path.display(), crate::error::strerror(&e));
-                ctx.out
-                    .error(&Error::new(ErrorClass::OutputFailed, message));
-            }
-        }
+        super::identify::write_identify_raw(ctx, &path, &page, "NVMe Identify Controller data");
         return;
     }
     let nsid = ctx.dev.nvme_nsid();
@@ -406,10 +388,7 @@ pub(super) fn temperature(ctx: &mut Ctx) {
         return;
     };
     let in_range = (warn == 0 || smart.temperature < warn) && smart.critical_warning & 0x2 == 0;
-    let mut text = format!(
-        " drive temperature (celsius) is:  {celsius}\n drive temperature in range:  {}\n",
-        if in_range { "yes" } else { "no" }
-    );
+    let mut text = super::reports::temperature_lines(&celsius, Some(in_range));
     for (name, k) in [("warning", warn), ("critical", crit)] {
         if k != 0 {
             text.push_str(&format!(
@@ -710,9 +689,7 @@ pub(super) fn read_sector(ctx: &mut Ctx) {
         .nvme(&NvmeCommand::read_write(false, nsid, lba, 1), &mut data)
     {
         Ok(_) => super::raw_device::sector_read(ctx, lba, &data),
-        Err(f) => ctx
-            .out
-            .error(&Error::new(f.class, format!("FAILED: {}", f.reason))),
+        Err(f) => super::raw_device::sector_failed(ctx, f.class, &f.reason),
     }
 }
 
@@ -738,9 +715,7 @@ pub(super) fn write_sector(ctx: &mut Ctx) {
         .nvme(&NvmeCommand::read_write(true, nsid, lba, 1), &mut data)
     {
         Ok(_) => ctx.out.text("succeeded\n"),
-        Err(f) => ctx
-            .out
-            .error(&Error::new(f.class, format!("FAILED: {}", f.reason))),
+        Err(f) => super::raw_device::sector_failed(ctx, f.class, &f.reason),
     }
 }
 
@@ -883,9 +858,7 @@ pub(super) fn sanitize(ctx: &mut Ctx) {
         }
     };
     if sent {
-        ctx.out.text(
-            "Operation started in background\nYou may use `--sanitize-status` to check progress\n",
-        );
+        ctx.out.text(super::sanitize::STARTED_IN_BACKGROUND);
     }
 }
 

@@ -5,7 +5,7 @@
 
 use super::Ctx;
 use crate::ata::command::{op, Protocol, TaskFile, LBA28_LIMIT};
-use crate::error::Error;
+use crate::error::{Error, ErrorClass};
 
 /// Refuses a sector operation on a partition (its LBAs would not be the drive's).
 ///
@@ -64,6 +64,12 @@ pub(super) fn sector_read(ctx: &mut Ctx, lba: u64, data: &[u8]) {
     });
 }
 
+/// hdparm's `perror("FAILED")` after a sector command, whichever protocol carried it.
+pub(super) fn sector_failed(ctx: &mut Ctx, class: ErrorClass, reason: &str) {
+    ctx.out
+        .error(&Error::new(class, format!("FAILED: {reason}")));
+}
+
 /// `--read-sector LBA`: READ SECTOR(S) (EXT) of one logical sector, dumped in hex.
 pub fn read_sector(ctx: &mut Ctx, lba: u64) {
     // hdparm sizes the sector from IDENTIFY first (512 bytes without it), then checks.
@@ -92,10 +98,7 @@ pub fn read_sector(ctx: &mut Ctx, lba: u64) {
                 .filter(|&count| count > 0 && lba >= count)
                 .map(|count| format!(" (sector {lba} is beyond the last sector, {})", count - 1))
                 .unwrap_or_default();
-            ctx.out.error(&Error::new(
-                f.class(),
-                format!("FAILED: {}{last}", f.reason),
-            ));
+            sector_failed(ctx, f.class(), &format!("{}{last}", f.reason));
         }
     }
 }

@@ -38,12 +38,21 @@ pub fn hitachi_temperature(ctx: &mut Ctx) {
             0xff => "over 107".to_string(),
             c => format!("{}", i32::from(c) / 2 - 20),
         };
-        let in_range = if out.error & 0x10 == 0 { "yes" } else { "no" };
-        ctx.out.text(&format!(
-            " drive temperature (celsius) is:  {t}\n drive temperature in range:  {in_range}\n"
-        ));
+        ctx.out
+            .text(&temperature_lines(&t, Some(out.error & 0x10 == 0)));
         ctx.out.put(&temperature_json(out.count, out.error));
     }
+}
+
+/// `-H`'s two lines, hdparm's for the ATA drive and ours for the SCSI and NVMe twins:
+/// the temperature, and whether it is in range (`unknown` when the device does not say).
+pub(super) fn temperature_lines(celsius: &dyn std::fmt::Display, in_range: Option<bool>) -> String {
+    let words = match in_range {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "unknown",
+    };
+    format!(" drive temperature (celsius) is:  {celsius}\n drive temperature in range:  {words}\n")
 }
 
 /// `-H`'s JSON: the count register's temperature (hdparm's "under -20" and "over 107" are

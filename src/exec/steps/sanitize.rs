@@ -44,7 +44,8 @@ pub fn sanitize(ctx: &mut Ctx) {
             passes: ctx.flags.sanitize_passes as u8,
         },
     };
-    let option = option_name(sub);
+    let option = option_name(command);
+    let action = action_name(command);
     let Some(id) = ctx.identify() else {
         // hdparm exits (EIO) without a word.
         ctx.identify_unavailable(option);
@@ -59,7 +60,7 @@ pub fn sanitize(ctx: &mut Ctx) {
             .error(&Error::new(ErrorClass::NotApplicable, message));
         return;
     }
-    ctx.out.action(action_name(sub), option);
+    ctx.out.action(action, option);
     if matches!(
         sub,
         Sub::BlockErase | Sub::Overwrite { .. } | Sub::CryptoScramble
@@ -68,7 +69,7 @@ pub fn sanitize(ctx: &mut Ctx) {
         return;
     }
     ctx.out.text(&format!("Issuing {} command\n", sub.name()));
-    let Some(registers) = send(ctx, sub) else {
+    let Some(registers) = send(ctx, sub, action) else {
         return;
     };
     match sub {
@@ -83,60 +84,68 @@ pub fn sanitize(ctx: &mut Ctx) {
             };
             ctx.out.text("Sanitize status:\n");
             ctx.out.text(&status.text());
-            ctx.out.put(&status_json(sub, &status));
+            ctx.out.put(&status_json(action, &status));
         }
         Sub::BlockErase | Sub::Overwrite { .. } | Sub::CryptoScramble => {
-            if ctx.stop_requested() {
-                ctx.finished_at_stop(
-                    "the drive started the sanitize, which a signal cannot stop: it goes on in the background; --sanitize-status shows its progress".into(),
-                );
-            }
-            ctx.out.text("Operation started in background\n");
-            ctx.out
-                .text("You may use `--sanitize-status` to check progress\n");
-            ctx.out.put(&Sanitize::Started {
-                command: action_name(sub),
-                started: true,
-            });
+            started_in_background(ctx, action, "drive");
         }
         Sub::FreezeLock | Sub::AntifreezeLock => {
             ctx.out.put(&Sanitize::Done {
-                command: action_name(sub),
+                command: action,
                 done: true,
             });
         }
     }
 }
 
-/// The option the user wrote.
-fn option_name(sub: Sub) -> &'static OptionDef {
-    match sub {
-        Sub::Status => &d::SANITIZE_STATUS,
-        Sub::CryptoScramble => &d::SANITIZE_CRYPTO_SCRAMBLE,
-        Sub::BlockErase => &d::SANITIZE_BLOCK_ERASE,
-        Sub::Overwrite { .. } => &d::SANITIZE_OVERWRITE,
-        Sub::FreezeLock => &d::SANITIZE_FREEZE_LOCK,
-        Sub::AntifreezeLock => &d::SANITIZE_ANTIFREEZE_LOCK,
+/// The option the user wrote, ATA or SCSI.
+pub(super) fn option_name(command: SanitizeCommand) -> &'static OptionDef {
+    match command {
+        SanitizeCommand::Status => &d::SANITIZE_STATUS,
+        SanitizeCommand::CryptoScramble => &d::SANITIZE_CRYPTO_SCRAMBLE,
+        SanitizeCommand::BlockErase => &d::SANITIZE_BLOCK_ERASE,
+        SanitizeCommand::Overwrite { .. } => &d::SANITIZE_OVERWRITE,
+        SanitizeCommand::FreezeLock => &d::SANITIZE_FREEZE_LOCK,
+        SanitizeCommand::AntifreezeLock => &d::SANITIZE_ANTIFREEZE_LOCK,
     }
 }
 
-/// The JSON action name.
-fn action_name(sub: Sub) -> &'static str {
-    match sub {
-        Sub::Status => "sanitize_status",
-        Sub::CryptoScramble => "sanitize_crypto_scramble",
-        Sub::BlockErase => "sanitize_block_erase",
-        Sub::Overwrite { .. } => "sanitize_overwrite",
-        Sub::FreezeLock => "sanitize_freeze_lock",
-        Sub::AntifreezeLock => "sanitize_antifreeze_lock",
+/// The JSON action name, ATA or SCSI.
+pub(super) fn action_name(command: SanitizeCommand) -> &'static str {
+    match command {
+        SanitizeCommand::Status => "sanitize_status",
+        SanitizeCommand::CryptoScramble => "sanitize_crypto_scramble",
+        SanitizeCommand::BlockErase => "sanitize_block_erase",
+        SanitizeCommand::Overwrite { .. } => "sanitize_overwrite",
+        SanitizeCommand::FreezeLock => "sanitize_freeze_lock",
+        SanitizeCommand::AntifreezeLock => "sanitize_antifreeze_lock",
     }
 }
 
-/// The status as JSON.
-fn status_json(sub: Sub, s: &Status) -> Sanitize {
+/// hdparm's lines after an erasing sanitize started (ATA, SCSI and NVMe alike).
+pub(super) const STARTED_IN_BACKGROUND: &str =
+    "Operation started in background\nYou may use `--sanitize-status` to check progress\n";
+
+/// After an erasing sanitize started, ATA or SCSI (`device` says which it is): hdparm's two
+/// lines and the JSON; at a stop, why the erase goes on all the same.
+pub(super) fn started_in_background(ctx: &mut Ctx, action: &'static str, device: &str) {
+    if ctx.stop_requested() {
+        ctx.finished_at_stop(format!(
+            "the {device} started the sanitize, which a signal cannot stop: it goes on in the background; --sanitize-status shows its progress"
+        ));
+    }
+    ctx.out.text(STARTED_IN_BACKGROUND);
+    ctx.out.put(&Sanitize::Started {
+        command: action,
+        started: true,
+    });
+}
+
+/// The status as JSON (`action` is the option's JSON name).
+fn status_json(action: &'static str, s: &Status) -> Sanitize {
     let in_progress = s.state == State::InProgress;
     Sanitize::AtaStatus(AtaSanitizeStatus {
-        command: action_name(sub),
+        command: action,
         state: s.state.key(),
         state_text: s.state.text(),
         completed_without_error: s.completed_without_error,
@@ -148,7 +157,7 @@ fn status_json(sub: Sub, s: &Status) -> Sanitize {
 
 /// Sends the command; on failure prints hdparm's `SANITIZE failed: ...` and the reason lines
 /// (from LBA 7:0 of the registers the drive returned; none returned: not reported).
-fn send(ctx: &mut Ctx, sub: Sub) -> Option<AtaRegisters> {
+fn send(ctx: &mut Ctx, sub: Sub, action: &'static str) -> Option<AtaRegisters> {
     let mut none = [0u8; 0];
     if ctx.flags.verbose {
         // hdparm's taskfile path prints which registers it writes, on stdout.
@@ -184,7 +193,7 @@ fn send(ctx: &mut Ctx, sub: Sub) -> Option<AtaRegisters> {
                 ctx.left_in(Left::SanitizeWait, &f);
             }
             ctx.out.put(&Sanitize::Failed {
-                command: action_name(sub),
+                command: action,
                 failure_reason: reason.text().to_string(),
             });
             None
@@ -218,7 +227,7 @@ fn wait(ctx: &mut Ctx, first: Status) -> Option<Status> {
             let _ = err.flush();
         }
         std::thread::sleep(POLL);
-        let registers = send(ctx, Sub::Status)?;
+        let registers = send(ctx, Sub::Status, action_name(SanitizeCommand::Status))?;
         status = Status::from_registers(&registers);
     }
     if terminal && seen.is_some() {

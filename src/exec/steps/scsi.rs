@@ -250,22 +250,7 @@ pub(super) fn identify(ctx: &mut Ctx) {
         return;
     }
     if let Some(path) = ctx.flags.identify_raw.clone() {
-        ctx.out.action_on(
-            "write_identify_raw",
-            &d::IRAW,
-            Some(path.display().to_string()),
-        );
-        match crate::device::files::write_output(&path, &inquiry) {
-            Ok(()) => {
-                let line = format!("Wrote the SCSI INQUIRY data to \"{}\"", path.display());
-                ctx.out.note(&line);
-            }
-            Err(e) => {
-                let message = format!("{}: {}", path.display(), crate::error::strerror(&e));
-                ctx.out
-                    .error(&Error::new(ErrorClass::OutputFailed, message));
-            }
-        }
+        super::identify::write_identify_raw(ctx, &path, &inquiry, "the SCSI INQUIRY data");
         return;
     }
     if !ctx.out.json {
@@ -508,14 +493,7 @@ pub(super) fn temperature(ctx: &mut Ctx) {
         .and_then(|a| log::informational_exceptions(&a));
     let celsius = t.current.unwrap_or_default();
     let in_range = log::in_range(&t, ie.as_ref());
-    let words = match in_range {
-        Some(true) => "yes",
-        Some(false) => "no",
-        None => "unknown",
-    };
-    let mut text = format!(
-        " drive temperature (celsius) is:  {celsius}\n drive temperature in range:  {words}\n"
-    );
+    let mut text = super::reports::temperature_lines(&celsius, in_range);
     if let Some(r) = t.reference {
         text.push_str(&format!(" reference temperature (celsius):  {r}\n"));
     }
@@ -641,9 +619,7 @@ pub(super) fn read_sector(ctx: &mut Ctx) {
     ctx.out.text(&format!("reading sector {lba}: "));
     match ctx.dev.scsi(&cdb::read_16(lba, bytes as u32)) {
         Ok(data) => super::raw_device::sector_read(ctx, lba, &data),
-        Err(f) => ctx
-            .out
-            .error(&Error::new(f.class, format!("FAILED: {}", f.reason))),
+        Err(f) => super::raw_device::sector_failed(ctx, f.class, &f.reason),
     }
 }
 
@@ -668,9 +644,7 @@ pub(super) fn write_sector(ctx: &mut Ctx) {
     let _ = ctx.dev.flush_buffer_cache();
     match ctx.dev.scsi(&cdb::write_16(lba, vec![0u8; bytes])) {
         Ok(_) => ctx.out.text("succeeded\n"),
-        Err(f) => ctx
-            .out
-            .error(&Error::new(f.class, format!("FAILED: {}", f.reason))),
+        Err(f) => super::raw_device::sector_failed(ctx, f.class, &f.reason),
     }
 }
 
@@ -708,40 +682,24 @@ pub(super) fn sanitize(ctx: &mut Ctx) {
     if ata_instead(ctx, super::sanitize::sanitize) {
         return;
     }
-    let (action, name, def) = match s {
+    let def = super::sanitize::option_name(s);
+    let (action, name) = match s {
         SanitizeCommand::Status => return sanitize_status(ctx),
-        SanitizeCommand::FreezeLock => {
-            return ctx.scsi_refuse(
-                &d::SANITIZE_FREEZE_LOCK.spelling(),
-                "SCSI's SANITIZE has no freeze lock",
-            )
+        SanitizeCommand::FreezeLock | SanitizeCommand::AntifreezeLock => {
+            return ctx.scsi_refuse(&def.spelling(), "SCSI's SANITIZE has no freeze lock")
         }
-        SanitizeCommand::AntifreezeLock => {
-            return ctx.scsi_refuse(
-                &d::SANITIZE_ANTIFREEZE_LOCK.spelling(),
-                "SCSI's SANITIZE has no freeze lock",
-            )
-        }
-        SanitizeCommand::BlockErase => (
-            sanitize::Action::BlockErase,
-            "BLOCK_ERASE",
-            &d::SANITIZE_BLOCK_ERASE,
-        ),
-        SanitizeCommand::CryptoScramble => (
-            sanitize::Action::CryptoErase,
-            "CRYPTO_ERASE",
-            &d::SANITIZE_CRYPTO_SCRAMBLE,
-        ),
+        SanitizeCommand::BlockErase => (sanitize::Action::BlockErase, "BLOCK_ERASE"),
+        SanitizeCommand::CryptoScramble => (sanitize::Action::CryptoErase, "CRYPTO_ERASE"),
         SanitizeCommand::Overwrite { pattern } => (
             sanitize::Action::Overwrite {
                 pattern,
                 passes: ctx.flags.sanitize_passes.min(31) as u8,
             },
             "OVERWRITE",
-            &d::SANITIZE_OVERWRITE,
         ),
     };
-    ctx.out.action(action_name(s), def);
+    let json_name = super::sanitize::action_name(s);
+    ctx.out.action(json_name, def);
     if ctx.stopped_before(&format!("SANITIZE ({name})")) {
         return;
     }
@@ -752,30 +710,7 @@ pub(super) fn sanitize(ctx: &mut Ctx) {
     {
         return;
     }
-    if ctx.stop_requested() {
-        ctx.finished_at_stop(
-            "the disk started the sanitize, which a signal cannot stop: it goes on in the background; --sanitize-status shows its progress".into(),
-        );
-    }
-    ctx.out.text("Operation started in background\n");
-    ctx.out
-        .text("You may use `--sanitize-status` to check progress\n");
-    ctx.out.put(&sections::Sanitize::Started {
-        command: action_name(s),
-        started: true,
-    });
-}
-
-/// The JSON action name, as for ATA.
-fn action_name(s: SanitizeCommand) -> &'static str {
-    match s {
-        SanitizeCommand::Status => "sanitize_status",
-        SanitizeCommand::CryptoScramble => "sanitize_crypto_scramble",
-        SanitizeCommand::BlockErase => "sanitize_block_erase",
-        SanitizeCommand::Overwrite { .. } => "sanitize_overwrite",
-        SanitizeCommand::FreezeLock => "sanitize_freeze_lock",
-        SanitizeCommand::AntifreezeLock => "sanitize_antifreeze_lock",
-    }
+    super::sanitize::started_in_background(ctx, json_name, "disk");
 }
 
 /// `--sanitize-status [--wait]`: REQUEST SENSE; with `--wait` every second while a sanitize

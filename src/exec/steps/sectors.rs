@@ -45,8 +45,7 @@ fn report(ctx: &mut Ctx, result: Result<(), AtaFailure>) -> bool {
             true
         }
         Err(f) => {
-            ctx.out
-                .error(&Error::new(f.class(), format!("FAILED: {}", f.reason)));
+            super::raw_device::sector_failed(ctx, f.class(), &f.reason);
             false
         }
     }
