@@ -344,7 +344,7 @@ fn read_capacity_16(s: &State, cdb: &[u8]) -> Outcome {
 
 /// Whether `lba` is deallocated (unmapped and not written since).
 fn deallocated(s: &State, lba: u64) -> bool {
-    !s.sectors.contains_key(&lba) && s.trimmed.iter().any(|&(a, n)| lba >= a && lba < a + n)
+    !s.sectors.contains_key(&lba) && s.in_trimmed(lba)
 }
 
 /// GET LBA STATUS (SBC-4 §5.7): one descriptor, from the LBA asked to the end of the run of

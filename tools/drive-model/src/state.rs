@@ -339,7 +339,8 @@ pub struct State {
     pub power_cycles: u64,
     /// Written sectors (hex), newest content.
     pub sectors: BTreeMap<u64, String>,
-    /// Trimmed ranges (start, count): read zero (deterministic, RZAT).
+    /// Trimmed ranges (start, count): read zero (deterministic, RZAT). Sorted, and merged
+    /// where they touch (see [`State::trim`]).
     pub trimmed: Vec<(u64, u64)>,
     /// After an erase or sanitize, every sector not written since reads this 32-bit pattern.
     pub wiped: Option<u32>,
@@ -474,7 +475,7 @@ impl State {
                 return v;
             }
         }
-        if self.trimmed.iter().any(|&(s, n)| lba >= s && lba < s + n) {
+        if self.in_trimmed(lba) {
             return vec![0; SECTOR];
         }
         if let Some(p) = self.wiped_bytes.as_deref().and_then(unhex) {
@@ -501,13 +502,42 @@ impl State {
         self.sectors.insert(lba, hex(&v));
     }
 
+    /// Trims `count` sectors from `start`. The trimmed ranges stay sorted, with the ones
+    /// that touch or overlap merged: a drive trimmed by millions of ranges (issue 21's
+    /// `--trim-sector-ranges-stdin` bench) keeps a small state, and the state file written
+    /// after every command stays small with it.
     pub fn trim(&mut self, start: u64, count: u64) {
         if count == 0 {
             return;
         }
         let end = start + count;
-        self.sectors.retain(|&l, _| l < start || l >= end);
-        self.trimmed.push((start, count));
+        let written: Vec<u64> = self.sectors.range(start..end).map(|(&l, _)| l).collect();
+        for l in written {
+            self.sectors.remove(&l);
+        }
+        // the first range that ends at or after `start`, and those from there that begin
+        // at or before the new range's end: all merge into one
+        let first = self.trimmed.partition_point(|&(a, n)| a + n < start);
+        let (mut lo, mut hi) = (start, end);
+        let mut past = first;
+        while let Some(&(a, n)) = self.trimmed.get(past) {
+            if a > hi {
+                break;
+            }
+            lo = lo.min(a);
+            hi = hi.max(a + n);
+            past += 1;
+        }
+        self.trimmed.splice(first..past, [(lo, hi - lo)]);
+    }
+
+    /// Whether `lba` lies in a trimmed range (written or not since).
+    pub fn in_trimmed(&self, lba: u64) -> bool {
+        let after = self.trimmed.partition_point(|&(a, _)| a <= lba);
+        after > 0 && {
+            let (a, n) = self.trimmed[after - 1];
+            lba < a + n
+        }
     }
 
     /// Everything reads `pattern` (0 for an erase), as after a whole-drive erase.
@@ -605,6 +635,41 @@ mod tests {
         assert_eq!(&s.read_sector(6)[..12], b"MODEL LBA 6 ");
         s.wipe(0);
         assert_eq!(s.read_sector(6), vec![0; 512]);
+    }
+
+    #[test]
+    fn trimmed_ranges_stay_sorted_and_merge_where_they_touch() {
+        let mut s = State::new(vec![0; 256], "t", 1000);
+        for (start, count) in [
+            (10, 2),
+            (20, 1),
+            (5, 1),
+            (12, 3),
+            (30, 5),
+            (19, 2),
+            (32, 10),
+        ] {
+            s.trim(start, count);
+        }
+        assert_eq!(s.trimmed, [(5, 1), (10, 5), (19, 2), (30, 12)]);
+        // a range spanning several merges them all
+        s.trim(4, 20);
+        assert_eq!(s.trimmed, [(4, 20), (30, 12)]);
+        for (lba, trimmed) in [
+            (3, false),
+            (4, true),
+            (23, true),
+            (24, false),
+            (41, true),
+            (42, false),
+        ] {
+            assert_eq!(s.in_trimmed(lba), trimmed, "LBA {lba}");
+        }
+        // a million touching one-sector ranges are one range
+        for lba in 100..1_000_100 {
+            s.trim(lba % 1000 + 100, 1);
+        }
+        assert_eq!(s.trimmed, [(4, 20), (30, 12), (100, 1000)]);
     }
 
     #[test]
