@@ -210,11 +210,63 @@ struct VmRow {
     kinds: Option<BTreeSet<String>>,
     id: String,
     streams: BTreeSet<String>,
+    /// the row's reason is the guest's kernel, not either tool: see [`OnlyWhere`]
+    only_where: Option<OnlyWhere>,
+}
+
+/// A row whose reason says "only where hdparm's `-r0` prints `readonly      =  1 (on)`"
+/// applies only to the scenario runs where a step of hdparm's with that option (the step's
+/// command without its ` DEV`) printed that text: the kernel decides that one and the
+/// kernel that linux-image-amd64 names changes under us (Linux 6.1.0-48's sr let `-r0` clear
+/// a CD-ROM's read-only flag, 6.1.0-57's does not). Where it did not print it, the row
+/// neither excuses a difference nor is judged stale; where it did, both as any row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct OnlyWhere {
+    option: String,
+    prints: String,
+}
+
+/// How a reason opens its condition ([`OnlyWhere`]).
+const ONLY_WHERE: &str = "only where hdparm's `";
+
+impl OnlyWhere {
+    /// The condition a reason states, `Ok(None)` where it states none, `Err` where it opens
+    /// one in another form (a typo must not turn the row into an unconditional one).
+    fn parse(why: &str) -> Result<Option<Self>, ()> {
+        let Some(at) = why.find(ONLY_WHERE) else {
+            return Ok(None);
+        };
+        let rest = &why[at + ONLY_WHERE.len()..];
+        let (option, rest) = rest.split_once('`').ok_or(())?;
+        let rest = rest.strip_prefix(" prints `").ok_or(())?;
+        let (prints, _) = rest.split_once('`').ok_or(())?;
+        if option.is_empty() || prints.is_empty() {
+            return Err(());
+        }
+        Ok(Some(Self {
+            option: option.to_string(),
+            prints: prints.to_string(),
+        }))
+    }
+
+    fn holds_in(&self, theirs: &[Step]) -> bool {
+        theirs.iter().any(|t| {
+            t.cmd.strip_suffix(" DEV") == Some(self.option.as_str())
+                && String::from_utf8_lossy(&t.stdout).contains(&self.prints)
+        })
+    }
 }
 
 impl VmRow {
     fn matches_kind(&self, kind: &str) -> bool {
         self.kinds.as_ref().map_or(true, |k| k.contains(kind))
+    }
+
+    /// Whether the row applies to a run in which hdparm's steps were `theirs` ([`OnlyWhere`]).
+    fn holds_in(&self, theirs: &[Step]) -> bool {
+        self.only_where
+            .as_ref()
+            .map_or(true, |c| c.holds_in(theirs))
     }
 
     fn matches_id(&self, id: &str) -> bool {
@@ -263,12 +315,20 @@ fn parse_differences(text: &str) -> Result<Vec<VmRow>, Vec<String>> {
         if row.streams.is_empty() || id.is_empty() {
             bad.push(format!("{}: names no stream or no scenario", row.key));
         }
+        let only_where = OnlyWhere::parse(&row.why).unwrap_or_else(|()| {
+            bad.push(format!(
+                "{}: a reason with {ONLY_WHERE:?} must go on \"...` prints `TEXT`\"",
+                row.key
+            ));
+            None
+        });
         let id = id.to_string();
         rows.push(VmRow {
             key: row.key,
             kinds,
             id,
             streams: row.streams,
+            only_where,
         });
     }
     if bad.is_empty() {
@@ -562,10 +622,11 @@ fn run_profiles(root: &Path, profiles: &[String], bin: &Path) -> Result<(), Stri
 }
 
 /// The DIFFERENCES.md row that excuses a difference: the most specific row
-/// ([`VmRow::specificity`]) whose kinds and id match and that names every stream that differs.
-fn covering_row<'r>(rows: &'r [VmRow], o: &Outcome) -> Option<&'r VmRow> {
+/// ([`VmRow::specificity`]) whose kinds and id match, that applies where hdparm's steps were
+/// `theirs` ([`OnlyWhere`]) and that names every stream that differs.
+fn covering_row<'r>(rows: &'r [VmRow], o: &Outcome, theirs: &[Step]) -> Option<&'r VmRow> {
     rows.iter()
-        .filter(|r| r.matches_kind(&o.kind) && r.matches_id(&o.id))
+        .filter(|r| r.matches_kind(&o.kind) && r.matches_id(&o.id) && r.holds_in(theirs))
         .filter(|r| o.differs.is_subset(&r.streams))
         .max_by_key(|r| r.specificity())
 }
@@ -577,6 +638,8 @@ struct Seen {
     self_check: bool,
     /// (kind, scenario id) of every comparison made
     ran: BTreeSet<(String, String)>,
+    /// (row key, kind, scenario id) where a row's [`OnlyWhere`] did not hold: not judged there
+    unmet: BTreeSet<(String, String, String)>,
     /// row key -> kind -> the streams that differed in the outcomes the row covered there
     covered: BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
 }
@@ -592,6 +655,11 @@ fn stale_rows(rows: &[VmRow], seen: &Seen, not_run: &[Scenario]) -> Vec<String> 
             .ran
             .iter()
             .filter(|(k, id)| row.matches_kind(k) && row.matches_id(id))
+            .filter(|(k, id)| {
+                !seen
+                    .unmet
+                    .contains(&(row.key.clone(), k.to_string(), id.to_string()))
+            })
             .map(|(k, _)| k)
             .collect();
         let empty = BTreeMap::new();
@@ -737,6 +805,13 @@ fn check_profile(dir: &Path, rows: &[VmRow], seen: &mut Seen) -> (String, Vec<St
             };
             let o = compare(sc, kind, theirs, ours, timeout);
             seen.ran.insert((kind.clone(), sc.id.clone()));
+            for row in rows
+                .iter()
+                .filter(|r| r.matches_kind(kind) && r.matches_id(&sc.id) && !r.holds_in(theirs))
+            {
+                seen.unmet
+                    .insert((row.key.clone(), kind.clone(), sc.id.clone()));
+            }
             // issue 12: what the model must show whatever DIFFERENCES.md excuses
             if !self_check {
                 for p in model_checks(&sc.id, ours) {
@@ -755,7 +830,7 @@ fn check_profile(dir: &Path, rows: &[VmRow], seen: &mut Seen) -> (String, Vec<St
                 continue;
             }
             let streams: Vec<&str> = o.differs.iter().map(String::as_str).collect();
-            let verdict = match covering_row(rows, &o) {
+            let verdict = match covering_row(rows, &o, theirs) {
                 Some(row) => {
                     seen.covered
                         .entry(row.key.clone())
@@ -1182,10 +1257,10 @@ mod unit {
         assert_eq!(r.len(), 1);
         assert!(r[0].kinds.is_none());
         assert_eq!(
-            covering_row(&r, &outcome("nvme", "I", &["stdout", "exit"])).map(|r| &r.key[..]),
+            covering_row(&r, &outcome("nvme", "I", &["stdout", "exit"]), &[]).map(|r| &r.key[..]),
             Some("vm:*:I")
         );
-        assert!(covering_row(&r, &outcome("nvme", "I", &["stderr"])).is_none());
+        assert!(covering_row(&r, &outcome("nvme", "I", &["stderr"]), &[]).is_none());
     }
 
     #[test]
@@ -1203,7 +1278,7 @@ mod unit {
             "| `vm:*:read-sector*` | stdout, exit | a |\n| `vm:nvme:read-sector-0` | exit | b |\n\
              | `vm:ide-cd,ahci-cd:I` | stdout | c |\n| `vm:ide-cd:I` | stdout, stderr | d |\n",
         );
-        let row = |o: Outcome| covering_row(&r, &o).map(|r| r.key.clone());
+        let row = |o: Outcome| covering_row(&r, &o, &[]).map(|r| r.key.clone());
         assert_eq!(
             row(outcome("ide-hd", "read-sector-2048", &["stdout"])).as_deref(),
             Some("vm:*:read-sector*")
@@ -1274,6 +1349,48 @@ mod unit {
         // a profile that did not run has C on ahci-hd too: that kind is not judged
         let not_run = parse_scenarios("C\tahci-hd\t-C DEV\n").unwrap();
         assert_eq!(stale_rows(&r, &seen, &not_run).len(), 1);
+    }
+
+    #[test]
+    fn a_row_whose_reason_is_the_kernel_applies_only_where_hdparm_showed_it() {
+        let r = rows(
+            "| vm:ide-cd:r1 | stderr, exit | sr keeps it: only where hdparm's `-r0` prints \
+             `readonly      =  1 (on)` |\n",
+        );
+        let step = |cmd: &str, out: &str| Step {
+            cmd: cmd.into(),
+            stdout: out.as_bytes().to_vec(),
+            ..Step::default()
+        };
+        // `-r1` printing the text is not `-r0` printing it
+        let cleared = [
+            step("-r1 DEV", " readonly      =  1 (on)\n"),
+            step("-r0 DEV", " readonly      =  0 (off)\n"),
+        ];
+        let kept = [step("-r0 DEV", " readonly      =  1 (on)\n")];
+        let o = outcome("ide-cd", "r1", &["stderr", "exit"]);
+        assert!(covering_row(&r, &o, &cleared).is_none());
+        assert_eq!(
+            covering_row(&r, &o, &kept).map(|r| r.key.as_str()),
+            Some("vm:ide-cd:r1")
+        );
+        // where it did not hold the row is not judged; where it held, it is
+        let mut seen = Seen::default();
+        seen.ran.insert(("ide-cd".into(), "r1".into()));
+        seen.unmet
+            .insert(("vm:ide-cd:r1".into(), "ide-cd".into(), "r1".into()));
+        assert!(stale_rows(&r, &seen, &[]).is_empty());
+        seen.unmet.clear();
+        assert_eq!(stale_rows(&r, &seen, &[]).len(), 1);
+        // a condition in another form is refused, not read as no condition
+        assert!(parse_differences(
+            "| vm:ide-cd:r1 | exit | only where hdparm's `-r0` shows `x` |\n"
+        )
+        .is_err());
+        assert!(parse_differences(
+            "| vm:ide-cd:r1 | exit | only where hdparm's `-r0` prints `` |\n"
+        )
+        .is_err());
     }
 
     #[test]

@@ -100,12 +100,13 @@ pub fn is_root() -> bool {
         .unwrap_or(false)
 }
 
-/// One row of DIFFERENCES.md: its key (first column, backquotes removed) and the streams its
-/// second column names (`stdout`, `stderr`, `exit`).
+/// One row of DIFFERENCES.md: its key (first column, backquotes removed), the streams its
+/// second column names (`stdout`, `stderr`, `exit`) and its reason (the third column).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Row {
     pub key: String,
     pub streams: BTreeSet<String>,
+    pub why: String,
 }
 
 /// The rows of a DIFFERENCES.md text (the header row `| key | ...` and the `|---|` line are not
@@ -122,8 +123,13 @@ pub fn parse_rows(text: &str) -> Vec<Row> {
         if key == "key" || key.starts_with("---") {
             continue;
         }
+        // the reason is everything after the second column (a `|` in it split it too)
+        let why = cells
+            .get(3..cells.len().saturating_sub(1))
+            .map_or_else(String::new, |c| c.join("|"));
         rows.push(Row {
             key: key.to_string(),
+            why,
             streams: streams
                 .split(|c: char| c == ',' || c.is_whitespace())
                 .filter(|s| !s.is_empty())
@@ -369,6 +375,7 @@ mod helper_tests {
             vec!["exit", "stdout"]
         );
         assert_eq!(rows[1].key, "args:V");
+        assert_eq!((rows[0].why.as_str(), rows[1].why.as_str()), ("x", "y"));
     }
 
     #[test]
