@@ -640,6 +640,9 @@ struct Seen {
     ran: BTreeSet<(String, String)>,
     /// (row key, kind, scenario id) where a row's [`OnlyWhere`] did not hold: not judged there
     unmet: BTreeSet<(String, String, String)>,
+    /// the guests' kernel releases (the HELLO marker's `kernel=`), named in a failure: the
+    /// kernel `linux-image-amd64` names changes between runs, and with it some answers
+    kernels: BTreeSet<String>,
     /// row key -> kind -> the streams that differed in the outcomes the row covered there
     covered: BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
 }
@@ -731,7 +734,19 @@ fn check_profile(dir: &Path, rows: &[VmRow], seen: &mut Seen) -> (String, Vec<St
         }
     };
 
-    let _ = writeln!(report, "== profile {profile} ({})", dir.display());
+    let kernel = results
+        .markers
+        .iter()
+        .filter(|m| m.starts_with("HELLO"))
+        .flat_map(|m| m.split_whitespace())
+        .find_map(|w| w.strip_prefix("kernel="))
+        .unwrap_or("unknown");
+    seen.kernels.insert(kernel.to_string());
+    let _ = writeln!(
+        report,
+        "== profile {profile} ({}; guest kernel {kernel})",
+        dir.display()
+    );
     if !results.markers.iter().any(|m| m.starts_with("HELLO")) {
         failures.push(format!(
             "{profile}: the VM did not boot (no HELLO from the guest; see {}/console.log)",
@@ -1180,9 +1195,10 @@ fn vm_bench_matches_hdparm() {
     assert!(
         failures.is_empty(),
         "{} difference(s) or problem(s) not covered by DIFFERENCES.md, or rows that excuse \
-         nothing (report: {}):\n  {}",
+         nothing (report: {}; guest kernel {}):\n  {}",
         failures.len(),
         root.join("report.txt").display(),
+        seen.kernels.iter().cloned().collect::<Vec<_>>().join(", "),
         failures.join("\n  ")
     );
 }
